@@ -1,0 +1,162 @@
+//===- ParamParser.cpp - MXNet parameter strings to attributes ------------===//
+//
+// dmlc::Parameter writes every param as a string: ints "3", floats "2e-05",
+// bools "True", tuples "(3, 3)", optionals "None", dtypes "float16". A param's
+// kind is fixed by its name across MXNet's ops, with a few per-op exceptions.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Import/ParamParser.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+namespace {
+
+enum class Kind { Int, Float, Bool, Tuple, String, DType };
+
+struct ParamKind {
+  Kind kind;
+  bool optional = false; // "None" allowed
+};
+
+ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
+  if ((op == "sum" || op == "mean") && name == "axis")
+    return {Kind::Tuple, true};
+  return llvm::StringSwitch<ParamKind>(name)
+      .Cases("num_hidden", "num_filter", "num_group", "workspace", "num_args", {Kind::Int})
+      .Cases("num_outputs", "nsize", "input_dim", "output_dim", "scale", {Kind::Int})
+      .Cases("dim", "dim1", "dim2", "begin", "axis", {Kind::Int})
+      .Cases("p_value", "end", {Kind::Int, true})
+      .Cases("slope", "lower_bound", "upper_bound", "eps", "momentum", {Kind::Float})
+      .Cases("p", "alpha", "beta", "knorm", "grad_scale", {Kind::Float})
+      .Cases("valid_thresh", "ignore_label", "smooth_alpha", "scalar", {Kind::Float})
+      .Cases("a_min", "a_max", {Kind::Float})
+      .Cases("temperature", "min_calib_range", "max_calib_range", {Kind::Float, true})
+      .Cases("kernel", "stride", "dilate", "pad", "axes", {Kind::Tuple})
+      .Cases("shape", "target_shape", {Kind::Tuple})
+      .Cases("count_include_pad", "cudnn_off", {Kind::Bool, true})
+      .Cases("layout", "cudnn_tune", "forward_stype", {Kind::String, true})
+      .Case("dtype", {Kind::DType, op == "softmax" || op == "log_softmax"})
+      .Cases("act_type", "pool_type", "pooling_convention", "mode", "normalization",
+             {Kind::String})
+      .Cases("sample_type", "multi_input_mode", "ctx", {Kind::String})
+      .Default({Kind::Bool});
+}
+
+std::optional<bool> parseBool(llvm::StringRef s) {
+  return llvm::StringSwitch<std::optional<bool>>(s.trim())
+      .Cases("True", "true", "1", true)
+      .Cases("False", "false", "0", false)
+      .Default(std::nullopt);
+}
+
+std::optional<int64_t> parseInt(llvm::StringRef s) {
+  s = s.trim();
+  s.consume_back("L"); // Python 2 longs in old files
+  int64_t v;
+  if (s.getAsInteger(10, v))
+    return std::nullopt;
+  return v;
+}
+
+std::optional<double> parseFloat(llvm::StringRef s) {
+  double v;
+  if (s.trim().getAsDouble(v))
+    return std::nullopt;
+  return v;
+}
+
+/// "(3, 3)", "[3,3]", "(3,)", "()" or a bare "3".
+std::optional<llvm::SmallVector<int64_t>> parseTuple(llvm::StringRef s) {
+  s = s.trim();
+  llvm::SmallVector<int64_t> values;
+  if ((s.consume_front("(") && s.consume_back(")")) || (s.consume_front("[") && s.consume_back("]"))) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    s.split(parts, ',');
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (parts[i].trim().empty() && i + 1 == parts.size())
+        break; // trailing comma: "(3,)" or "()"
+      std::optional<int64_t> v = parseInt(parts[i]);
+      if (!v)
+        return std::nullopt;
+      values.push_back(*v);
+    }
+    return values;
+  }
+  std::optional<int64_t> v = parseInt(s);
+  if (!v)
+    return std::nullopt;
+  values.push_back(*v);
+  return values;
+}
+
+} // namespace
+
+Type symc::parseDTypeName(MLIRContext *ctx, llvm::StringRef name) {
+  Builder b(ctx);
+  return llvm::StringSwitch<Type>(name)
+      .Case("float32", b.getF32Type())
+      .Case("float64", b.getF64Type())
+      .Case("float16", b.getF16Type())
+      .Case("bfloat16", b.getBF16Type())
+      .Case("uint8", IntegerType::get(ctx, 8, IntegerType::Unsigned))
+      .Case("int8", b.getIntegerType(8))
+      .Case("int16", b.getIntegerType(16))
+      .Case("int32", b.getI32Type())
+      .Case("int64", b.getI64Type())
+      .Case("uint16", IntegerType::get(ctx, 16, IntegerType::Unsigned))
+      .Case("uint32", IntegerType::get(ctx, 32, IntegerType::Unsigned))
+      .Case("uint64", IntegerType::get(ctx, 64, IntegerType::Unsigned))
+      .Case("bool", b.getI1Type())
+      .Default(Type());
+}
+
+Type symc::dtypeFromCode(MLIRContext *ctx, int64_t code) {
+  static const char *const names[] = {"float32", "float64", "float16", "uint8",  "int32",
+                                      "int8",    "int64",   "bool",    "int16",  "uint16",
+                                      "uint32",  "uint64",  "bfloat16"};
+  if (code < 0 || code >= static_cast<int64_t>(std::size(names)))
+    return Type();
+  return parseDTypeName(ctx, names[code]);
+}
+
+FailureOr<Attribute> symc::parseParam(MLIRContext *ctx, llvm::StringRef op, llvm::StringRef name,
+                                      llvm::StringRef value, std::string &error) {
+  Builder b(ctx);
+  ParamKind pk = kindOf(op, name);
+  if (pk.optional && value.trim() == "None")
+    return Attribute();
+  auto expected = [&](const char *what) -> FailureOr<Attribute> {
+    error = std::string("expected ") + what;
+    return failure();
+  };
+  switch (pk.kind) {
+  case Kind::Int:
+    if (auto v = parseInt(value))
+      return Attribute(b.getI64IntegerAttr(*v));
+    return expected("an integer");
+  case Kind::Float:
+    if (auto v = parseFloat(value))
+      return Attribute(b.getF64FloatAttr(*v));
+    return expected("a number");
+  case Kind::Bool:
+    if (auto v = parseBool(value))
+      return Attribute(b.getBoolAttr(*v));
+    return expected("a boolean (True/False)");
+  case Kind::Tuple:
+    if (auto v = parseTuple(value))
+      return Attribute(b.getDenseI64ArrayAttr(*v));
+    return expected("a tuple of integers like (3, 3)");
+  case Kind::String:
+    return Attribute(b.getStringAttr(value));
+  case Kind::DType:
+    if (Type t = parseDTypeName(ctx, value.trim()))
+      return Attribute(TypeAttr::get(t));
+    return expected("a dtype name like float32");
+  }
+  llvm_unreachable("covered switch");
+}

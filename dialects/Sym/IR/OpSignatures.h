@@ -1,0 +1,46 @@
+//===- OpSignatures.h - MXNet op names, inputs and outputs -------*- C++ -*-===//
+//
+// What MXNet's op registry says about each op beyond its params: the canonical
+// name behind an alias, FListInputNames, FListOutputNames, FNumVisibleOutputs
+// and FMutateInputs (aux states). Import, naming and the monitor use it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYMC_DIALECTS_SYM_IR_OPSIGNATURES_H
+#define SYMC_DIALECTS_SYM_IR_OPSIGNATURES_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+#include <string>
+
+namespace mlir::sym {
+
+struct OpSignature {
+  /// Input names; ops without FListInputNames get input0, input1, ...
+  llvm::SmallVector<std::string> inputs;
+  /// Every output, hidden ones included (Dropout's mask, LRN's tmp_norm).
+  llvm::SmallVector<std::string> outputs;
+  unsigned numVisibleOutputs = 1;
+  /// Indices of inputs the op mutates: auxiliary states.
+  llvm::SmallVector<unsigned, 2> auxInputs;
+  /// True when the op names its outputs itself (FListOutputNames).
+  bool namesOutputs = false;
+};
+
+/// The canonical MXNet op name for `name` (itself or an alias), if supported.
+std::optional<llvm::StringRef> resolveOpName(llvm::StringRef name);
+
+/// The signature of canonical op `opName` given its (possibly partial) params.
+OpSignature getOpSignature(llvm::StringRef opName, DictionaryAttr params);
+OpSignature getOpSignature(Operation *op);
+
+/// MXNet's ListOutputNames entry for output `index` of node `nodeName`.
+std::string getOutputName(llvm::StringRef nodeName, const OpSignature &sig, unsigned index);
+
+/// The MXNet op name of a sym op ("FullyConnected" for sym.FullyConnected).
+llvm::StringRef getMXNetOpName(Operation *op);
+
+} // namespace mlir::sym
+
+#endif

@@ -1,0 +1,1048 @@
+//===- ShapeInference.cpp - MXNet's FInferShape rules ----------------------===//
+//
+// Each rule follows the MXNet 1.9.1 function named beside it. Where MXNet
+// would CHECK-fail on an unknown dim (TShape::Size), the rule leaves the dim
+// unknown instead, so symbolic (`?`) dims flow through.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Sym/IR/OpSignatures.h"
+#include "dialects/Sym/IR/SymOps.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::sym;
+
+//===----------------------------------------------------------------------===//
+// PartialShape and ShapeInferenceContext
+//===----------------------------------------------------------------------===//
+
+PartialShape PartialShape::fromType(Type type) {
+  auto ranked = llvm::dyn_cast<RankedTensorType>(type);
+  if (!ranked)
+    return PartialShape();
+  PartialShape shape(ranked.getShape());
+  for (int64_t &d : *shape.dims)
+    if (ShapedType::isDynamic(d))
+      d = kUnknownDim;
+  return shape;
+}
+
+Type PartialShape::toTensorType(Type elementType) const {
+  if (!hasRank())
+    return UnrankedTensorType::get(elementType);
+  llvm::SmallVector<int64_t> shape(dims->begin(), dims->end());
+  for (int64_t &d : shape)
+    if (d < 0)
+      d = ShapedType::kDynamic;
+  return RankedTensorType::get(shape, elementType);
+}
+
+bool PartialShape::isFullyKnown() const {
+  return hasRank() && llvm::all_of(*dims, [](int64_t d) { return d >= 0; });
+}
+
+std::optional<int64_t> PartialShape::product(unsigned begin, unsigned end) const {
+  int64_t n = 1;
+  for (unsigned i = begin; i < end; ++i) {
+    if ((*dims)[i] < 0)
+      return std::nullopt;
+    n *= (*dims)[i];
+  }
+  return n;
+}
+
+std::optional<int64_t> PartialShape::numElements() const {
+  if (!hasRank())
+    return std::nullopt;
+  return product(0, rank());
+}
+
+bool PartialShape::merge(const PartialShape &other) {
+  if (!other.hasRank())
+    return true;
+  if (!hasRank()) {
+    dims = other.dims;
+    return true;
+  }
+  if (rank() != other.rank())
+    return false;
+  for (unsigned i = 0; i < rank(); ++i) {
+    int64_t theirs = other[i];
+    if (theirs < 0)
+      continue;
+    if ((*dims)[i] >= 0 && (*dims)[i] != theirs)
+      return false;
+    (*dims)[i] = theirs;
+  }
+  return true;
+}
+
+std::string PartialShape::str() const {
+  if (!hasRank())
+    return "[?]";
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(*dims, os, ",");
+  os << "]";
+  return s;
+}
+
+LogicalResult ShapeInferenceContext::refine(PartialShape &slot, const PartialShape &shape,
+                                            const llvm::Twine &what) {
+  PartialShape merged = slot;
+  if (!merged.merge(shape))
+    return fail("shape inconsistent for " + what + ": provided " + slot.str() +
+                ", inferred " + shape.str());
+  if (merged != slot) {
+    slot = merged;
+    changed = true;
+  }
+  return success();
+}
+
+LogicalResult ShapeInferenceContext::refineInput(unsigned i, const PartialShape &shape) {
+  OpSignature sig = getOpSignature(op);
+  std::string name = i < sig.inputs.size() ? sig.inputs[i] : "input" + std::to_string(i);
+  return refine(inputs[i], shape, "input '" + name + "'");
+}
+
+LogicalResult ShapeInferenceContext::refineOutput(unsigned i, const PartialShape &shape) {
+  return refine(outputs[i], shape, "output " + llvm::Twine(i));
+}
+
+LogicalResult ShapeInferenceContext::fail(const llvm::Twine &message) const {
+  return op->emitOpError(message);
+}
+
+ShapeInferenceContext mlir::sym::makeShapeContext(Operation *op) {
+  llvm::SmallVector<PartialShape> ins, outs;
+  for (Type t : op->getOperandTypes())
+    ins.push_back(PartialShape::fromType(t));
+  for (Type t : op->getResultTypes())
+    outs.push_back(PartialShape::fromType(t));
+  return ShapeInferenceContext(op, std::move(ins), std::move(outs));
+}
+
+LogicalResult mlir::sym::verifyShapesAgree(Operation *op) {
+  ShapeInferenceContext ctx = makeShapeContext(op);
+  return cast<ShapeInferenceOpInterface>(op).inferShapes(ctx);
+}
+
+LogicalResult mlir::sym::verifyOptionalOperand(Operation *op, Value operand, bool expected,
+                                               llvm::StringRef operandName,
+                                               llvm::StringRef flagName) {
+  if (static_cast<bool>(operand) == expected)
+    return success();
+  return op->emitOpError() << "takes " << (expected ? "an" : "no") << " '" << operandName
+                           << "' input when " << flagName << " is "
+                           << (expected ? "true" : "false");
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Normalizes a possibly negative axis against `rank`.
+std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) {
+  int64_t a = axis < 0 ? axis + rank : axis;
+  if (a < 0 || a >= rank)
+    return std::nullopt;
+  return a;
+}
+
+/// An axis out of range is an MXNet CHECK failure.
+FailureOr<int64_t> checkAxis(ShapeInferenceContext &ctx, int64_t axis, int64_t rank,
+                             llvm::StringRef what = "axis") {
+  if (auto a = normalizeAxis(axis, rank))
+    return *a;
+  (void)ctx.fail(what + " " + llvm::Twine(axis) + " is out of range for a " + llvm::Twine(rank) +
+                 "-d input");
+  return failure();
+}
+
+/// Expands MXNet's empty stride/dilate/pad tuples to one value per spatial dim.
+llvm::SmallVector<int64_t, 3> perDim(llvm::ArrayRef<int64_t> values, size_t n, int64_t dflt) {
+  if (values.empty())
+    return llvm::SmallVector<int64_t, 3>(n, dflt);
+  return llvm::SmallVector<int64_t, 3>(values);
+}
+
+/// Input 0 and output 0 share one shape (the layer is shape-preserving);
+/// refines both and returns it.
+FailureOr<PartialShape> unifyDataAndOutput(ShapeInferenceContext &ctx) {
+  PartialShape s = ctx.input(0);
+  if (!s.merge(ctx.output(0))) {
+    (void)ctx.refineOutput(0, ctx.input(0)); // reports the conflict
+    return failure();
+  }
+  if (failed(ctx.refineInput(0, s)) || failed(ctx.refineOutput(0, s)))
+    return failure();
+  return s;
+}
+
+PartialShape shapeWithout(const PartialShape &s, unsigned axis) {
+  llvm::SmallVector<int64_t> dims(s.getDims());
+  dims.erase(dims.begin() + axis);
+  return PartialShape(dims);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Shared rules
+//===----------------------------------------------------------------------===//
+
+// ElemwiseShape<n, m>: every input and output has one shape.
+LogicalResult mlir::sym::inferSameShape(ShapeInferenceContext &ctx) {
+  PartialShape common;
+  for (const PartialShape &s : ctx.getInputs())
+    if (!common.merge(s))
+      break;
+  for (const PartialShape &s : ctx.getOutputs())
+    if (!common.merge(s))
+      break;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i)
+    if (failed(ctx.refineInput(i, common)))
+      return failure();
+  for (unsigned i = 0; i < ctx.numOutputs(); ++i)
+    if (failed(ctx.refineOutput(i, common)))
+      return failure();
+  return success();
+}
+
+// BinaryBroadcastShapeCompact.
+LogicalResult mlir::sym::inferBroadcastShape(ShapeInferenceContext &ctx) {
+  const PartialShape &lhs = ctx.input(0), &rhs = ctx.input(1);
+  if (!lhs.hasRank() || !rhs.hasRank())
+    return success();
+  if (lhs == rhs)
+    return ctx.refineOutput(0, lhs);
+  unsigned rank = std::max(lhs.rank(), rhs.rank());
+  PartialShape out = PartialShape::ofRank(rank);
+  unsigned bl = rank - lhs.rank(), br = rank - rhs.rank();
+  for (unsigned i = 0; i < rank; ++i) {
+    int64_t l = i >= bl ? lhs[i - bl] : 1;
+    int64_t r = i >= br ? rhs[i - br] : 1;
+    if (l < 0 || r < 0)
+      continue;
+    if (l != r && l != 1 && r != 1)
+      return ctx.fail("operands could not be broadcast together with shapes " + lhs.str() +
+                      " " + rhs.str());
+    out[i] = l == 1 ? r : l;
+  }
+  return ctx.refineOutput(0, out);
+}
+
+// RegressionOpShape.
+LogicalResult mlir::sym::inferRegressionOutputShape(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0), &label = ctx.input(1);
+  if (!data.isFullyKnown())
+    return ctx.refineOutput(0, data);
+  if (!label.hasRank()) {
+    // MXNet allows a 1-D label for a (N, 1) output.
+    PartialShape dflt = data.rank() == 2 && data[1] == 1 ? PartialShape({data[0]}) : data;
+    if (failed(ctx.refineInput(1, dflt)))
+      return failure();
+  } else if (label.rank() == 0 || label[0] != data[0] ||
+             label.numElements() != data.numElements()) {
+    return ctx.fail("shape inconsistent, provided " + label.str() + ", inferred shape " +
+                    data.str());
+  }
+  return ctx.refineOutput(0, data);
+}
+
+// SoftmaxOpShape: data and output agree; `length` drops the softmax axis.
+LogicalResult mlir::sym::inferSoftmaxShape(ShapeInferenceContext &ctx, int64_t axis,
+                                           bool useLength) {
+  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
+  if (failed(shape))
+    return failure();
+  const PartialShape &common = *shape;
+  if (!useLength || !common.hasRank())
+    return success();
+  FailureOr<int64_t> a = checkAxis(ctx, axis, common.rank());
+  if (failed(a))
+    return failure();
+  return ctx.refineInput(1, shapeWithout(common, *a));
+}
+
+// ReduceAxesShapeImpl.
+LogicalResult mlir::sym::inferReduceShape(ShapeInferenceContext &ctx,
+                                          std::optional<llvm::ArrayRef<int64_t>> axis,
+                                          bool keepdims, bool exclude) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  int64_t rank = in.rank();
+  if (!axis || axis->empty())
+    return ctx.refineOutput(0, keepdims ? PartialShape(llvm::SmallVector<int64_t>(rank, 1))
+                                        : PartialShape({1}));
+  llvm::SmallVector<int64_t> axes;
+  for (int64_t a : *axis)
+    axes.push_back(a < 0 ? a + rank : a);
+  llvm::sort(axes);
+  for (size_t i = 1; i < axes.size(); ++i)
+    if (axes[i - 1] == axes[i])
+      return ctx.fail("reduction axes have duplicates");
+  if (axes.back() >= rank || axes.front() < 0)
+    return ctx.fail("reduction axis exceeds input dimensions " + in.str());
+  auto reduced = [&](int64_t i) { return llvm::is_contained(axes, i) != exclude; };
+  llvm::SmallVector<int64_t> out;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (!reduced(i))
+      out.push_back(in[i]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  if (out.empty())
+    out.push_back(1);
+  return ctx.refineOutput(0, PartialShape(out));
+}
+
+// InitShape: zeros in `shape` are unknown dims; an empty shape is an unknown rank.
+LogicalResult mlir::sym::inferFillShape(ShapeInferenceContext &ctx, llvm::ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return success();
+  PartialShape out(shape);
+  for (unsigned i = 0; i < out.rank(); ++i)
+    if (out[i] == 0)
+      out[i] = kUnknownDim;
+  return ctx.refineOutput(0, out);
+}
+
+//===----------------------------------------------------------------------===//
+// Neural-network layers
+//===----------------------------------------------------------------------===//
+
+// FullyConnectedShape.
+LogicalResult FullyConnectedOp::inferShapes(ShapeInferenceContext &ctx) {
+  PartialShape data = ctx.input(0);
+  const PartialShape &out = ctx.output(0);
+  int64_t numHidden = getNumHidden();
+  if (!data.hasRank())
+    return success();
+  if (data.rank() == 0)
+    return ctx.fail("data must have at least one dimension");
+  unsigned rank = data.rank();
+  std::optional<int64_t> numInput = getFlatten() ? data.product(1, rank) : data.product(rank - 1, rank);
+  if (failed(ctx.refineInput(1, PartialShape({numHidden, numInput.value_or(kUnknownDim)}))))
+    return failure();
+  if (getBias()) {
+    PartialShape bias = ctx.input(2);
+    bool column = bias.hasRank() && bias.rank() == 2;
+    if (failed(ctx.refineInput(2, column ? PartialShape({numHidden, 1}) : PartialShape({numHidden}))))
+      return failure();
+  }
+  if (out.hasRank() && out.rank() > 0 && (!getFlatten() || out.rank() == 2))
+    data[0] = data[0] < 0 ? out[0] : data[0];
+  if (failed(ctx.refineInput(0, data)))
+    return failure();
+  if (!getFlatten()) {
+    PartialShape result = data;
+    result[rank - 1] = numHidden;
+    return ctx.refineOutput(0, result);
+  }
+  return ctx.refineOutput(0, PartialShape({data[0], numHidden}));
+}
+
+// ConvolutionShape (NCW / NCHW / NCDHW).
+LogicalResult ConvolutionOp::inferShapes(ShapeInferenceContext &ctx) {
+  PartialShape data = ctx.input(0);
+  llvm::ArrayRef<int64_t> kernel = getKernel();
+  size_t n = kernel.size();
+  if (!data.hasRank())
+    return success();
+  if (data.rank() != n + 2)
+    return ctx.fail("data must be " + llvm::Twine(n + 2) + "-d for a " + llvm::Twine(n) +
+                    "-d kernel, got " + data.str());
+  auto stride = perDim(getStride(), n, 1), dilate = perDim(getDilate(), n, 1),
+       pad = perDim(getPad(), n, 0);
+  int64_t groups = getNumGroup(), filters = getNumFilter();
+  if (filters % groups != 0)
+    return ctx.fail("output num_filter must divide group size");
+  if (data.isKnown(1) && data[1] % groups != 0)
+    return ctx.fail("input num_filter must divide group size");
+
+  llvm::SmallVector<int64_t> weight = {filters, data.isKnown(1) ? data[1] / groups : kUnknownDim};
+  weight.append(kernel.begin(), kernel.end());
+  if (failed(ctx.refineInput(1, PartialShape(weight))))
+    return failure();
+  if (getBias() && failed(ctx.refineInput(2, PartialShape({filters}))))
+    return failure();
+
+  const PartialShape &outKnown = ctx.output(0);
+  PartialShape out = PartialShape::ofRank(n + 2);
+  out[0] = data[0];
+  out[1] = filters;
+  for (size_t i = 0; i < n; ++i) {
+    int64_t dilated = 1 + (kernel[i] - 1) * dilate[i];
+    int64_t x = data[i + 2];
+    if (x < 0)
+      continue;
+    if (dilated > x + 2 * pad[i])
+      return ctx.fail("kernel size exceeds input: dilated kernel " + llvm::Twine(dilated) +
+                      " > padded input " + llvm::Twine(x + 2 * pad[i]));
+    out[i + 2] = (x + 2 * pad[i] - dilated) / stride[i] + 1;
+  }
+  if (failed(ctx.refineOutput(0, out)))
+    return failure();
+  // Backward: batch from the output; spatial dims only when stride is 1.
+  if (outKnown.hasRank() && outKnown.rank() == n + 2) {
+    data[0] = outKnown[0];
+    for (size_t i = 0; i < n; ++i)
+      if (stride[i] == 1 && outKnown.isKnown(i + 2))
+        data[i + 2] = outKnown[i + 2] + 1 + (kernel[i] - 1) * dilate[i] - 1 - 2 * pad[i];
+    return ctx.refineInput(0, data);
+  }
+  return success();
+}
+
+// PoolingShape (NC* layouts).
+LogicalResult PoolingOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0);
+  if (!data.hasRank())
+    return success();
+  if (data.rank() < 3 || data.rank() > 5)
+    return ctx.fail("Pooling: input data should be 3D in (batch, channel, x), 4D in "
+                    "(batch, channel, y, x) or 5D in (batch, channel, d, y, x), got " +
+                    data.str());
+  size_t n = data.rank() - 2;
+  PartialShape out = data;
+  if (getGlobalPool()) {
+    for (size_t i = 0; i < n; ++i)
+      out[i + 2] = 1;
+    return ctx.refineOutput(0, out);
+  }
+  llvm::ArrayRef<int64_t> kernel = getKernel();
+  if (kernel.size() != n)
+    return ctx.fail("kernel has " + llvm::Twine(kernel.size()) + " dims but the input has " +
+                    llvm::Twine(n) + " spatial dims");
+  auto stride = perDim(getStride(), n, 1), pad = perDim(getPad(), n, 0);
+  llvm::StringRef convention = getPoolingConvention();
+  for (size_t i = 0; i < n; ++i) {
+    int64_t x = data[i + 2];
+    if (x < 0)
+      continue;
+    int64_t padded = x + 2 * pad[i];
+    if (kernel[i] > padded)
+      return ctx.fail("kernel size (" + llvm::Twine(kernel[i]) + ") exceeds input (" +
+                      llvm::Twine(x) + " padded to " + llvm::Twine(padded) + ")");
+    if (convention == "valid")
+      out[i + 2] = 1 + (padded - kernel[i]) / stride[i];
+    else if (convention == "full")
+      out[i + 2] = 1 + (padded - kernel[i] + stride[i] - 1) / stride[i];
+    else
+      out[i + 2] = (padded + stride[i] - 1) / stride[i];
+  }
+  return ctx.refineOutput(0, out);
+}
+
+// LeakyReLUShape: prelu's gamma is per channel unless given otherwise.
+LogicalResult LeakyReLUOp::inferShapes(ShapeInferenceContext &ctx) {
+  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
+  if (failed(shape))
+    return failure();
+  const PartialShape &data = *shape;
+  if (getMask() && failed(ctx.refineOutput(1, data)))
+    return failure();
+  if (!getGamma() || !data.hasRank())
+    return success();
+  if (data.rank() < 2)
+    return ctx.fail("prelu needs data with a channel axis, got " + data.str());
+  const PartialShape &gamma = ctx.input(1);
+  if (!gamma.hasRank())
+    return ctx.refineInput(1, PartialShape({data[1]}));
+  if (gamma.rank() == data.rank())
+    return ctx.refineInput(1, data);
+  return success();
+}
+
+// BatchNormShape.
+LogicalResult BatchNormOp::inferShapes(ShapeInferenceContext &ctx) {
+  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
+  if (failed(shape))
+    return failure();
+  PartialShape data = *shape;
+  if (!data.hasRank())
+    return success();
+  FailureOr<int64_t> axis = checkAxis(ctx, getAxis(), data.rank());
+  if (failed(axis))
+    return failure();
+  PartialShape channel({data[*axis]});
+  for (unsigned i = 1; i < 5; ++i)
+    if (failed(ctx.refineInput(i, channel)))
+      return failure();
+  // A channel count known from gamma & co. fills the data's axis.
+  for (unsigned i = 1; i < 5; ++i)
+    if (ctx.input(i).hasRank() && ctx.input(i).rank() == 1)
+      data[*axis] = ctx.input(i)[0];
+  channel = PartialShape({data[*axis]});
+  if (failed(ctx.refineInput(0, data)) || failed(ctx.refineOutput(0, data)))
+    return failure();
+  return success(succeeded(ctx.refineOutput(1, channel)) &&
+                 succeeded(ctx.refineOutput(2, channel)));
+}
+
+// DropoutShape: the mask is 1 along the variational `axes`.
+LogicalResult DropoutOp::inferShapes(ShapeInferenceContext &ctx) {
+  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
+  if (failed(shape) || !shape->hasRank())
+    return success(succeeded(shape));
+  const PartialShape &data = *shape;
+  PartialShape mask = data;
+  for (int64_t a : getAxes()) {
+    FailureOr<int64_t> axis = checkAxis(ctx, a, data.rank(), "dropout axis");
+    if (failed(axis))
+      return failure();
+    mask[*axis] = 1;
+  }
+  return ctx.refineOutput(1, mask);
+}
+
+// LRNShape.
+LogicalResult LRNOp::inferShapes(ShapeInferenceContext &ctx) {
+  if (ctx.input(0).hasRank() && ctx.input(0).rank() != 4)
+    return ctx.fail("input data should be 4D in batch-channel-y-x, got " + ctx.input(0).str());
+  return inferSameShape(ctx);
+}
+
+// UpSamplingShape.
+LogicalResult UpSamplingOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0);
+  if (!data.hasRank())
+    return success();
+  if (data.rank() != 4)
+    return ctx.fail("UpSampling: input data should be 4D in (batch, channel, y, x), got " +
+                    data.str());
+  int64_t scale = getScale();
+  PartialShape out = data;
+  auto scaled = [&](int64_t d) { return d < 0 ? kUnknownDim : d * scale; };
+  out[2] = scaled(data[2]);
+  out[3] = scaled(data[3]);
+  if (getSampleType() == "bilinear") {
+    int64_t k = 2 * scale - scale % 2;
+    if (failed(ctx.refineInput(1, PartialShape({data[1], 1, k, k}))))
+      return failure();
+    return ctx.refineOutput(0, out);
+  }
+  bool sum = getMultiInputMode() == "sum";
+  int64_t channels = sum ? kUnknownDim : 0;
+  for (const PartialShape &in : ctx.getInputs()) {
+    if (!in.hasRank() || in.rank() != 4)
+      return in.hasRank() ? ctx.fail("UpSamplingNearest: input data should be 4D in "
+                                     "(batch, channel, y, x), got " + in.str())
+                          : success();
+    for (unsigned d = 2; d < 4; ++d)
+      if (out[d] >= 0 && in[d] > 0 && out[d] % in[d] != 0)
+        return ctx.fail("UpSamplingNearest: input size " + llvm::Twine(in[d]) +
+                        " does not divide output size " + llvm::Twine(out[d]));
+    if (sum) {
+      if (channels >= 0 && in[1] >= 0 && channels != in[1])
+        return ctx.fail("number of channels must be the same when multi_input_mode==sum");
+      channels = in[1] >= 0 ? in[1] : channels;
+    } else {
+      channels = channels < 0 || in[1] < 0 ? kUnknownDim : channels + in[1];
+    }
+  }
+  out[1] = channels;
+  return ctx.refineOutput(0, out);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+// ConcatShape; also recovers a single unknown axis extent from the output.
+LogicalResult ConcatOp::inferShapes(ShapeInferenceContext &ctx) {
+  std::optional<int64_t> axis;
+  PartialShape common;
+  auto absorb = [&](const PartialShape &s) -> LogicalResult {
+    if (!s.hasRank())
+      return success();
+    if (s.rank() == 0)
+      return ctx.fail("zero-dimensional arrays cannot be concatenated");
+    FailureOr<int64_t> a = checkAxis(ctx, getDim(), s.rank(), "dimension");
+    if (failed(a))
+      return failure();
+    axis = *a;
+    PartialShape t = s;
+    t[*a] = kUnknownDim;
+    if (!common.merge(t))
+      return ctx.fail("incompatible input shape: expected " + common.str() + ", got " + s.str());
+    return success();
+  };
+  for (const PartialShape &s : ctx.getInputs())
+    if (failed(absorb(s)))
+      return failure();
+  if (failed(absorb(ctx.output(0))))
+    return failure();
+  if (!common.hasRank())
+    return success();
+  int64_t total = 0;
+  int unknownAt = -1, unknownCount = 0;
+  for (unsigned i = 0; i < ctx.numInputs(); ++i) {
+    PartialShape in = common;
+    const PartialShape &given = ctx.input(i);
+    in[*axis] = given.hasRank() ? given[*axis] : kUnknownDim;
+    if (failed(ctx.refineInput(i, in)))
+      return failure();
+    if (in[*axis] < 0) {
+      unknownAt = i;
+      ++unknownCount;
+    } else {
+      total += in[*axis];
+    }
+  }
+  PartialShape out = common;
+  if (unknownCount == 0)
+    out[*axis] = total;
+  if (failed(ctx.refineOutput(0, out)))
+    return failure();
+  const PartialShape &outKnown = ctx.output(0);
+  if (unknownCount == 1 && outKnown.isKnown(*axis)) {
+    PartialShape in = ctx.input(unknownAt);
+    in[*axis] = outKnown[*axis] - total;
+    if (in[*axis] < 0)
+      return ctx.fail("concatenated extent " + llvm::Twine(total) + " exceeds output " +
+                      outKnown.str());
+    return ctx.refineInput(unknownAt, in);
+  }
+  return success();
+}
+
+// SliceChannelOpShape.
+LogicalResult SliceChannelOp::inferShapes(ShapeInferenceContext &ctx) {
+  PartialShape data = ctx.input(0);
+  int64_t n = getNumOutputs();
+  bool squeeze = getSqueezeAxis();
+  if (!data.hasRank()) {
+    // Backward: rebuild the input from any output.
+    for (const PartialShape &o : ctx.getOutputs())
+      if (o.hasRank() && !squeeze) {
+        PartialShape guess = PartialShape::ofRank(o.rank());
+        FailureOr<int64_t> a = checkAxis(ctx, getAxis(), o.rank());
+        if (failed(a))
+          return failure();
+        for (unsigned i = 0; i < o.rank(); ++i)
+          guess[i] = i == *a ? (o[i] < 0 ? kUnknownDim : o[i] * n) : o[i];
+        return ctx.refineInput(0, guess);
+      }
+    return success();
+  }
+  FailureOr<int64_t> axisOr = checkAxis(ctx, getAxis(), data.rank());
+  if (failed(axisOr))
+    return failure();
+  int64_t axis = *axisOr;
+  for (const PartialShape &o : ctx.getOutputs()) {
+    if (!o.hasRank() || squeeze || o.rank() != data.rank() || data[axis] >= 0 || o[axis] < 0)
+      continue;
+    data[axis] = o[axis] * n;
+  }
+  if (squeeze && data[axis] < 0)
+    data[axis] = n;
+  if (failed(ctx.refineInput(0, data)))
+    return failure();
+  if (data[axis] >= 0 && data[axis] % n != 0)
+    return ctx.fail("you are trying to split the " + llvm::Twine(axis) +
+                    "-th axis of input tensor with shape " + data.str() + " into num_outputs=" +
+                    llvm::Twine(n) + " evenly sized chunks, but this is not possible because " +
+                    llvm::Twine(n) + " does not evenly divide " + llvm::Twine(data[axis]));
+  if (squeeze && data[axis] != n)
+    return ctx.fail("if squeeze axis is True, the size of the sliced axis must be the same as "
+                    "num_outputs; input shape " + data.str());
+  PartialShape out = data;
+  out[axis] = data[axis] < 0 ? kUnknownDim : data[axis] / n;
+  if (squeeze)
+    out = shapeWithout(out, axis);
+  for (unsigned i = 0; i < ctx.numOutputs(); ++i)
+    if (failed(ctx.refineOutput(i, out)))
+      return failure();
+  return success();
+}
+
+// FlattenShape.
+LogicalResult FlattenOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0);
+  if (!data.hasRank())
+    return success();
+  if (data.rank() == 0)
+    return ctx.fail("cannot flatten a 0-d tensor");
+  return ctx.refineOutput(
+      0, PartialShape({data[0], data.product(1, data.rank()).value_or(kUnknownDim)}));
+}
+
+namespace {
+
+/// InferReshapeShape: applies the special codes of `spec` to `in`.
+FailureOr<PartialShape> applyReshapeCodes(ShapeInferenceContext &ctx,
+                                          llvm::ArrayRef<int64_t> spec,
+                                          const PartialShape &in, bool reverse) {
+  llvm::SmallVector<int64_t> src(in.getDims()), codes(spec), out;
+  if (reverse) {
+    std::reverse(src.begin(), src.end());
+    std::reverse(codes.begin(), codes.end());
+  }
+  size_t s = 0;
+  int inferAt = -1;
+  auto missing = [&](const char *code) {
+    return ctx.fail(llvm::Twine("Reshape code ") + code + " has no input dim left in " +
+                    in.str());
+  };
+  for (size_t i = 0; i < codes.size(); ++i) {
+    int64_t c = codes[i];
+    if (c == 0) {
+      if (s >= src.size())
+        return missing("0");
+      out.push_back(src[s++]);
+    } else if (c == -1) {
+      if (inferAt >= 0)
+        return ctx.fail("One and only one dim can be inferred");
+      inferAt = out.size();
+      out.push_back(1);
+      ++s;
+    } else if (c == -2) {
+      while (s < src.size())
+        out.push_back(src[s++]);
+    } else if (c == -3) {
+      if (s + 1 >= src.size())
+        return missing("-3");
+      int64_t d1 = src[s++], d2 = src[s++];
+      out.push_back(d1 < 0 || d2 < 0 ? kUnknownDim : d1 * d2);
+    } else if (c == -4) {
+      if (i + 2 >= codes.size())
+        return ctx.fail("Reshape code -4 needs two following values");
+      if (s >= src.size())
+        return missing("-4");
+      int64_t d0 = src[s++], d1 = codes[++i], d2 = codes[++i];
+      if (d1 == -1 && d2 == -1)
+        return ctx.fail("Split dims cannot both be -1.");
+      if (d1 == -1 && d0 >= 0)
+        d1 = d0 / d2;
+      if (d2 == -1 && d0 >= 0)
+        d2 = d0 / d1;
+      if (d0 >= 0 && d1 * d2 != d0)
+        return ctx.fail("Split dims " + llvm::Twine(d1) + ", " + llvm::Twine(d2) +
+                        " do not divide original dim " + llvm::Twine(d0));
+      out.push_back(d1);
+      out.push_back(d2);
+    } else if (c > 0) {
+      out.push_back(c);
+      ++s;
+    } else {
+      return ctx.fail("invalid Reshape code " + llvm::Twine(c));
+    }
+  }
+  if (inferAt >= 0) {
+    std::optional<int64_t> total = in.numElements();
+    int64_t rest = 1;
+    bool restKnown = true;
+    for (int64_t d : out)
+      restKnown &= d >= 0, rest *= d;
+    out[inferAt] = total && restKnown && rest > 0 ? *total / rest : kUnknownDim;
+  }
+  if (reverse)
+    std::reverse(out.begin(), out.end());
+  return PartialShape(out);
+}
+
+/// The legacy `target_shape`: 0 is the one dim to infer.
+PartialShape applyTargetShape(llvm::ArrayRef<int64_t> target, const PartialShape &in,
+                              bool keepHighest) {
+  PartialShape out(target);
+  unsigned start = keepHighest ? 1 : 0;
+  if (keepHighest)
+    out[0] = in[0];
+  int inferAt = -1, zeros = 0;
+  for (unsigned i = start; i < out.rank(); ++i)
+    if (out[i] == 0)
+      ++zeros, inferAt = i;
+  if (zeros == 1) {
+    out[inferAt] = 1;
+    std::optional<int64_t> total = in.numElements(), rest = out.numElements();
+    out[inferAt] = total && rest ? *total / *rest : kUnknownDim;
+  }
+  return out;
+}
+
+/// ReverseReshapeInferShape: one unknown input dim from a known output.
+PartialShape recoverReshapeInput(const PartialShape &in, const PartialShape &out) {
+  std::optional<int64_t> total = out.numElements();
+  if (!in.hasRank() || !total)
+    return in;
+  int unknownAt = -1;
+  int64_t known = 1;
+  for (unsigned i = 0; i < in.rank(); ++i) {
+    if (in[i] >= 0) {
+      known *= in[i];
+    } else if (unknownAt >= 0) {
+      return in;
+    } else {
+      unknownAt = i;
+    }
+  }
+  PartialShape result = in;
+  if (unknownAt >= 0 && known > 0)
+    result[unknownAt] = *total / known;
+  return result;
+}
+
+} // namespace
+
+// ReshapeShape.
+LogicalResult ReshapeOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  PartialShape out;
+  if (!getShape().empty()) {
+    FailureOr<PartialShape> result = applyReshapeCodes(ctx, getShape(), in, getReverse());
+    if (failed(result))
+      return failure();
+    out = *result;
+  } else if (!getTargetShape().empty()) {
+    out = applyTargetShape(getTargetShape(), in, getKeepHighest());
+  } else {
+    return ctx.refineInput(0, recoverReshapeInput(in, ctx.output(0)));
+  }
+  std::optional<int64_t> inSize = in.numElements(), outSize = out.numElements();
+  if (inSize && outSize && *inSize != *outSize)
+    return ctx.fail("target shape size is different to source. Target: " + out.str() +
+                    " Source: " + in.str());
+  if (failed(ctx.refineOutput(0, out)))
+    return failure();
+  return ctx.refineInput(0, recoverReshapeInput(in, ctx.output(0)));
+}
+
+// TransposeShape, both directions.
+LogicalResult TransposeOp::inferShapes(ShapeInferenceContext &ctx) {
+  PartialShape in = ctx.input(0);
+  const PartialShape &out = ctx.output(0);
+  unsigned rank = in.hasRank() ? in.rank() : out.hasRank() ? out.rank() : 0;
+  if (!in.hasRank() && !out.hasRank())
+    return success();
+  llvm::SmallVector<int64_t> perm;
+  if (getAxes().empty()) {
+    for (unsigned i = 0; i < rank; ++i)
+      perm.push_back(rank - 1 - i);
+  } else {
+    if (getAxes().size() != rank)
+      return ctx.fail("axes " + PartialShape(getAxes()).str() + " do not match a " +
+                      llvm::Twine(rank) + "-d input");
+    llvm::SmallVector<bool> seen(rank, false);
+    for (int64_t a : getAxes()) {
+      std::optional<int64_t> axis = normalizeAxis(a, rank);
+      if (!axis || seen[*axis])
+        return ctx.fail("axes " + PartialShape(getAxes()).str() + " are not a permutation");
+      seen[*axis] = true;
+      perm.push_back(*axis);
+    }
+  }
+  PartialShape fwd = PartialShape::ofRank(rank), bwd = PartialShape::ofRank(rank);
+  for (unsigned i = 0; i < rank; ++i) {
+    fwd[i] = in.hasRank() ? in[perm[i]] : kUnknownDim;
+    bwd[perm[i]] = out.hasRank() ? out[i] : kUnknownDim;
+  }
+  if (failed(ctx.refineOutput(0, fwd)))
+    return failure();
+  return ctx.refineInput(0, bwd);
+}
+
+// ExpandDimShape, both directions.
+LogicalResult ExpandDimsOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0), &out = ctx.output(0);
+  if (in.hasRank()) {
+    int64_t rank = in.rank();
+    int64_t axis = getAxis() < 0 ? getAxis() + rank + 1 : getAxis();
+    if (axis < 0 || axis > rank)
+      return ctx.fail("axis " + llvm::Twine(getAxis()) + " is out of bounds for a " +
+                      llvm::Twine(rank) + "-d input");
+    llvm::SmallVector<int64_t> dims(in.getDims());
+    dims.insert(dims.begin() + axis, 1);
+    if (failed(ctx.refineOutput(0, PartialShape(dims))))
+      return failure();
+  }
+  if (out.hasRank() && out.rank() > 0) {
+    int64_t rank = out.rank() - 1;
+    int64_t axis = getAxis() < 0 ? getAxis() + rank + 1 : getAxis();
+    if (axis >= 0 && axis <= rank)
+      return ctx.refineInput(0, shapeWithout(out, axis));
+  }
+  return success();
+}
+
+// SwapAxisShape, both directions.
+LogicalResult SwapAxisOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0), &out = ctx.output(0);
+  const PartialShape &ranked = in.hasRank() ? in : out;
+  if (!ranked.hasRank())
+    return success();
+  FailureOr<int64_t> a = checkAxis(ctx, getDim1(), ranked.rank(), "dim1");
+  FailureOr<int64_t> b = failed(a) ? a : checkAxis(ctx, getDim2(), ranked.rank(), "dim2");
+  if (failed(b))
+    return failure();
+  auto swapped = [&](PartialShape s) {
+    if (s.hasRank())
+      std::swap(s[*a], s[*b]);
+    return s;
+  };
+  if (failed(ctx.refineOutput(0, swapped(in))))
+    return failure();
+  return ctx.refineInput(0, swapped(ctx.output(0)));
+}
+
+// SliceAxisShape.
+LogicalResult SliceAxisOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  int64_t rank = in.rank();
+  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  if (axis < 0 || axis >= rank)
+    return ctx.fail("transformed axis must be smaller than the source ndim and larger than "
+                    "zero! Received axis=" + llvm::Twine(getAxis()) + ", src_ndim=" +
+                    llvm::Twine(rank));
+  PartialShape out = in;
+  int64_t size = in[axis];
+  if (size < 0) {
+    out[axis] = kUnknownDim;
+    return ctx.refineOutput(0, out);
+  }
+  int64_t begin = getBegin() < 0 ? getBegin() + size : getBegin();
+  int64_t end = size;
+  if (std::optional<int64_t> e = getEnd())
+    end = *e < 0 ? *e + size : *e;
+  if (end > size)
+    return ctx.fail("invalid end for end=" + llvm::Twine(end) + " as axis_size is " +
+                    llvm::Twine(size));
+  if (begin < 0 || begin >= end)
+    return ctx.fail("invalid begin, end, get begin=" + llvm::Twine(getBegin()) + ", end=" +
+                    llvm::Twine(end));
+  out[axis] = end - begin;
+  return ctx.refineOutput(0, out);
+}
+
+//===----------------------------------------------------------------------===//
+// Lookup, casts and loss heads
+//===----------------------------------------------------------------------===//
+
+// EmbeddingOpShape.
+LogicalResult EmbeddingOp::inferShapes(ShapeInferenceContext &ctx) {
+  if (failed(ctx.refineInput(1, PartialShape({getInputDim(), getOutputDim()}))))
+    return failure();
+  const PartialShape &data = ctx.input(0), &out = ctx.output(0);
+  if (data.hasRank()) {
+    llvm::SmallVector<int64_t> dims(data.getDims());
+    dims.push_back(getOutputDim());
+    return ctx.refineOutput(0, PartialShape(dims));
+  }
+  if (out.hasRank() && out.rank() > 0)
+    return ctx.refineInput(0, shapeWithout(out, out.rank() - 1));
+  return success();
+}
+
+Type mlir::sym::dtypeOrFloat32(std::optional<Type> dtype, MLIRContext *ctx) {
+  return dtype ? *dtype : Float32Type::get(ctx);
+}
+
+Type EmbeddingOp::inferResultElementType(unsigned, llvm::ArrayRef<Type>) {
+  return dtypeOrFloat32(getDtype(), getContext());
+}
+Type CastOp::inferResultElementType(unsigned, llvm::ArrayRef<Type>) { return getDtype(); }
+
+// SoftmaxOutputShape: the label is data.shape[:-1] unless it is a distribution.
+LogicalResult SoftmaxOutputOp::inferShapes(ShapeInferenceContext &ctx) {
+  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
+  if (failed(shape) || !shape->hasRank())
+    return success(succeeded(shape));
+  const PartialShape &data = *shape;
+  const PartialShape &label = ctx.input(1);
+  if (label == data)
+    return success();
+  if (data.rank() < (getMultiOutput() ? 2u : 1u))
+    return ctx.fail("SoftmaxOutput cannot take " + data.str() + " data");
+  if (!getMultiOutput())
+    return ctx.refineInput(1, PartialShape(data.getDims().drop_back()));
+  // multi_output: (n, prod(rest)), (n, rest...) or (n, 1, rest...).
+  PartialShape flat({data[0], data.product(2, data.rank()).value_or(kUnknownDim)});
+  PartialShape keep = data;
+  keep[1] = 1;
+  if (!label.hasRank())
+    return ctx.refineInput(1, flat);
+  for (const PartialShape &option : {flat, shapeWithout(data, 1), keep})
+    if (PartialShape merged = label; merged.merge(option))
+      return ctx.refineInput(1, merged);
+  return ctx.fail("expecting " + flat.str() + " or " + shapeWithout(data, 1).str() + " or " +
+                  keep.str() + ". But got " + label.str());
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+// DotShape.
+LogicalResult DotOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &l = ctx.input(0), &r = ctx.input(1);
+  if (!l.hasRank() || !r.hasRank())
+    return success();
+  if (l.rank() == 0 || r.rank() == 0)
+    return ctx.fail("dot does not take 0-d operands");
+  bool ta = getTransposeA(), tb = getTransposeB();
+  auto mismatch = [&] { return ctx.fail("dot shape error: " + l.str() + " X " + r.str()); };
+  if (l.rank() == 1 && r.rank() == 1) {
+    if (ta || tb)
+      return ctx.fail("Cannot transpose vectors");
+    if (l[0] >= 0 && r[0] >= 0 && l[0] != r[0])
+      return mismatch();
+    return ctx.refineOutput(0, PartialShape({1}));
+  }
+  // lhs as (M..., K) (or (K, M...) when transposed); rhs as (K, N...) (or (N..., K)).
+  llvm::ArrayRef<int64_t> ld = l.getDims(), rd = r.getDims();
+  llvm::ArrayRef<int64_t> lk = ta ? ld.take_front() : ld.take_back();
+  llvm::ArrayRef<int64_t> lm = ta ? ld.drop_front() : ld.drop_back();
+  llvm::ArrayRef<int64_t> rk = tb ? rd.drop_back() : rd.take_front();
+  llvm::ArrayRef<int64_t> rn = tb ? rd.take_back() : rd.drop_front();
+  if (ta && l.rank() == 1)
+    lk = ld, lm = {};
+  if (tb && r.rank() == 1)
+    rk = rd, rn = {};
+  std::optional<int64_t> kl = PartialShape(lk).numElements(), kr = PartialShape(rk).numElements();
+  if (kl && kr && *kl != *kr)
+    return mismatch();
+  llvm::SmallVector<int64_t> out;
+  if (l.rank() > 1)
+    out.append(lm.begin(), lm.end());
+  if (r.rank() > 1)
+    out.append(rn.begin(), rn.end());
+  return ctx.refineOutput(0, PartialShape(out));
+}
+
+// BatchDotShape.
+LogicalResult BatchDotOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &l = ctx.input(0), &r = ctx.input(1);
+  if (!l.hasRank() || !r.hasRank())
+    return success();
+  if (l.rank() < 3 || l.rank() != r.rank())
+    return ctx.fail("batch_dot currently only support N-D*N-D array (N >= 3), got " + l.str() +
+                    " v.s. " + r.str());
+  unsigned n = l.rank();
+  bool ta = getTransposeA(), tb = getTransposeB();
+  PartialShape out = PartialShape::ofRank(n);
+  for (unsigned i = 0; i + 2 < n; ++i) {
+    if (l[i] >= 0 && r[i] >= 0 && l[i] != r[i])
+      return ctx.fail("batch_dot shape error(batch_size must be equal): " + l.str() + " X " +
+                      r.str());
+    out[i] = l[i] >= 0 ? l[i] : r[i];
+  }
+  int64_t m = ta ? l[n - 1] : l[n - 2], kl = ta ? l[n - 2] : l[n - 1];
+  int64_t nn = tb ? r[n - 2] : r[n - 1], kr = tb ? r[n - 1] : r[n - 2];
+  if (kl >= 0 && kr >= 0 && kl != kr)
+    return ctx.fail("batch_dot shape error(shape mismatch): " + l.str() + " X " + r.str());
+  out[n - 2] = m;
+  out[n - 1] = nn;
+  return ctx.refineOutput(0, out);
+}

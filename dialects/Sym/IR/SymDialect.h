@@ -1,0 +1,17 @@
+//===- SymDialect.h - the sym dialect ---------------------------*- C++ -*-===//
+#ifndef SYMC_DIALECTS_SYM_IR_SYMDIALECT_H
+#define SYMC_DIALECTS_SYM_IR_SYMDIALECT_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Dialect.h"
+
+#include "dialects/Sym/IR/SymDialect.h.inc"
+
+namespace mlir::sym {
+/// Function argument / result attributes written by the importer.
+inline constexpr llvm::StringLiteral kNameAttr = "sym.name";   // MXNet name
+inline constexpr llvm::StringLiteral kAuxAttr = "sym.aux";     // unit: aux state
+inline constexpr llvm::StringLiteral kHiddenAttr = "sym.attrs"; // __hidden__ attrs
+} // namespace mlir::sym
+
+#endif

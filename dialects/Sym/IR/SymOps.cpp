@@ -1,0 +1,108 @@
+//===- SymOps.cpp - sym op verifiers --------------------------------------===//
+//
+// Verifiers hold the parameter checks MXNet's ops make at bind time (dmlc
+// parameter ranges, input counts); shape checks come from the shape
+// inference interface.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Sym/IR/SymOps.h"
+
+using namespace mlir;
+using namespace mlir::sym;
+
+namespace {
+
+/// A per-spatial-dim tuple is empty (the default) or has one value per dim.
+LogicalResult verifySpatialTuple(Operation *op, llvm::StringRef name,
+                                 llvm::ArrayRef<int64_t> values, size_t dims, bool positive) {
+  if (!values.empty() && values.size() != dims)
+    return op->emitOpError() << name << " has " << values.size() << " values but the kernel has "
+                             << dims << " dims";
+  for (int64_t v : values)
+    if (positive ? v <= 0 : v < 0)
+      return op->emitOpError() << name << " values must be " << (positive ? "positive" : "non-negative");
+  return success();
+}
+
+LogicalResult verifyInputCount(Operation *op, int64_t expected, llvm::StringRef param) {
+  if (static_cast<int64_t>(op->getNumOperands()) == expected)
+    return success();
+  return op->emitOpError() << "has " << op->getNumOperands() << " inputs but " << param << " is "
+                           << expected;
+}
+
+} // namespace
+
+LogicalResult FullyConnectedOp::verify() {
+  return verifyOptionalOperand(*this, getBias(), !getNoBias(), "bias", "no_bias = false");
+}
+
+LogicalResult ConvolutionOp::verify() {
+  size_t dims = getKernel().size();
+  if (dims < 1 || dims > 3)
+    return emitOpError() << "kernel must have 1, 2 or 3 dims, got " << dims;
+  if (llvm::any_of(getKernel(), [](int64_t k) { return k <= 0; }))
+    return emitOpError("kernel dims must be positive");
+  if (failed(verifySpatialTuple(*this, "stride", getStride(), dims, true)) ||
+      failed(verifySpatialTuple(*this, "dilate", getDilate(), dims, true)) ||
+      failed(verifySpatialTuple(*this, "pad", getPad(), dims, false)))
+    return failure();
+  if (std::optional<llvm::StringRef> layout = getLayout(); layout && !layout->starts_with("NC"))
+    return emitOpError() << "layout " << *layout << " is not supported (NCW, NCHW, NCDHW are)";
+  return verifyOptionalOperand(*this, getBias(), !getNoBias(), "bias", "no_bias = false");
+}
+
+LogicalResult PoolingOp::verify() {
+  size_t dims = getKernel().size();
+  if (!getGlobalPool() && (dims < 1 || dims > 3))
+    return emitOpError("kernel must have 1, 2 or 3 dims unless global_pool is set");
+  if (llvm::any_of(getKernel(), [](int64_t k) { return k <= 0; }))
+    return emitOpError("kernel dims must be positive");
+  if (!getGlobalPool() && (failed(verifySpatialTuple(*this, "stride", getStride(), dims, true)) ||
+                           failed(verifySpatialTuple(*this, "pad", getPad(), dims, false))))
+    return failure();
+  if (getPoolType() == "lp" && !getPValue())
+    return emitOpError("p_value must be set for lp pooling");
+  if (getPoolingConvention() == "same" && (getPoolType() != "max" || dims != 1))
+    return emitOpError("pooling_convention 'same' is supported only for 1-d max pooling");
+  if (std::optional<llvm::StringRef> layout = getLayout(); layout && !layout->starts_with("NC"))
+    return emitOpError() << "layout " << *layout << " is not supported (NCW, NCHW, NCDHW are)";
+  return success();
+}
+
+LogicalResult LeakyReLUOp::verify() {
+  if (failed(verifyOptionalOperand(*this, getGamma(), getActType() == "prelu", "gamma",
+                                   "act_type == prelu")))
+    return failure();
+  if (static_cast<bool>(getMask()) != (getActType() == "rrelu"))
+    return emitOpError("has a mask result exactly when act_type is rrelu");
+  return success();
+}
+
+LogicalResult DropoutOp::verify() {
+  double p = getP();
+  if (p < 0 || p > 1)
+    return emitOpError() << "p must be in [0, 1], got " << p;
+  return success();
+}
+
+LogicalResult UpSamplingOp::verify() {
+  if (getSampleType() == "bilinear")
+    return getNumOperands() == 2 ? success()
+                                 : emitOpError("bilinear upsampling takes (data, weight)");
+  return verifyInputCount(*this, getNumArgs(), "num_args");
+}
+
+LogicalResult ConcatOp::verify() { return verifyInputCount(*this, getNumArgs(), "num_args"); }
+
+LogicalResult AddNOp::verify() { return verifyInputCount(*this, getNumArgs(), "num_args"); }
+
+LogicalResult SliceChannelOp::verify() {
+  if (static_cast<int64_t>(getNumResults()) == getNumOutputs())
+    return success();
+  return emitOpError() << "has " << getNumResults() << " results but num_outputs is "
+                       << getNumOutputs();
+}
+
+#define GET_OP_CLASSES
+#include "dialects/Sym/IR/SymOps.cpp.inc"

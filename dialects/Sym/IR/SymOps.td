@@ -1,0 +1,461 @@
+//===- SymOps.td - sym dialect ops -------------------------*- tablegen -*-===//
+//
+// Attribute names, defaults and input/output names follow MXNet 1.9.1
+// (shared/mxnet-semantics.md section 5.2). Shape rules live in
+// ShapeInference.cpp; each op's `inferShapes` is MXNet's FInferShape.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYM_OPS_TD
+#define SYM_OPS_TD
+
+include "dialects/Sym/IR/SymBase.td"
+include "dialects/Sym/IR/SymInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Sym_Op<string mnemonic, list<Trait> traits = [], list<string> overrides = []>
+    : Op<Sym_Dialect, mnemonic, !listconcat(
+          [DeclareOpInterfaceMethods<Sym_ShapeInferenceOpInterface, overrides>], traits)> {
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+// Ops whose inputs and outputs all share one shape (MXNet's ElemwiseShape).
+class Sym_SameShapeOp<string mnemonic, list<Trait> traits = [], list<string> overrides = []>
+    : Sym_Op<mnemonic, traits, overrides> {
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ::mlir::sym::inferSameShape(ctx);
+    }
+  }];
+}
+
+class Sym_UnaryOp<string mnemonic, string doc> : Sym_SameShapeOp<mnemonic, [Pure]> {
+  let summary = doc;
+  let arguments = (ins AnyTensor:$data);
+  let results = (outs AnyTensor:$output);
+}
+
+class Sym_ElemwiseBinaryOp<string mnemonic, string doc> : Sym_SameShapeOp<mnemonic, [Pure]> {
+  let summary = doc # " of two tensors of equal shape";
+  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs);
+  let results = (outs AnyTensor:$output);
+}
+
+class Sym_BroadcastBinaryOp<string mnemonic, string doc> : Sym_Op<mnemonic, [Pure]> {
+  let summary = doc # " with numpy broadcasting";
+  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs);
+  let results = (outs AnyTensor:$output);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ::mlir::sym::inferBroadcastShape(ctx);
+    }
+  }];
+}
+
+class Sym_ScalarOp<string mnemonic, string doc> : Sym_SameShapeOp<mnemonic, [Pure]> {
+  let summary = doc;
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$scalar,
+                   DefaultValuedAttr<BoolAttr, "true">:$is_int);
+  let results = (outs AnyTensor:$output);
+}
+
+// Loss heads: identity (or sigmoid) forward, a label input, and a gradient
+// that ignores the head gradient.
+class Sym_RegressionOutputOp<string mnemonic, string doc> : Sym_Op<mnemonic, [Pure]> {
+  let summary = doc;
+  let arguments = (ins AnyTensor:$data, AnyTensor:$label,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$grad_scale);
+  let results = (outs AnyTensor:$output);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ::mlir::sym::inferRegressionOutputShape(ctx);
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Neural-network layers
+//===----------------------------------------------------------------------===//
+
+def Sym_FullyConnectedOp : Sym_Op<"FullyConnected", [Pure]> {
+  let summary = "out = data · weightᵀ + bias";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$weight, Optional<AnyTensor>:$bias,
+                   Sym_PositiveIntAttr:$num_hidden,
+                   DefaultValuedAttr<BoolAttr, "false">:$no_bias,
+                   DefaultValuedAttr<BoolAttr, "true">:$flatten);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Sym_ConvolutionOp : Sym_Op<"Convolution", [Pure]> {
+  let summary = "1-D/2-D/3-D grouped, dilated convolution (NCW/NCHW/NCDHW)";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$weight, Optional<AnyTensor>:$bias,
+                   DenseI64ArrayAttr:$kernel,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilate,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad,
+                   Sym_PositiveIntAttr:$num_filter,
+                   DefaultValuedAttr<Sym_PositiveIntAttr, "1">:$num_group,
+                   DefaultValuedAttr<Sym_IntAttr, "1024">:$workspace,
+                   DefaultValuedAttr<BoolAttr, "false">:$no_bias,
+                   OptionalAttr<Sym_StrEnumAttr<["off", "limited_workspace", "fastest"]>>:$cudnn_tune,
+                   DefaultValuedAttr<BoolAttr, "false">:$cudnn_off,
+                   OptionalAttr<Sym_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"]>>:$layout);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Sym_PoolingOp : Sym_Op<"Pooling", [Pure]> {
+  let summary = "max/avg/sum/lp pooling with MXNet's size conventions";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$kernel,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["max", "avg", "sum", "lp"]>, "\"max\"">:$pool_type,
+                   DefaultValuedAttr<BoolAttr, "false">:$global_pool,
+                   DefaultValuedAttr<BoolAttr, "false">:$cudnn_off,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["valid", "full", "same"]>, "\"valid\"">:$pooling_convention,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad,
+                   OptionalAttr<Sym_IntAttr>:$p_value,
+                   OptionalAttr<BoolAttr>:$count_include_pad,
+                   OptionalAttr<Sym_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"]>>:$layout);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Sym_ActivationOp : Sym_SameShapeOp<"Activation", [Pure]> {
+  let summary = "relu, sigmoid, tanh, softrelu or softsign";
+  let arguments = (ins AnyTensor:$data,
+                   Sym_StrEnumAttr<["relu", "sigmoid", "tanh", "softrelu", "softsign"]>:$act_type);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_LeakyReLUOp : Sym_Op<"LeakyReLU", [Pure]> {
+  let summary = "leaky, prelu, rrelu, elu, selu or gelu";
+  let arguments = (ins AnyTensor:$data, Optional<AnyTensor>:$gamma,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["rrelu", "leaky", "prelu", "elu", "selu", "gelu"]>, "\"leaky\"">:$act_type,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.25">:$slope,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.125">:$lower_bound,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.334">:$upper_bound);
+  let results = (outs AnyTensor:$output, Optional<AnyTensor>:$mask);
+  let hasVerifier = 1;
+}
+
+def Sym_BatchNormOp : Sym_Op<"BatchNorm", [Pure]> {
+  let summary = "batch normalization; moving_mean/moving_var are aux states";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$gamma, AnyTensor:$beta,
+                   AnyTensor:$moving_mean, AnyTensor:$moving_var,
+                   DefaultValuedAttr<Sym_FloatAttr, "1e-3">:$eps,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.9">:$momentum,
+                   DefaultValuedAttr<BoolAttr, "true">:$fix_gamma,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_global_stats,
+                   DefaultValuedAttr<BoolAttr, "false">:$output_mean_var,
+                   DefaultValuedAttr<Sym_IntAttr, "1">:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$cudnn_off,
+                   OptionalAttr<Sym_FloatAttr>:$min_calib_range,
+                   OptionalAttr<Sym_FloatAttr>:$max_calib_range);
+  let results = (outs AnyTensor:$output, AnyTensor:$mean, AnyTensor:$var);
+}
+
+def Sym_DropoutOp : Sym_Op<"Dropout"> {
+  let summary = "inverted dropout in training (or always); identity otherwise";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.5">:$p,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["training", "always"]>, "\"training\"">:$mode,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes,
+                   DefaultValuedAttr<BoolAttr, "false">:$cudnn_off);
+  let results = (outs AnyTensor:$output, AnyTensor:$mask);
+  let hasVerifier = 1;
+}
+
+def Sym_LRNOp : Sym_Op<"LRN", [Pure]> {
+  let summary = "local response normalization across channels";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_FloatAttr, "1e-4">:$alpha,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.75">:$beta,
+                   DefaultValuedAttr<Sym_FloatAttr, "2.0">:$knorm,
+                   Sym_PositiveIntAttr:$nsize);
+  let results = (outs AnyTensor:$output, AnyTensor:$tmp_norm);
+}
+
+def Sym_UpSamplingOp : Sym_Op<"UpSampling", [Pure]> {
+  let summary = "nearest (or bilinear) upsampling by an integer scale";
+  let arguments = (ins Variadic<AnyTensor>:$inputs,
+                   Sym_PositiveIntAttr:$scale,
+                   DefaultValuedAttr<Sym_NonNegativeIntAttr, "0">:$num_filter,
+                   Sym_StrEnumAttr<["nearest", "bilinear"]>:$sample_type,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["concat", "sum"]>, "\"concat\"">:$multi_input_mode,
+                   Sym_PositiveIntAttr:$num_args,
+                   DefaultValuedAttr<Sym_IntAttr, "512">:$workspace);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape manipulation
+//===----------------------------------------------------------------------===//
+
+def Sym_ConcatOp : Sym_Op<"Concat", [Pure]> {
+  let summary = "concatenation along `dim`";
+  let arguments = (ins Variadic<AnyTensor>:$inputs,
+                   Sym_PositiveIntAttr:$num_args,
+                   DefaultValuedAttr<Sym_IntAttr, "1">:$dim);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Sym_SliceChannelOp : Sym_Op<"SliceChannel", [Pure]> {
+  let summary = "split into `num_outputs` equal parts along `axis`";
+  let arguments = (ins AnyTensor:$data,
+                   Sym_PositiveIntAttr:$num_outputs,
+                   DefaultValuedAttr<Sym_IntAttr, "1">:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$squeeze_axis);
+  let results = (outs Variadic<AnyTensor>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Sym_FlattenOp : Sym_Op<"Flatten", [Pure]> {
+  let summary = "(N, ...) -> (N, prod(...))";
+  let arguments = (ins AnyTensor:$data);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_ReshapeOp : Sym_Op<"Reshape", [Pure]> {
+  let summary = "reshape with MXNet's special codes 0, -1, -2, -3, -4";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+                   DefaultValuedAttr<BoolAttr, "false">:$reverse,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$target_shape,
+                   DefaultValuedAttr<BoolAttr, "false">:$keep_highest);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_TransposeOp : Sym_Op<"transpose", [Pure]> {
+  let summary = "permute axes (reversed when `axes` is empty)";
+  let arguments = (ins AnyTensor:$data, DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_ExpandDimsOp : Sym_Op<"expand_dims", [Pure]> {
+  let summary = "insert a unit axis at `axis`";
+  let arguments = (ins AnyTensor:$data, Sym_IntAttr:$axis);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_SwapAxisOp : Sym_Op<"SwapAxis", [Pure]> {
+  let summary = "swap two axes";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_IntAttr, "0">:$dim1,
+                   DefaultValuedAttr<Sym_IntAttr, "0">:$dim2);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_SliceAxisOp : Sym_Op<"slice_axis", [Pure]> {
+  let summary = "the range [begin, end) along one axis";
+  let arguments = (ins AnyTensor:$data, Sym_IntAttr:$axis, Sym_IntAttr:$begin,
+                   OptionalAttr<Sym_IntAttr>:$end);
+  let results = (outs AnyTensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Lookup, casts and identities
+//===----------------------------------------------------------------------===//
+
+def Sym_EmbeddingOp : Sym_Op<"Embedding", [Pure], ["inferResultElementType"]> {
+  let summary = "rows of `weight` picked by (clipped) integer indices";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$weight,
+                   Sym_PositiveIntAttr:$input_dim,
+                   Sym_PositiveIntAttr:$output_dim,
+                   OptionalAttr<Sym_DTypeAttr>:$dtype,
+                   DefaultValuedAttr<BoolAttr, "false">:$sparse_grad);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_CastOp : Sym_SameShapeOp<"Cast", [Pure], ["inferResultElementType"]> {
+  let summary = "element type conversion";
+  let arguments = (ins AnyTensor:$data, Sym_DTypeAttr:$dtype);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_CopyOp : Sym_UnaryOp<"_copy", "identity copy">;
+def Sym_BlockGradOp : Sym_UnaryOp<"BlockGrad", "identity that stops gradients">;
+def Sym_IdentityLossOp : Sym_UnaryOp<"make_loss", "identity whose gradient is ones">;
+
+def Sym_MakeLossOp : Sym_SameShapeOp<"MakeLoss", [Pure]> {
+  let summary = "identity loss head with a scaled constant gradient";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$grad_scale,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.0">:$valid_thresh,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["null", "batch", "valid"]>, "\"null\"">:$normalization);
+  let results = (outs AnyTensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax family and loss heads
+//===----------------------------------------------------------------------===//
+
+def Sym_SoftmaxOutputOp : Sym_Op<"SoftmaxOutput", [Pure]> {
+  let summary = "softmax with a cross-entropy gradient against `label`";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$label,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$grad_scale,
+                   DefaultValuedAttr<Sym_FloatAttr, "-1.0">:$ignore_label,
+                   DefaultValuedAttr<BoolAttr, "false">:$multi_output,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_ignore,
+                   DefaultValuedAttr<BoolAttr, "false">:$preserve_shape,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["null", "batch", "valid"]>, "\"null\"">:$normalization,
+                   DefaultValuedAttr<BoolAttr, "false">:$out_grad,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.0">:$smooth_alpha);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_SoftmaxActivationOp : Sym_SameShapeOp<"SoftmaxActivation", [Pure]> {
+  let summary = "softmax over the instance (flattened) or channel axis";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["instance", "channel"]>, "\"instance\"">:$mode);
+  let results = (outs AnyTensor:$output);
+}
+
+class Sym_SoftmaxLikeOp<string mnemonic, string doc>
+    : Sym_Op<mnemonic, [Pure], ["inferResultElementType"]> {
+  let summary = doc;
+  let arguments = (ins AnyTensor:$data, Optional<AnyTensor>:$length,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$axis,
+                   OptionalAttr<Sym_FloatAttr>:$temperature,
+                   OptionalAttr<Sym_DTypeAttr>:$dtype,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_length);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ::mlir::sym::inferSoftmaxShape(ctx, getAxis(), getUseLength());
+    }
+    ::mlir::Type $cppClass::inferResultElementType(unsigned, ::llvm::ArrayRef<::mlir::Type> operandTypes) {
+      return getDtype() ? *getDtype() : operandTypes.front();
+    }
+    ::mlir::LogicalResult $cppClass::verify() {
+      return ::mlir::sym::verifyOptionalOperand(*this, getLength(), getUseLength(), "length", "use_length");
+    }
+  }];
+}
+def Sym_SoftmaxOp : Sym_SoftmaxLikeOp<"softmax", "softmax along `axis`">;
+def Sym_LogSoftmaxOp : Sym_SoftmaxLikeOp<"log_softmax", "log of softmax along `axis`">;
+
+def Sym_LinearRegressionOutputOp
+    : Sym_RegressionOutputOp<"LinearRegressionOutput", "identity with an L2 loss gradient">;
+def Sym_LogisticRegressionOutputOp
+    : Sym_RegressionOutputOp<"LogisticRegressionOutput", "sigmoid with a logistic loss gradient">;
+def Sym_MAERegressionOutputOp
+    : Sym_RegressionOutputOp<"MAERegressionOutput", "identity with an L1 loss gradient">;
+
+//===----------------------------------------------------------------------===//
+// Elementwise arithmetic
+//===----------------------------------------------------------------------===//
+
+def Sym_ElemwiseAddOp : Sym_ElemwiseBinaryOp<"elemwise_add", "sum">;
+def Sym_ElemwiseSubOp : Sym_ElemwiseBinaryOp<"elemwise_sub", "difference">;
+def Sym_ElemwiseMulOp : Sym_ElemwiseBinaryOp<"elemwise_mul", "product">;
+def Sym_ElemwiseDivOp : Sym_ElemwiseBinaryOp<"elemwise_div", "quotient">;
+def Sym_MaximumOp : Sym_ElemwiseBinaryOp<"_maximum", "elementwise maximum">;
+def Sym_MinimumOp : Sym_ElemwiseBinaryOp<"_minimum", "elementwise minimum">;
+
+def Sym_BroadcastAddOp : Sym_BroadcastBinaryOp<"broadcast_add", "sum">;
+def Sym_BroadcastSubOp : Sym_BroadcastBinaryOp<"broadcast_sub", "difference">;
+def Sym_BroadcastMulOp : Sym_BroadcastBinaryOp<"broadcast_mul", "product">;
+def Sym_BroadcastDivOp : Sym_BroadcastBinaryOp<"broadcast_div", "quotient">;
+def Sym_BroadcastMaximumOp : Sym_BroadcastBinaryOp<"broadcast_maximum", "maximum">;
+def Sym_BroadcastMinimumOp : Sym_BroadcastBinaryOp<"broadcast_minimum", "minimum">;
+
+def Sym_PlusScalarOp : Sym_ScalarOp<"_plus_scalar", "data + scalar">;
+def Sym_MinusScalarOp : Sym_ScalarOp<"_minus_scalar", "data - scalar">;
+def Sym_RMinusScalarOp : Sym_ScalarOp<"_rminus_scalar", "scalar - data">;
+def Sym_MulScalarOp : Sym_ScalarOp<"_mul_scalar", "data * scalar">;
+def Sym_DivScalarOp : Sym_ScalarOp<"_div_scalar", "data / scalar">;
+def Sym_RDivScalarOp : Sym_ScalarOp<"_rdiv_scalar", "scalar / data">;
+def Sym_PowerScalarOp : Sym_ScalarOp<"_power_scalar", "data ** scalar">;
+
+def Sym_AddNOp : Sym_SameShapeOp<"add_n", [Pure]> {
+  let summary = "sum of `num_args` tensors of equal shape";
+  let arguments = (ins Variadic<AnyTensor>:$inputs, Sym_PositiveIntAttr:$num_args);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Sym_ExpOp : Sym_UnaryOp<"exp", "e ** x">;
+def Sym_LogOp : Sym_UnaryOp<"log", "natural logarithm">;
+def Sym_SqrtOp : Sym_UnaryOp<"sqrt", "square root">;
+def Sym_SquareOp : Sym_UnaryOp<"square", "x * x">;
+def Sym_AbsOp : Sym_UnaryOp<"abs", "absolute value">;
+def Sym_NegativeOp : Sym_UnaryOp<"negative", "-x">;
+def Sym_SinOp : Sym_UnaryOp<"sin", "sine">;
+def Sym_CosOp : Sym_UnaryOp<"cos", "cosine">;
+def Sym_TanhOp : Sym_UnaryOp<"tanh", "hyperbolic tangent">;
+def Sym_SigmoidOp : Sym_UnaryOp<"sigmoid", "1 / (1 + e ** -x)">;
+def Sym_ReluOp : Sym_UnaryOp<"relu", "max(x, 0)">;
+
+def Sym_ClipOp : Sym_SameShapeOp<"clip", [Pure]> {
+  let summary = "clamp to [a_min, a_max]";
+  let arguments = (ins AnyTensor:$data, Sym_FloatAttr:$a_min, Sym_FloatAttr:$a_max);
+  let results = (outs AnyTensor:$output);
+}
+
+class Sym_ReduceOp<string mnemonic, string doc> : Sym_Op<mnemonic, [Pure]> {
+  let summary = doc # " over `axis` (all axes when absent; the others when `exclude`)";
+  let arguments = (ins AnyTensor:$data,
+                   OptionalAttr<DenseI64ArrayAttr>:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$keepdims,
+                   DefaultValuedAttr<BoolAttr, "false">:$exclude);
+  let results = (outs AnyTensor:$output);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ::mlir::sym::inferReduceShape(ctx, getAxis(), getKeepdims(), getExclude());
+    }
+  }];
+}
+def Sym_SumOp : Sym_ReduceOp<"sum", "sum">;
+def Sym_MeanOp : Sym_ReduceOp<"mean", "mean">;
+
+//===----------------------------------------------------------------------===//
+// Matrix products
+//===----------------------------------------------------------------------===//
+
+def Sym_DotOp : Sym_Op<"dot", [Pure]> {
+  let summary = "tensor dot product over lhs's last and rhs's first axis";
+  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs,
+                   DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                   DefaultValuedAttr<BoolAttr, "false">:$transpose_b,
+                   OptionalAttr<Sym_StrEnumAttr<["default", "row_sparse", "csr"]>>:$forward_stype);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_BatchDotOp : Sym_Op<"batch_dot", [Pure]> {
+  let summary = "batched matrix product over the last two axes";
+  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs,
+                   DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                   DefaultValuedAttr<BoolAttr, "false">:$transpose_b,
+                   OptionalAttr<Sym_StrEnumAttr<["default", "row_sparse", "csr"]>>:$forward_stype);
+  let results = (outs AnyTensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+class Sym_FillOp<string mnemonic, string doc>
+    : Sym_Op<mnemonic, [Pure], ["inferResultElementType"]> {
+  let summary = doc # "; a 0 in `shape` is a dim left to inference, dtype defaults to f32";
+  let arguments = (ins DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape,
+                   DefaultValuedAttr<StrAttr, "\"\"">:$ctx,
+                   OptionalAttr<Sym_DTypeAttr>:$dtype);
+  let results = (outs AnyTensor:$output);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ::mlir::sym::inferFillShape(ctx, getShape());
+    }
+    ::mlir::Type $cppClass::inferResultElementType(unsigned, ::llvm::ArrayRef<::mlir::Type>) {
+      return ::mlir::sym::dtypeOrFloat32(getDtype(), getContext());
+    }
+  }];
+}
+def Sym_ZerosOp : Sym_FillOp<"_zeros", "a tensor of zeros">;
+def Sym_OnesOp : Sym_FillOp<"_ones", "a tensor of ones">;
+
+#endif // SYM_OPS_TD

@@ -1,0 +1,181 @@
+//===- InferShapes.cpp - MXNet's InferShape as a pass ---------------------===//
+#include "dialects/Sym/IR/SymOps.h"
+#include "dialects/Sym/Transforms/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace mlir::sym {
+#define GEN_PASS_DEF_SYMINFERSHAPES
+#include "dialects/Sym/Transforms/Passes.h.inc"
+} // namespace mlir::sym
+
+using namespace mlir;
+using namespace mlir::sym;
+
+namespace {
+
+/// MXNet gives up after this many sweeps; a fixpoint is normally reached in 2-3.
+constexpr int kMaxSweeps = 64;
+
+/// Parses `name:2x3x?` into a name and dims (-1 for `?`).
+FailureOr<std::pair<std::string, PartialShape>> parseShapeOption(llvm::StringRef text,
+                                                                 func::FuncOp func) {
+  auto [name, dimsText] = text.rsplit(':');
+  if (name.empty() || dimsText.empty() || !text.contains(':')) {
+    func.emitError() << "invalid shape '" << text << "': expected name:d0xd1x...";
+    return failure();
+  }
+  llvm::SmallVector<llvm::StringRef> parts;
+  dimsText.split(parts, 'x');
+  llvm::SmallVector<int64_t> dims;
+  for (llvm::StringRef part : parts) {
+    int64_t d;
+    if (part == "?") {
+      dims.push_back(kUnknownDim);
+    } else if (!part.getAsInteger(10, d) && d >= 0) {
+      dims.push_back(d);
+    } else {
+      func.emitError() << "invalid dim '" << part << "' in shape of '" << name << "'";
+      return failure();
+    }
+  }
+  return std::make_pair(name.str(), PartialShape(dims));
+}
+
+class InferShapesPass : public sym::impl::SymInferShapesBase<InferShapesPass> {
+public:
+  using SymInferShapesBase::SymInferShapesBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    bool dynamic = false;
+    if (failed(seedArguments(func, dynamic)) || failed(runFixpoint(func)))
+      return signalPassFailure();
+    writeBackTypes(func);
+    if (!dynamic && failed(checkArgumentsKnown(func)))
+      return signalPassFailure();
+  }
+
+private:
+  PartialShape &shapeOf(Value v) {
+    auto [it, inserted] = valueShapes.try_emplace(v);
+    if (inserted)
+      it->second = PartialShape::fromType(v.getType());
+    return it->second;
+  }
+
+  LogicalResult seedArguments(func::FuncOp func, bool &dynamic) {
+    llvm::StringMap<unsigned> argByName;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (auto name = func.getArgAttrOfType<StringAttr>(i, kNameAttr))
+        argByName.try_emplace(name.getValue(), i);
+    for (const std::string &entry : shapes) {
+      auto parsed = parseShapeOption(entry, func);
+      if (failed(parsed))
+        return failure();
+      auto &[name, shape] = *parsed;
+      auto it = argByName.find(name);
+      if (it == argByName.end())
+        return func.emitError() << "shape given for '" << name
+                                << "', which is not an argument or auxiliary state";
+      dynamic |= !shape.isFullyKnown();
+      PartialShape &slot = shapeOf(func.getArgument(it->second));
+      if (!slot.merge(shape))
+        return func.emitError() << "shape " << shape.str() << " given for '" << name
+                                << "' conflicts with its declared shape " << slot.str();
+    }
+    return success();
+  }
+
+  /// One rule application; returns whether it changed anything.
+  FailureOr<bool> applyRule(ShapeInferenceOpInterface op) {
+    llvm::SmallVector<PartialShape> ins, outs;
+    for (Value v : op->getOperands())
+      ins.push_back(shapeOf(v));
+    for (Value v : op->getResults())
+      outs.push_back(shapeOf(v));
+    ShapeInferenceContext ctx(op, std::move(ins), std::move(outs));
+    if (failed(op.inferShapes(ctx)))
+      return failure();
+    if (!ctx.hasChanged())
+      return false;
+    // Merging keeps a value shared by several ops consistent.
+    auto store = [&](Value v, const PartialShape &s) -> LogicalResult {
+      if (shapeOf(v).merge(s))
+        return success();
+      return op->emitOpError() << "shape inconsistent: " << shapeOf(v).str() << " vs " << s.str();
+    };
+    for (auto [v, s] : llvm::zip(op->getOperands(), ctx.getInputs()))
+      if (failed(store(v, s)))
+        return failure();
+    for (auto [v, s] : llvm::zip(op->getResults(), ctx.getOutputs()))
+      if (failed(store(v, s)))
+        return failure();
+    return true;
+  }
+
+  LogicalResult runFixpoint(func::FuncOp func) {
+    llvm::SmallVector<ShapeInferenceOpInterface> ops;
+    func.walk([&](ShapeInferenceOpInterface op) { ops.push_back(op); });
+    for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+      bool changed = false;
+      // Forwards, then backwards, as MXNet's InferAttr alternates.
+      for (bool backward : {false, true}) {
+        for (size_t k = 0; k < ops.size(); ++k) {
+          auto op = ops[backward ? ops.size() - 1 - k : k];
+          FailureOr<bool> result = applyRule(op);
+          if (failed(result))
+            return failure();
+          changed |= *result;
+        }
+      }
+      if (!changed)
+        return success();
+    }
+    return func.emitError("shape inference did not converge");
+  }
+
+  void writeBackTypes(func::FuncOp func) {
+    auto retype = [&](Value v) {
+      Type element = llvm::cast<TensorType>(v.getType()).getElementType();
+      v.setType(shapeOf(v).toTensorType(element));
+    };
+    for (BlockArgument arg : func.getArguments())
+      retype(arg);
+    func.walk([&](Operation *op) {
+      if (isa<ShapeInferenceOpInterface>(op))
+        llvm::for_each(op->getResults(), retype);
+    });
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    func.setFunctionType(FunctionType::get(&getContext(), func.getBody().getArgumentTypes(),
+                                           ret.getOperandTypes()));
+  }
+
+  /// HandleInferShapeError: every argument and aux state must end up known.
+  LogicalResult checkArgumentsKnown(func::FuncOp func) {
+    std::string list;
+    unsigned count = 0;
+    for (BlockArgument arg : func.getArguments()) {
+      PartialShape s = shapeOf(arg);
+      if (s.isFullyKnown())
+        continue;
+      if (count++ < 10) {
+        auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
+        list += (name ? name.getValue().str() : "arg" + std::to_string(arg.getArgNumber())) +
+                ": " + (s.hasRank() ? s.str() : "[]") + ", ";
+      }
+    }
+    if (count == 0)
+      return success();
+    if (count > 10)
+      list += "...";
+    return func.emitError("InferShape pass cannot decide shapes for the following arguments "
+                          "(-1 means unknown dimensions). Please consider providing them as "
+                          "inputs:\n" + list);
+  }
+
+  llvm::DenseMap<Value, PartialShape> valueShapes;
+};
+
+} // namespace

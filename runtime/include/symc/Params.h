@@ -1,0 +1,60 @@
+//===- Params.h - MXNet's .params (NDArray list) format ---------*- C++ -*-===//
+//
+// Byte-compatible with MXNet 1.9 (src/ndarray/ndarray.cc): writes V2 files,
+// reads V1, V2, V3 and the pre-V1 legacy layout. Dense arrays only; sparse
+// arrays are rejected with a clear error. Errors name the byte offset.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYMC_RUNTIME_PARAMS_H
+#define SYMC_RUNTIME_PARAMS_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace symc {
+
+/// MXNet's dtype codes (mshadow TypeFlag).
+enum class DType : int32_t {
+  Float32 = 0, Float64 = 1, Float16 = 2, UInt8 = 3, Int32 = 4, Int8 = 5, Int64 = 6,
+  Bool = 7, Int16 = 8, UInt16 = 9, UInt32 = 10, UInt64 = 11, BFloat16 = 12,
+};
+
+bool isValidDType(int32_t code);
+size_t dtypeSize(DType dtype);
+/// numpy's name for the dtype ("float32").
+const char *dtypeName(DType dtype);
+
+struct NDArrayRecord {
+  /// As stored: "arg:fc1_weight", "aux:bn_moving_mean", or a bare name.
+  std::string name;
+  std::vector<int64_t> shape;
+  DType dtype = DType::Float32;
+  /// The context it was saved from (1 = cpu, 2 = gpu); data is always host.
+  int32_t devType = 1, devId = 0;
+  std::vector<uint8_t> data;
+  /// A "none" array (no shape, no data), as MXNet saves an empty NDArray.
+  bool isNone = false;
+
+  size_t numElements() const;
+};
+
+struct ParamsFile {
+  std::vector<NDArrayRecord> arrays;
+  /// False for a list saved without names (mx.nd.save of a list).
+  bool named = true;
+};
+
+/// Parses `size` bytes. On failure returns false and sets `error`
+/// ("byte 24: ..."); `out` is then unspecified.
+bool parseParams(const uint8_t *bytes, size_t size, ParamsFile &out, std::string &error);
+bool loadParams(const std::string &path, ParamsFile &out, std::string &error);
+
+/// MXNet's V2 layout.
+std::vector<uint8_t> serializeParams(const ParamsFile &file);
+bool saveParams(const std::string &path, const ParamsFile &file, std::string &error);
+
+} // namespace symc
+
+#endif

@@ -1,0 +1,20 @@
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "symc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.symc_tools_dir, "..", "test", "lit")
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+llvm_config.add_tool_substitutions(
+    ["symc", "symc-opt"], [config.symc_tools_dir])
+llvm_config.add_tool_substitutions(
+    ["FileCheck", "not", "split-file", "count"], [config.llvm_tools_dir])
+config.substitutions.append(("%models", config.shared_models_dir))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Import", "Inputs")))

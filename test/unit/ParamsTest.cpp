@@ -1,0 +1,3 @@
+#include "symc/Params.h"
+#include <gtest/gtest.h>
+TEST(Params, Placeholder) {}
