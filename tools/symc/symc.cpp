@@ -37,6 +37,7 @@ cl::opt<std::string> outputPath("o", cl::desc("output file ('-' for stdout)"), c
 
 int runCompile() {
   mlir::MLIRContext ctx;
+  ctx.printOpOnDiagnostic(false);
   symc::NodeDiagnosticPrinter diagnostics(ctx, llvm::errs());
   symc::CompileOptions options{symbolPath, std::vector<std::string>(shapes.begin(), shapes.end())};
   mlir::OwningOpRef<mlir::ModuleOp> module = symc::compileToSym(ctx, options);

@@ -143,6 +143,9 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
   } else if (op.starts_with("elemwise_") || op.starts_with("broadcast_") ||
              op == "_maximum" || op == "_minimum" || op == "dot" || op == "batch_dot") {
     sig.inputs = names({"lhs", "rhs"});
+  } else if (op == "make_loss") {
+    sig.inputs = names({"data"});
+    withOutputs({"loss"}, 1);
   } else if (op == "_zeros" || op == "_ones") {
     sig.inputs = {};
   } else {

@@ -1004,8 +1004,8 @@ LogicalResult DotOp::inferShapes(ShapeInferenceContext &ctx) {
   llvm::ArrayRef<int64_t> ld = l.getDims(), rd = r.getDims();
   llvm::ArrayRef<int64_t> lk = ta ? ld.take_front() : ld.take_back();
   llvm::ArrayRef<int64_t> lm = ta ? ld.drop_front() : ld.drop_back();
-  llvm::ArrayRef<int64_t> rk = tb ? rd.drop_back() : rd.take_front();
-  llvm::ArrayRef<int64_t> rn = tb ? rd.take_back() : rd.drop_front();
+  llvm::ArrayRef<int64_t> rk = tb ? rd.take_back() : rd.take_front();
+  llvm::ArrayRef<int64_t> rn = tb ? rd.drop_back() : rd.drop_front();
   if (ta && l.rank() == 1)
     lk = ld, lm = {};
   if (tb && r.rank() == 1)
