@@ -51,7 +51,7 @@ struct ParamsFile {
 bool parseParams(const uint8_t *bytes, size_t size, ParamsFile &out, std::string &error);
 bool loadParams(const std::string &path, ParamsFile &out, std::string &error);
 
-/// MXNet's V2 layout.
+/// MXNet's V2 layout (V3 for 0-d arrays, as MXNet saves them under np-shape).
 std::vector<uint8_t> serializeParams(const ParamsFile &file);
 bool saveParams(const std::string &path, const ParamsFile &file, std::string &error);
 

@@ -236,7 +236,8 @@ std::vector<uint8_t> serializeParams(const ParamsFile &file) {
   put<uint64_t>(out, 0);
   put<uint64_t>(out, file.arrays.size());
   for (const NDArrayRecord &a : file.arrays) {
-    put<uint32_t>(out, kV2Magic);
+    // Outside np-shape files ndim 0 means "none", so a 0-d array needs V3.
+    put<uint32_t>(out, !a.isNone && a.shape.empty() ? kV3Magic : kV2Magic);
     put<int32_t>(out, a.isNone ? -1 : 0);
     if (a.isNone) {
       put<int32_t>(out, -1);
