@@ -104,12 +104,17 @@ LogicalResult ShapeInferenceContext::refine(PartialShape &slot, const PartialSha
 }
 
 LogicalResult ShapeInferenceContext::refineInput(unsigned i, const PartialShape &shape) {
+  // Interface verifiers run before op verifiers, so the op may lack operands.
+  if (i >= inputs.size())
+    return fail("is missing input " + llvm::Twine(i));
   OpSignature sig = getOpSignature(op);
   std::string name = i < sig.inputs.size() ? sig.inputs[i] : "input" + std::to_string(i);
   return refine(inputs[i], shape, "input '" + name + "'");
 }
 
 LogicalResult ShapeInferenceContext::refineOutput(unsigned i, const PartialShape &shape) {
+  if (i >= outputs.size())
+    return fail("is missing output " + llvm::Twine(i));
   return refine(outputs[i], shape, "output " + llvm::Twine(i));
 }
 
@@ -133,12 +138,12 @@ LogicalResult mlir::sym::verifyShapesAgree(Operation *op) {
 
 LogicalResult mlir::sym::verifyOptionalOperand(Operation *op, Value operand, bool expected,
                                                llvm::StringRef operandName,
-                                               llvm::StringRef flagName) {
+                                               llvm::StringRef condition) {
   if (static_cast<bool>(operand) == expected)
     return success();
-  return op->emitOpError() << "takes " << (expected ? "an" : "no") << " '" << operandName
-                           << "' input when " << flagName << " is "
-                           << (expected ? "true" : "false");
+  if (expected)
+    return op->emitOpError() << "requires a '" << operandName << "' input when " << condition;
+  return op->emitOpError() << "takes a '" << operandName << "' input only when " << condition;
 }
 
 //===----------------------------------------------------------------------===//
@@ -263,7 +268,8 @@ LogicalResult mlir::sym::inferSoftmaxShape(ShapeInferenceContext &ctx, int64_t a
   if (failed(shape))
     return failure();
   const PartialShape &common = *shape;
-  if (!useLength || !common.hasRank())
+  // A missing length operand is the op verifier's to report.
+  if (!useLength || ctx.numInputs() < 2 || !common.hasRank())
     return success();
   FailureOr<int64_t> a = checkAxis(ctx, axis, common.rank());
   if (failed(a))
@@ -689,6 +695,12 @@ FailureOr<PartialShape> applyReshapeCodes(ShapeInferenceContext &ctx,
   }
   size_t s = 0;
   int inferAt = -1;
+  // Unknown input dims copied verbatim (codes 0 and -2) cancel out of -1.
+  int copiedUnknown = 0;
+  auto copy = [&](int64_t d) {
+    copiedUnknown += d < 0;
+    out.push_back(d);
+  };
   auto missing = [&](const char *code) {
     return ctx.fail(llvm::Twine("Reshape code ") + code + " has no input dim left in " +
                     in.str());
@@ -698,7 +710,7 @@ FailureOr<PartialShape> applyReshapeCodes(ShapeInferenceContext &ctx,
     if (c == 0) {
       if (s >= src.size())
         return missing("0");
-      out.push_back(src[s++]);
+      copy(src[s++]);
     } else if (c == -1) {
       if (inferAt >= 0)
         return ctx.fail("One and only one dim can be inferred");
@@ -707,7 +719,7 @@ FailureOr<PartialShape> applyReshapeCodes(ShapeInferenceContext &ctx,
       ++s;
     } else if (c == -2) {
       while (s < src.size())
-        out.push_back(src[s++]);
+        copy(src[s++]);
     } else if (c == -3) {
       if (s + 1 >= src.size())
         return missing("-3");
@@ -738,12 +750,14 @@ FailureOr<PartialShape> applyReshapeCodes(ShapeInferenceContext &ctx,
     }
   }
   if (inferAt >= 0) {
-    std::optional<int64_t> total = in.numElements();
-    int64_t rest = 1;
-    bool restKnown = true;
+    int64_t knownIn = 1, knownOut = 1;
+    int unknownIn = 0, unknownOut = 0;
+    for (int64_t d : src)
+      d < 0 ? ++unknownIn : knownIn *= d;
     for (int64_t d : out)
-      restKnown &= d >= 0, rest *= d;
-    out[inferAt] = total && restKnown && rest > 0 ? *total / rest : kUnknownDim;
+      d < 0 ? ++unknownOut : knownOut *= d;
+    bool cancels = unknownIn == copiedUnknown && unknownOut == copiedUnknown;
+    out[inferAt] = cancels && knownOut > 0 ? knownIn / knownOut : kUnknownDim;
   }
   if (reverse)
     std::reverse(out.begin(), out.end());

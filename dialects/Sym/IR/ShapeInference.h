@@ -109,9 +109,10 @@ Type dtypeOrFloat32(std::optional<Type> dtype, MLIRContext *ctx);
 /// Interface verifier: the op's rule accepts the shapes its types carry.
 LogicalResult verifyShapesAgree(Operation *op);
 
-/// An optional operand is present exactly when its flag says so.
+/// An optional operand is present exactly when `condition` (e.g. "no_bias
+/// = false") holds; `expected` says whether it does.
 LogicalResult verifyOptionalOperand(Operation *op, Value operand, bool expected,
-                                    llvm::StringRef operandName, llvm::StringRef flagName);
+                                    llvm::StringRef operandName, llvm::StringRef condition);
 
 } // namespace mlir::sym
 

@@ -72,7 +72,7 @@ LogicalResult PoolingOp::verify() {
 
 LogicalResult LeakyReLUOp::verify() {
   if (failed(verifyOptionalOperand(*this, getGamma(), getActType() == "prelu", "gamma",
-                                   "act_type == prelu")))
+                                   "act_type = prelu")))
     return failure();
   if (static_cast<bool>(getMask()) != (getActType() == "rrelu"))
     return emitOpError("has a mask result exactly when act_type is rrelu");

@@ -332,7 +332,7 @@ class Sym_SoftmaxLikeOp<string mnemonic, string doc>
       return getDtype() ? *getDtype() : operandTypes.front();
     }
     ::mlir::LogicalResult $cppClass::verify() {
-      return ::mlir::sym::verifyOptionalOperand(*this, getLength(), getUseLength(), "length", "use_length");
+      return ::mlir::sym::verifyOptionalOperand(*this, getLength(), getUseLength(), "length", "use_length = true");
     }
   }];
 }

@@ -1,0 +1,163 @@
+// Every sym op parses, verifies and prints back in its custom form.
+// RUN: symc-opt %s | symc-opt | FileCheck %s
+
+// CHECK-LABEL: func @layers
+func.func @layers(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>,
+                  %m: tensor<2x12xf32>, %fw: tensor<5x12xf32>, %fb: tensor<5xf32>,
+                  %c: tensor<3xf32>, %g: tensor<3xf32>) {
+  // CHECK: sym.FullyConnected %{{.*}} {num_hidden = 5 : i64} : (tensor<2x12xf32>, tensor<5x12xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+  %0 = sym.FullyConnected %m, %fw, %fb {num_hidden = 5 : i64} : (tensor<2x12xf32>, tensor<5x12xf32>, tensor<5xf32>) -> tensor<2x5xf32>
+  // CHECK: sym.Convolution {{.*}}kernel = array<i64: 3, 3>{{.*}} -> tensor<2x4x8x8xf32>
+  %1 = sym.Convolution %x, %w, %b {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 4 : i64} : (tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<2x4x8x8xf32>
+  // CHECK: sym.Pooling {{.*}}pool_type = "avg"{{.*}} -> tensor<2x3x4x4xf32>
+  %2 = sym.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pool_type = "avg"} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32>
+  // CHECK: sym.Activation {{.*}}act_type = "softrelu"
+  %3 = sym.Activation %x {act_type = "softrelu"} : (tensor<2x3x8x8xf32>) -> tensor<2x3x8x8xf32>
+  // CHECK: sym.LeakyReLU {{.*}}act_type = "prelu"
+  %4 = sym.LeakyReLU %x, %g {act_type = "prelu"} : (tensor<2x3x8x8xf32>, tensor<3xf32>) -> tensor<2x3x8x8xf32>
+  // CHECK: sym.LeakyReLU {{.*}}act_type = "rrelu"{{.*}} -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xf32>)
+  %5:2 = sym.LeakyReLU %x {act_type = "rrelu"} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xf32>)
+  // CHECK: sym.BatchNorm {{.*}}eps = 2.000000e-05{{.*}}fix_gamma = false
+  %6:3 = sym.BatchNorm %x, %g, %c, %c, %c {eps = 2.0e-5 : f64, fix_gamma = false} : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>)
+  // CHECK: sym.Dropout {{.*}}axes = array<i64: 2, 3>
+  %7:2 = sym.Dropout %x {p = 0.25 : f64, axes = array<i64: 2, 3>} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x1x1xf32>)
+  // CHECK: sym.LRN {{.*}}nsize = 3
+  %8:2 = sym.LRN %x {nsize = 3 : i64} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3x8x8xf32>)
+  // CHECK: sym.UpSampling {{.*}}sample_type = "nearest"
+  %9 = sym.UpSampling %x {scale = 2 : i64, sample_type = "nearest", num_args = 1 : i64} : (tensor<2x3x8x8xf32>) -> tensor<2x3x16x16xf32>
+  return
+}
+
+// CHECK-LABEL: func @shapes
+func.func @shapes(%x: tensor<2x6x4xf32>, %y: tensor<2x2x4xf32>, %i: tensor<3x5xf32>, %e: tensor<10x7xf32>) {
+  // CHECK: sym.Concat {{.*}} -> tensor<2x8x4xf32>
+  %0 = sym.Concat %x, %y {num_args = 2 : i64} : (tensor<2x6x4xf32>, tensor<2x2x4xf32>) -> tensor<2x8x4xf32>
+  // CHECK: sym.SliceChannel {{.*}} -> (tensor<2x2x4xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>)
+  %1:3 = sym.SliceChannel %x {num_outputs = 3 : i64} : (tensor<2x6x4xf32>) -> (tensor<2x2x4xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>)
+  // CHECK: sym.Flatten {{.*}} -> tensor<2x24xf32>
+  %2 = sym.Flatten %x : (tensor<2x6x4xf32>) -> tensor<2x24xf32>
+  // CHECK: sym.Reshape {{.*}}shape = array<i64: -3, -1>
+  %3 = sym.Reshape %x {shape = array<i64: -3, -1>} : (tensor<2x6x4xf32>) -> tensor<12x4xf32>
+  // CHECK: sym.transpose {{.*}} -> tensor<4x2x6xf32>
+  %4 = sym.transpose %x {axes = array<i64: 2, 0, 1>} : (tensor<2x6x4xf32>) -> tensor<4x2x6xf32>
+  // CHECK: sym.expand_dims {{.*}} -> tensor<2x6x4x1xf32>
+  %5 = sym.expand_dims %x {axis = -1 : i64} : (tensor<2x6x4xf32>) -> tensor<2x6x4x1xf32>
+  // CHECK: sym.SwapAxis {{.*}} -> tensor<4x6x2xf32>
+  %6 = sym.SwapAxis %x {dim1 = 0 : i64, dim2 = 2 : i64} : (tensor<2x6x4xf32>) -> tensor<4x6x2xf32>
+  // CHECK: sym.slice_axis {{.*}} -> tensor<2x3x4xf32>
+  %7 = sym.slice_axis %x {axis = 1 : i64, begin = 1 : i64, end = 4 : i64} : (tensor<2x6x4xf32>) -> tensor<2x3x4xf32>
+  // CHECK: sym.Embedding {{.*}} -> tensor<3x5x7xf32>
+  %8 = sym.Embedding %i, %e {input_dim = 10 : i64, output_dim = 7 : i64} : (tensor<3x5xf32>, tensor<10x7xf32>) -> tensor<3x5x7xf32>
+  // CHECK: sym.Cast {{.*}}dtype = f16
+  %9 = sym.Cast %x {dtype = f16} : (tensor<2x6x4xf32>) -> tensor<2x6x4xf16>
+  // CHECK: sym._copy
+  %10 = sym._copy %x : (tensor<2x6x4xf32>) -> tensor<2x6x4xf32>
+  // CHECK: sym.BlockGrad
+  %11 = sym.BlockGrad %x : (tensor<2x6x4xf32>) -> tensor<2x6x4xf32>
+  // CHECK: sym.make_loss
+  %12 = sym.make_loss %x : (tensor<2x6x4xf32>) -> tensor<2x6x4xf32>
+  // CHECK: sym.MakeLoss {{.*}}normalization = "batch"
+  %13 = sym.MakeLoss %x {normalization = "batch"} : (tensor<2x6x4xf32>) -> tensor<2x6x4xf32>
+  // CHECK: sym._zeros {{.*}}shape = array<i64: 0, 4>
+  %14 = sym._zeros {shape = array<i64: 0, 4>} : () -> tensor<?x4xf32>
+  // CHECK: sym._ones {{.*}}dtype = f64
+  %15 = sym._ones {shape = array<i64: 2>, dtype = f64} : () -> tensor<2xf64>
+  return
+}
+
+// CHECK-LABEL: func @heads
+func.func @heads(%x: tensor<4x10xf32>, %l: tensor<4xf32>, %len: tensor<4xf32>, %r: tensor<4x10xf32>) {
+  // CHECK: sym.SoftmaxOutput {{.*}}use_ignore = true
+  %0 = sym.SoftmaxOutput %x, %l {use_ignore = true, ignore_label = 0.0 : f64} : (tensor<4x10xf32>, tensor<4xf32>) -> tensor<4x10xf32>
+  // CHECK: sym.SoftmaxActivation {{.*}}mode = "channel"
+  %1 = sym.SoftmaxActivation %x {mode = "channel"} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  // CHECK: sym.softmax {{.*}}temperature = 2.000000e+00
+  %2 = sym.softmax %x {axis = 1 : i64, temperature = 2.0 : f64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
+  // CHECK: sym.log_softmax {{.*}}use_length = true
+  %3 = sym.log_softmax %x, %len {use_length = true} : (tensor<4x10xf32>, tensor<4xf32>) -> tensor<4x10xf32>
+  // CHECK: sym.LinearRegressionOutput
+  %4 = sym.LinearRegressionOutput %x, %r : (tensor<4x10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
+  // CHECK: sym.LogisticRegressionOutput
+  %5 = sym.LogisticRegressionOutput %x, %r {grad_scale = 2.0 : f64} : (tensor<4x10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
+  // CHECK: sym.MAERegressionOutput
+  %6 = sym.MAERegressionOutput %x, %r : (tensor<4x10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
+  return
+}
+
+// CHECK-LABEL: func @arith
+func.func @arith(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %c: tensor<3xf32>, %k: tensor<3x4xf32>,
+                 %p: tensor<5x2x3xf32>, %q: tensor<5x3x4xf32>) {
+  // CHECK: sym.elemwise_add
+  %0 = sym.elemwise_add %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.elemwise_sub
+  %1 = sym.elemwise_sub %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.elemwise_mul
+  %2 = sym.elemwise_mul %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.elemwise_div
+  %3 = sym.elemwise_div %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._maximum
+  %4 = sym._maximum %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._minimum
+  %5 = sym._minimum %a, %b : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_add {{.*}} -> tensor<2x3xf32>
+  %6 = sym.broadcast_add %a, %c : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_sub
+  %7 = sym.broadcast_sub %a, %c : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_mul
+  %8 = sym.broadcast_mul %a, %c : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_div
+  %9 = sym.broadcast_div %a, %c : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_maximum
+  %10 = sym.broadcast_maximum %a, %c : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_minimum
+  %11 = sym.broadcast_minimum %a, %c : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._plus_scalar {{.*}}scalar = 2.000000e+00
+  %12 = sym._plus_scalar %a {scalar = 2.0 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._minus_scalar
+  %13 = sym._minus_scalar %a {scalar = 2.0 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._rminus_scalar
+  %14 = sym._rminus_scalar %a {scalar = 2.0 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._mul_scalar
+  %15 = sym._mul_scalar %a {scalar = 2.0 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._div_scalar
+  %16 = sym._div_scalar %a {scalar = 2.0 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._rdiv_scalar
+  %17 = sym._rdiv_scalar %a {scalar = 2.0 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._power_scalar {{.*}}is_int = false
+  %18 = sym._power_scalar %a {scalar = 0.5 : f64, is_int = false} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.add_n {{.*}}num_args = 3
+  %19 = sym.add_n %a, %b, %a {num_args = 3 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.exp
+  %20 = sym.exp %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.log
+  %21 = sym.log %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.sqrt
+  %22 = sym.sqrt %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.square
+  %23 = sym.square %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.abs
+  %24 = sym.abs %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.negative
+  %25 = sym.negative %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.sin
+  %26 = sym.sin %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.cos
+  %27 = sym.cos %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.tanh
+  %28 = sym.tanh %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.sigmoid
+  %29 = sym.sigmoid %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.relu
+  %30 = sym.relu %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.clip {{.*}}a_max = 6.000000e+00
+  %31 = sym.clip %a {a_min = 0.0 : f64, a_max = 6.0 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.sum {{.*}}axis = array<i64: 1>{{.*}} -> tensor<2x1xf32>
+  %32 = sym.sum %a {axis = array<i64: 1>, keepdims = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  // CHECK: sym.mean {{.*}} -> tensor<1xf32>
+  %33 = sym.mean %a : (tensor<2x3xf32>) -> tensor<1xf32>
+  // CHECK: sym.dot {{.*}} -> tensor<2x4xf32>
+  %34 = sym.dot %a, %k : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  // CHECK: sym.batch_dot {{.*}} -> tensor<5x2x4xf32>
+  %35 = sym.batch_dot %p, %q : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  return
+}
