@@ -9,6 +9,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
@@ -55,9 +56,16 @@ FailureOr<std::string> toPassShape(MLIRContext &ctx, llvm::StringRef text) {
                                      << "': expected NAME=D0,D1,... ('?' for a dynamic dim)";
     return failure();
   }
-  std::string joined = dims.str();
-  std::replace(joined.begin(), joined.end(), ',', 'x');
-  return (name + ":" + joined).str();
+  llvm::SmallVector<llvm::StringRef> parts;
+  dims.split(parts, ',');
+  for (llvm::StringRef part : parts) {
+    uint64_t dim;
+    if (part != "?" && part.getAsInteger(10, dim)) {
+      emitError(UnknownLoc::get(&ctx)) << "invalid dim '" << part << "' in --shape " << text;
+      return failure();
+    }
+  }
+  return (name + ":" + llvm::join(parts, "x")).str();
 }
 
 } // namespace
