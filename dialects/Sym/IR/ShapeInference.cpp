@@ -90,32 +90,40 @@ std::string PartialShape::str() const {
   return s;
 }
 
-LogicalResult ShapeInferenceContext::refine(PartialShape &slot, const PartialShape &shape,
-                                            const llvm::Twine &what) {
+bool ShapeInferenceContext::refine(PartialShape &slot, const PartialShape &shape) {
   PartialShape merged = slot;
   if (!merged.merge(shape))
-    return fail("shape inconsistent for " + what + ": provided " + slot.str() +
-                ", inferred " + shape.str());
+    return false;
   if (merged != slot) {
     slot = merged;
     changed = true;
   }
-  return success();
+  return true;
+}
+
+LogicalResult ShapeInferenceContext::conflict(const llvm::Twine &what, const PartialShape &provided,
+                                              const PartialShape &inferred) const {
+  return fail("shape inconsistent for " + what + ": provided " + provided.str() + ", inferred " +
+              inferred.str());
 }
 
 LogicalResult ShapeInferenceContext::refineInput(unsigned i, const PartialShape &shape) {
   // Interface verifiers run before op verifiers, so the op may lack operands.
   if (i >= inputs.size())
     return fail("is missing input " + llvm::Twine(i));
+  if (refine(inputs[i], shape))
+    return success();
   OpSignature sig = getOpSignature(op);
   std::string name = i < sig.inputs.size() ? sig.inputs[i] : "input" + std::to_string(i);
-  return refine(inputs[i], shape, "input '" + name + "'");
+  return conflict("input '" + name + "'", inputs[i], shape);
 }
 
 LogicalResult ShapeInferenceContext::refineOutput(unsigned i, const PartialShape &shape) {
   if (i >= outputs.size())
     return fail("is missing output " + llvm::Twine(i));
-  return refine(outputs[i], shape, "output " + llvm::Twine(i));
+  if (refine(outputs[i], shape))
+    return success();
+  return conflict("output " + llvm::Twine(i), outputs[i], shape);
 }
 
 LogicalResult ShapeInferenceContext::fail(const llvm::Twine &message) const {

@@ -82,8 +82,10 @@ public:
   LogicalResult fail(const llvm::Twine &message) const;
 
 private:
-  LogicalResult refine(PartialShape &slot, const PartialShape &shape,
-                       const llvm::Twine &what);
+  /// Merges `shape` into `slot`; false on a conflict.
+  bool refine(PartialShape &slot, const PartialShape &shape);
+  LogicalResult conflict(const llvm::Twine &what, const PartialShape &provided,
+                         const PartialShape &inferred) const;
 
   Operation *op;
   llvm::SmallVector<PartialShape> inputs, outputs;
