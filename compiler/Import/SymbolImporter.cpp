@@ -52,7 +52,7 @@ bool isHiddenKey(llvm::StringRef key) {
 class Importer {
 public:
   Importer(MLIRContext *ctx, llvm::StringRef fileName)
-      : ctx(ctx), fileName(fileName.str()), fileLoc(FileLineColLoc::get(ctx, fileName, 0, 0)) {}
+      : ctx(ctx), fileLoc(FileLineColLoc::get(ctx, fileName, 0, 0)) {}
 
   OwningOpRef<ModuleOp> run(llvm::StringRef json) {
     if (failed(parseGraph(json)) || failed(upgrade()) || failed(checkStructure()))
@@ -277,19 +277,20 @@ private:
   //===--------------------------------------------------------------------===//
 
   unsigned numOutputs(unsigned nid) {
-    const Node &n = nodes[nid];
-    if (n.isVariable())
-      return 1;
-    return getOpSignature(n.op, parsedParams[nid]).outputs.size();
+    return nodes[nid].isVariable() ? 1 : signatures[nid].outputs.size();
   }
 
   /// Parses every op node's params; checks input counts and entry indices.
   LogicalResult checkStructure() {
     parsedParams.resize(nodes.size());
     hiddenAttrs.resize(nodes.size());
-    for (unsigned nid = 0; nid < nodes.size(); ++nid)
+    signatures.resize(nodes.size());
+    for (unsigned nid = 0; nid < nodes.size(); ++nid) {
       if (failed(parseNodeAttrs(nid)))
         return failure();
+      if (!nodes[nid].isVariable())
+        signatures[nid] = getOpSignature(nodes[nid].op, parsedParams[nid]);
+    }
     for (unsigned nid = 0; nid < nodes.size(); ++nid) {
       const Node &n = nodes[nid];
       if (n.isVariable()) {
@@ -297,7 +298,7 @@ private:
           return nodeError(nid) << "a variable cannot have inputs";
         continue;
       }
-      OpSignature sig = getOpSignature(n.op, parsedParams[nid]);
+      const OpSignature &sig = signatures[nid];
       if (n.inputs.size() != sig.inputs.size())
         return nodeError(nid) << "expects " << sig.inputs.size() << " inputs ("
                               << llvm::join(sig.inputs, ", ") << "), got " << n.inputs.size();
@@ -429,7 +430,7 @@ private:
     llvm::DenseSet<unsigned> aux;
     for (unsigned nid : order)
       if (!nodes[nid].isVariable())
-        for (unsigned i : getOpSignature(nodes[nid].op, parsedParams[nid]).auxInputs)
+        for (unsigned i : signatures[nid].auxInputs)
           aux.insert(nodes[nid].inputs[i].node);
     llvm::SmallVector<unsigned> inputs;
     for (bool wantAux : {false, true})
@@ -480,7 +481,7 @@ private:
     const Node &n = nodes[e.node];
     if (n.isVariable())
       return n.name;
-    return getOutputName(n.name, getOpSignature(n.op, parsedParams[e.node]), e.index);
+    return getOutputName(n.name, signatures[e.node], e.index);
   }
 
   Operation *createOp(OpBuilder &b, unsigned nid) {
@@ -508,12 +509,13 @@ private:
   }
 
   MLIRContext *ctx;
-  std::string fileName;
   Location fileLoc;
   int64_t version = kLegacyVersion;
   std::vector<Node> nodes;
   llvm::SmallVector<Entry> heads;
   std::vector<DictionaryAttr> parsedParams, hiddenAttrs;
+  /// Per op node, from its parsed params (empty for variables).
+  std::vector<OpSignature> signatures;
   std::map<std::pair<unsigned, unsigned>, Value> values;
 };
 

@@ -3,7 +3,6 @@
 #include "dialects/Sym/Transforms/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringExtras.h"
 
 namespace mlir::sym {
 #define GEN_PASS_DEF_SYMINFERSHAPES
