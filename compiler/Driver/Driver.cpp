@@ -1,8 +1,13 @@
 //===- Driver.cpp - the library behind the symc CLI -----------------------===//
 #include "compiler/Driver/Driver.h"
 
+#include "codegen/Artifact/Manifest.h"
+#include "codegen/Artifact/ObjectEmitter.h"
+#include "symc/Params.h"
+
 #include "compiler/Import/SymbolImporter.h"
 #include "compiler/Pipelines/Pipelines.h"
+#include "compiler/Pipelines/Registration.h"
 #include "dialects/Sym/IR/SymDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -10,11 +15,18 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include <chrono>
 
 using namespace mlir;
 
 void symc::loadDialects(MLIRContext &ctx) {
+  DialectRegistry registry;
+  registerDialects(registry);
+  ctx.appendDialectRegistry(registry);
   ctx.getOrLoadDialect<sym::SymDialect>();
   ctx.getOrLoadDialect<func::FuncDialect>();
 }
@@ -109,32 +121,118 @@ OwningOpRef<ModuleOp> symc::compileToSym(MLIRContext &ctx, const CompileOptions 
 }
 
 void symc::printInterface(ModuleOp module, llvm::raw_ostream &os) {
-  auto func = *module.getOps<func::FuncOp>().begin();
-  auto describe = [](Type type, StringAttr name) {
-    auto tensor = cast<TensorType>(type);
-    llvm::json::Array shape;
-    if (tensor.hasRank())
-      for (int64_t d : tensor.getShape())
-        shape.push_back(ShapedType::isDynamic(d) ? -1 : d);
-    std::string dtype;
-    llvm::raw_string_ostream(dtype) << tensor.getElementType();
-    return llvm::json::Object{{"name", name ? name.getValue() : ""},
-                              {"shape", tensor.hasRank() ? llvm::json::Value(std::move(shape))
-                                                         : llvm::json::Value(nullptr)},
-                              {"dtype", dtype}};
-  };
-  llvm::json::Array args, aux, outputs;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    auto entry = describe(func.getArgument(i).getType(),
-                          func.getArgAttrOfType<StringAttr>(i, sym::kNameAttr));
-    (func.getArgAttr(i, sym::kAuxAttr) ? aux : args).push_back(std::move(entry));
+  auto main = *module.getOps<func::FuncOp>().begin();
+  os << llvm::formatv("{0:2}", llvm::json::Value(describeInterface(main))) << "\n";
+}
+
+namespace {
+
+/// Prints `[symc] phase: N ms` lines when enabled.
+class PhaseTimer {
+public:
+  explicit PhaseTimer(bool enabled) : enabled(enabled), start(std::chrono::steady_clock::now()) {}
+  void done(llvm::StringRef phase) {
+    auto now = std::chrono::steady_clock::now();
+    if (enabled)
+      llvm::errs() << "[symc] " << phase << ": "
+                   << std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count()
+                   << " ms\n";
+    start = now;
   }
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
-    outputs.push_back(describe(func.getResultTypes()[i],
-                               func.getResultAttrOfType<StringAttr>(i, sym::kNameAttr)));
-  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
-                                   {"arguments", std::move(args)},
-                                   {"aux_states", std::move(aux)},
-                                   {"outputs", std::move(outputs)}}))
-     << "\n";
+
+private:
+  bool enabled;
+  std::chrono::steady_clock::time_point start;
+};
+
+bool reportError(const std::string &message) {
+  llvm::errs() << "symc: error: " << message << "\n";
+  return false;
+}
+
+bool writeText(const std::string &path, llvm::function_ref<void(llvm::raw_ostream &)> write) {
+  std::string error;
+  auto output = openOutputFile(path, &error);
+  if (!output)
+    return reportError("cannot open " + path + ": " + error);
+  write(output->os());
+  output->keep();
+  return true;
+}
+
+} // namespace
+
+bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
+  PhaseTimer timer(options.printPhases);
+  PassManager pm(module.getContext());
+  buildCPUPipeline(pm, CPUOptions{options.prefix, options.emit == EmitKind::Linalg});
+  if (failed(pm.run(module)))
+    return false;
+  timer.done(options.emit == EmitKind::Linalg ? "lower to linalg" : "lower to LLVM dialect");
+  if (options.emit == EmitKind::Linalg)
+    return writeText(options.outputPath, [&](llvm::raw_ostream &os) { module.print(os); });
+
+  TargetOptions target{options.cpu};
+  std::string error;
+  if (options.emit == EmitKind::LLVMIR) {
+    bool ok = true;
+    if (!writeText(options.outputPath, [&](llvm::raw_ostream &os) {
+          ok = emitLLVMIR(module, target, os, error);
+        }))
+      return false;
+    return ok || reportError(error);
+  }
+  std::string objectPath = options.outputPath;
+  if (options.emit == EmitKind::SharedLibrary)
+    objectPath = options.outputPath + ".o";
+  if (!emitObjectFile(module, target, objectPath, error))
+    return reportError(error);
+  timer.done("optimize and emit object code");
+  if (options.emit == EmitKind::Object) {
+    std::string headerPath = llvm::StringRef(objectPath).rsplit('.').first.str() + ".h";
+    return writeText(headerPath, [&](llvm::raw_ostream &os) { os << artifactHeader(options.prefix); });
+  }
+  bool linked = linkSharedLibrary({objectPath}, options.outputPath, error);
+  llvm::sys::fs::remove(objectPath);
+  if (!linked)
+    return reportError(error);
+  timer.done("link " + options.outputPath);
+  return true;
+}
+
+bool symc::checkParams(ModuleOp module, const std::string &paramsPath) {
+  ParamsFile params;
+  std::string error;
+  if (!loadParams(paramsPath, params, error))
+    return reportError(paramsPath + ": " + error);
+  auto main = *module.getOps<func::FuncOp>().begin();
+  llvm::StringMap<std::pair<RankedTensorType, bool>> expected; // name -> (type, is aux)
+  for (unsigned i = 0; i < main.getNumArguments(); ++i)
+    if (auto name = main.getArgAttrOfType<StringAttr>(i, sym::kNameAttr))
+      expected[name.getValue()] = {dyn_cast<RankedTensorType>(main.getArgument(i).getType()),
+                                   main.getArgAttr(i, sym::kAuxAttr) != nullptr};
+  bool ok = true;
+  for (const NDArrayRecord &array : params.arrays) {
+    auto [kind, name] = llvm::StringRef(array.name).split(':');
+    if (name.empty())
+      std::swap(kind, name);
+    auto it = expected.find(name);
+    if (it == expected.end() || (kind == "aux") != it->second.second) {
+      ok = reportError(paramsPath + ": '" + array.name + "' is not " +
+                       (kind == "aux" ? "an auxiliary state" : "an argument") + " of the symbol");
+      continue;
+    }
+    RankedTensorType type = it->second.first;
+    bool shapeMatches = type && type.getRank() == static_cast<int64_t>(array.shape.size());
+    for (size_t d = 0; shapeMatches && d < array.shape.size(); ++d)
+      shapeMatches = type.isDynamicDim(d) || type.getDimSize(d) == array.shape[d];
+    if (!shapeMatches) {
+      std::string provided, inferred;
+      llvm::raw_string_ostream(provided) << "(" << llvm::join(llvm::map_range(array.shape, [](int64_t d) { return std::to_string(d); }), ",") << ")";
+      llvm::raw_string_ostream(inferred) << type;
+      ok = reportError(paramsPath + ": '" + array.name + "' has shape " + provided +
+                       " but the symbol needs " + inferred);
+    }
+  }
+  return ok;
 }

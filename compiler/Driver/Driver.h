@@ -16,6 +16,20 @@ struct CompileOptions {
   std::vector<std::string> shapes;
 };
 
+/// What `symc compile` produces.
+enum class EmitKind { Sym, Interface, Linalg, LLVMIR, Object, SharedLibrary };
+
+struct ArtifactOptions {
+  EmitKind emit = EmitKind::SharedLibrary;
+  std::string outputPath;
+  /// Prefix of the exported symbols.
+  std::string prefix = "symc";
+  /// LLVM CPU name or "native".
+  std::string cpu = "native";
+  /// Prints each phase and its time to stderr.
+  bool printPhases = true;
+};
+
 /// Registers the dialects symc's IR uses with `ctx`.
 void loadDialects(mlir::MLIRContext &ctx);
 
@@ -33,6 +47,14 @@ private:
 /// Import + frontend pipeline: the shape-inferred sym module, or null.
 mlir::OwningOpRef<mlir::ModuleOp> compileToSym(mlir::MLIRContext &ctx,
                                                const CompileOptions &options);
+
+/// Lowers a shape-inferred sym module and writes what `options.emit` asks
+/// for. Returns false after reporting an error.
+bool emitArtifact(mlir::ModuleOp module, const ArtifactOptions &options);
+
+/// Checks a .params file against the symbol: every argument and aux state it
+/// names exists (as `arg:NAME` / `aux:NAME`) with the inferred shape.
+bool checkParams(mlir::ModuleOp module, const std::string &paramsPath);
 
 /// The symbol's interface as JSON: arguments, aux states and outputs with
 /// their names, shapes (-1 for dynamic dims) and dtypes, in MXNet's orders.

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Import/ParamParser.h"
 
+#include "dialects/Sym/IR/DTypes.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -96,33 +98,6 @@ std::optional<llvm::SmallVector<int64_t>> parseTuple(llvm::StringRef s) {
 
 } // namespace
 
-Type symc::parseDTypeName(MLIRContext *ctx, llvm::StringRef name) {
-  Builder b(ctx);
-  return llvm::StringSwitch<Type>(name)
-      .Case("float32", b.getF32Type())
-      .Case("float64", b.getF64Type())
-      .Case("float16", b.getF16Type())
-      .Case("bfloat16", b.getBF16Type())
-      .Case("uint8", IntegerType::get(ctx, 8, IntegerType::Unsigned))
-      .Case("int8", b.getIntegerType(8))
-      .Case("int16", b.getIntegerType(16))
-      .Case("int32", b.getI32Type())
-      .Case("int64", b.getI64Type())
-      .Case("uint16", IntegerType::get(ctx, 16, IntegerType::Unsigned))
-      .Case("uint32", IntegerType::get(ctx, 32, IntegerType::Unsigned))
-      .Case("uint64", IntegerType::get(ctx, 64, IntegerType::Unsigned))
-      .Case("bool", b.getI1Type())
-      .Default(Type());
-}
-
-Type symc::dtypeFromCode(MLIRContext *ctx, int64_t code) {
-  static const char *const names[] = {"float32", "float64", "float16", "uint8",  "int32",
-                                      "int8",    "int64",   "bool",    "int16",  "uint16",
-                                      "uint32",  "uint64",  "bfloat16"};
-  if (code < 0 || code >= static_cast<int64_t>(std::size(names)))
-    return Type();
-  return parseDTypeName(ctx, names[code]);
-}
 
 FailureOr<Attribute> symc::parseParam(MLIRContext *ctx, llvm::StringRef op, llvm::StringRef name,
                                       llvm::StringRef value, std::string &error) {
@@ -154,7 +129,7 @@ FailureOr<Attribute> symc::parseParam(MLIRContext *ctx, llvm::StringRef op, llvm
   case Kind::String:
     return Attribute(b.getStringAttr(value));
   case Kind::DType:
-    if (Type t = parseDTypeName(ctx, value.trim()))
+    if (Type t = sym::parseDTypeName(ctx, value.trim()))
       return Attribute(TypeAttr::get(t));
     return expected("a dtype name like float32");
   }

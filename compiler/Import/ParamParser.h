@@ -17,10 +17,6 @@ mlir::FailureOr<mlir::Attribute> parseParam(mlir::MLIRContext *ctx, llvm::String
                                             llvm::StringRef name, llvm::StringRef value,
                                             std::string &error);
 
-/// MXNet's dtype names ("float32") and codes (0) as element types.
-mlir::Type parseDTypeName(mlir::MLIRContext *ctx, llvm::StringRef name);
-mlir::Type dtypeFromCode(mlir::MLIRContext *ctx, int64_t code);
-
 } // namespace symc
 
 #endif

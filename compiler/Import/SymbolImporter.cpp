@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Import/SymbolImporter.h"
+
+#include "dialects/Sym/IR/DTypes.h"
 #include "compiler/Import/ParamParser.h"
 
 #include "dialects/Sym/IR/OpSignatures.h"
@@ -396,7 +398,7 @@ private:
     int64_t code;
     Type t;
     if (!llvm::StringRef(it->second).getAsInteger(10, code))
-      t = symc::dtypeFromCode(ctx, code);
+      t = sym::dtypeFromCode(ctx, code);
     if (!t)
       return nodeError(nid) << "invalid __dtype__ '" << it->second << "'";
     return t;

@@ -1,13 +1,27 @@
 //===- Pipelines.cpp - symc's pass pipelines ------------------------------===//
 #include "compiler/Pipelines/Pipelines.h"
 
+#include "codegen/Artifact/Passes.h"
+#include "codegen/CPU/Passes.h"
 #include "dialects/Sym/Transforms/Passes.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
 
 namespace {
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  Option<std::string> prefix{*this, "prefix", llvm::cl::desc("exported symbol prefix"),
+                             llvm::cl::init("symc")};
+};
+
 struct FrontendPipelineOptions : public PassPipelineOptions<FrontendPipelineOptions> {
   ListOption<std::string> shapes{*this, "shapes",
                                  llvm::cl::desc("input shapes as name:d0xd1x...")};
@@ -20,7 +34,68 @@ void symc::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &optio
   pm.addNestedPass<func::FuncOp>(sym::createSymInferShapes(inferOptions));
 }
 
-void symc::registerPipelines() {
+static void addTensorPasses(OpPassManager &pm) {
+  OpPassManager &func = pm.nest<func::FuncOp>();
+  func.addPass(symc::cpu::createSymLowerToLinalg());
+  func.addPass(createCanonicalizerPass());
+  func.addPass(createLinalgElementwiseOpFusionPass());
+  func.addPass(createCanonicalizerPass());
+  func.addPass(createCSEPass());
+}
+
+static void addBufferizationPasses(OpPassManager &pm) {
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
+  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  bufferization::OneShotBufferizationOptions bufferization;
+  bufferization.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  bufferization::BufferDeallocationPipelineOptions deallocation;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addPass(createBufferizationToMemRefPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+// The order matters in MLIR 19 (shared/TOOLCHAIN.md): OpenMP conversion only
+// sees scf.parallel; memref lowering comes before scf-to-cf and affine
+// lowering after expand-strided-metadata.
+static void addLLVMPasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
+  SymArtifactABIOptions abi;
+  abi.prefix = options.prefix;
+  pm.addPass(createSymArtifactABI(abi));
+  addTensorPasses(pm);
+  if (options.stopAtLinalg)
+    return;
+  addBufferizationPasses(pm);
+  addLLVMPasses(pm);
+}
+
+void symc::registerPassesAndPipelines() {
+  sym::registerSymPasses();
+  cpu::registerSymCPUPasses();
+  registerSymArtifactPasses();
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "sym-cpu", "Lower shape-inferred sym IR to the LLVM dialect with the artifact ABI",
+      [](OpPassManager &pm, const CPUPipelineOptions &opts) {
+        buildCPUPipeline(pm, CPUOptions{opts.prefix, false});
+      });
   PassPipelineRegistration<FrontendPipelineOptions>(
       "sym-frontend", "Shape-infer imported sym IR",
       [](OpPassManager &pm, const FrontendPipelineOptions &opts) {

@@ -16,8 +16,20 @@ struct FrontendOptions {
 /// Imported sym IR -> shape-inferred sym IR.
 void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
 
-/// Registers the pipelines with the pass registry (for symc-opt).
-void registerPipelines();
+struct CPUOptions {
+  /// Prefix of the artifact's exported symbols.
+  std::string prefix = "symc";
+  /// Stop with linalg on tensors (for --emit=linalg) instead of the LLVM dialect.
+  bool stopAtLinalg = false;
+};
+
+/// Shape-inferred sym IR -> LLVM dialect with the artifact ABI: lowering to
+/// linalg, elementwise fusion, bufferization into the caller's buffers,
+/// parallel loops on OpenMP, then LLVM.
+void buildCPUPipeline(mlir::OpPassManager &pm, const CPUOptions &options);
+
+/// Registers symc's passes and pipelines with the pass registry (for symc-opt).
+void registerPassesAndPipelines();
 
 } // namespace symc
 

@@ -17,10 +17,6 @@ import numpy as np
 
 S = mx.sym
 V = S.Variable
-DTYPE_NAMES = {"float32": "f32", "float64": "f64", "float16": "f16", "int32": "i32",
-               "int64": "i64", "uint8": "ui8", "int8": "i8", "bool": "i1"}
-
-
 def case(name, sym, **shapes):
     return name, sym, shapes
 
@@ -168,7 +164,7 @@ def mxnet_interface(sym, shapes):
     # simple_bind without a type_dict: every argument is float32.
     arg_types, out_types, aux_types = sym.infer_type(**{k: "float32" for k in sym.list_arguments()})
     def entries(names, shps, types):
-        return [{"name": n, "shape": list(s), "dtype": DTYPE_NAMES[np.dtype(t).name]}
+        return [{"name": n, "shape": list(s), "dtype": np.dtype(t).name}
                 for n, s, t in zip(names, shps, types)]
     return {"arguments": entries(sym.list_arguments(), arg_shapes, arg_types),
             "aux_states": entries(sym.list_auxiliary_states(), aux_shapes, aux_types),

@@ -1,5 +1,6 @@
 //===- symc.cpp - the symc compiler driver --------------------------------===//
 //
+//   symc compile MODEL-symbol.json --shape data=1,3,224,224 -o model.so
 //   symc compile MODEL-symbol.json --shape data=1,3,224,224 --emit=sym
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +11,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 namespace cl = llvm::cl;
@@ -25,15 +27,60 @@ cl::list<std::string> shapes("shape",
                              cl::desc("input shape NAME=D0,D1,... ('?' keeps a dim dynamic)"),
                              cl::value_desc("name=dims"), cl::sub(compileCommand));
 
-enum class Emit { Sym, Interface };
-cl::opt<Emit> emit("emit", cl::desc("what to produce"), cl::init(Emit::Sym),
-                   cl::values(clEnumValN(Emit::Sym, "sym", "shape-inferred sym dialect IR"),
-                              clEnumValN(Emit::Interface, "interface",
-                                         "arguments, aux states and outputs as JSON")),
-                   cl::sub(compileCommand));
+using symc::EmitKind;
+cl::opt<EmitKind> emit(
+    "emit", cl::desc("what to produce"), cl::init(EmitKind::SharedLibrary),
+    cl::values(clEnumValN(EmitKind::SharedLibrary, "so", "a shared library (default)"),
+               clEnumValN(EmitKind::Object, "obj", "an object file and a C header beside it"),
+               clEnumValN(EmitKind::Sym, "sym", "shape-inferred sym dialect IR"),
+               clEnumValN(EmitKind::Interface, "interface",
+                          "arguments, aux states and outputs as JSON"),
+               clEnumValN(EmitKind::Linalg, "linalg", "linalg on tensors, after fusion"),
+               clEnumValN(EmitKind::LLVMIR, "llvm", "optimized LLVM IR")),
+    cl::sub(compileCommand));
 
-cl::opt<std::string> outputPath("o", cl::desc("output file ('-' for stdout)"), cl::init("-"),
+cl::opt<std::string> outputPath("o", cl::desc("output file ('-' for stdout)"), cl::init(""),
                                 cl::value_desc("path"), cl::sub(compileCommand));
+
+cl::opt<std::string> paramsPath("params", cl::desc("check this .params file against the symbol"),
+                                cl::value_desc("path"), cl::sub(compileCommand));
+
+cl::opt<std::string> prefix("name", cl::desc("prefix of the artifact's exported symbols"),
+                            cl::init("symc"), cl::sub(compileCommand));
+
+cl::opt<std::string> cpu("cpu", cl::desc("target CPU (an LLVM CPU name) or 'native'"),
+                         cl::init("native"), cl::sub(compileCommand));
+
+cl::opt<bool> quiet("q", cl::desc("do not print the compile phases"), cl::sub(compileCommand));
+
+/// model-symbol.json -> model.so (or .o)
+std::string defaultOutputPath() {
+  llvm::StringRef stem = llvm::sys::path::stem(symbolPath);
+  stem.consume_back("-symbol");
+  if (emit == EmitKind::SharedLibrary)
+    return (stem + ".so").str();
+  if (emit == EmitKind::Object)
+    return (stem + ".o").str();
+  return "-";
+}
+
+bool writeSymOutput(mlir::ModuleOp module, const std::string &path) {
+  std::string error;
+  auto output = mlir::openOutputFile(path, &error);
+  if (!output) {
+    llvm::errs() << "symc: cannot open " << path << ": " << error << "\n";
+    return false;
+  }
+  if (emit == EmitKind::Interface) {
+    symc::printInterface(module, output->os());
+  } else {
+    // Locations carry the MXNet node names.
+    module.print(output->os(), mlir::OpPrintingFlags().enableDebugInfo());
+    output->os() << "\n";
+  }
+  output->keep();
+  return true;
+}
 
 int runCompile() {
   mlir::MLIRContext ctx;
@@ -44,21 +91,13 @@ int runCompile() {
   if (!module)
     return 1;
 
-  std::string error;
-  auto output = mlir::openOutputFile(outputPath, &error);
-  if (!output) {
-    llvm::errs() << "symc: cannot open " << outputPath << ": " << error << "\n";
+  if (!paramsPath.empty() && !symc::checkParams(*module, paramsPath))
     return 1;
-  }
-  if (emit == Emit::Interface) {
-    symc::printInterface(*module, output->os());
-  } else {
-    // Locations carry the MXNet node names.
-    module->print(output->os(), mlir::OpPrintingFlags().enableDebugInfo());
-    output->os() << "\n";
-  }
-  output->keep();
-  return 0;
+  std::string path = outputPath.empty() ? defaultOutputPath() : outputPath;
+  if (emit == EmitKind::Sym || emit == EmitKind::Interface)
+    return writeSymOutput(*module, path) ? 0 : 1;
+  symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet};
+  return symc::emitArtifact(*module, artifact) ? 0 : 1;
 }
 
 } // namespace

@@ -1,0 +1,79 @@
+//===- Manifest.cpp - what an artifact tells the runtime about itself -----===//
+#include "codegen/Artifact/Manifest.h"
+
+#include "dialects/Sym/IR/DTypes.h"
+#include "dialects/Sym/IR/SymDialect.h"
+
+using namespace mlir;
+
+namespace symc {
+namespace {
+
+llvm::json::Object describeValue(Type type, StringAttr name) {
+  auto tensor = cast<TensorType>(type);
+  llvm::json::Value shape = nullptr;
+  if (tensor.hasRank()) {
+    llvm::json::Array dims;
+    for (int64_t d : tensor.getShape())
+      dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
+    shape = std::move(dims);
+  }
+  return llvm::json::Object{{"name", name ? name.getValue() : ""},
+                            {"shape", std::move(shape)},
+                            {"dtype", sym::dtypeName(tensor.getElementType())}};
+}
+
+/// The MXNet node name a location carries, or "".
+StringRef nodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations())
+      if (StringRef name = nodeName(part); !name.empty())
+        return name;
+  return "";
+}
+
+llvm::json::Array describeNodes(func::FuncOp main) {
+  llvm::json::Array nodes;
+  main.walk([&](Operation *op) {
+    if (isa<sym::SymDialect>(op->getDialect()))
+      nodes.push_back(llvm::json::Object{{"op", op->getName().stripDialect()},
+                                         {"name", nodeName(op->getLoc())}});
+  });
+  return nodes;
+}
+
+} // namespace
+
+llvm::json::Object describeInterface(func::FuncOp main) {
+  llvm::json::Array args, aux, outputs;
+  for (unsigned i = 0; i < main.getNumArguments(); ++i) {
+    auto entry = describeValue(main.getArgument(i).getType(),
+                               main.getArgAttrOfType<StringAttr>(i, sym::kNameAttr));
+    (main.getArgAttr(i, sym::kAuxAttr) ? aux : args).push_back(std::move(entry));
+  }
+  for (unsigned i = 0; i < main.getNumResults(); ++i)
+    outputs.push_back(describeValue(main.getResultTypes()[i],
+                                    main.getResultAttrOfType<StringAttr>(i, sym::kNameAttr)));
+  return llvm::json::Object{{"arguments", std::move(args)},
+                            {"aux_states", std::move(aux)},
+                            {"outputs", std::move(outputs)}};
+}
+
+llvm::json::Object buildManifest(func::FuncOp main, StringRef prefix) {
+  llvm::json::Object manifest = describeInterface(main);
+  manifest["abi_version"] = kArtifactAbiVersion;
+  manifest["prefix"] = prefix;
+  manifest["nodes"] = describeNodes(main);
+  // Intermediate buffers are allocated by the generated code itself for now.
+  manifest["workspace_bytes"] = 0;
+  manifest["variants"] = llvm::json::Array{llvm::json::Object{
+      {"name", "inference"}, {"entry", forwardEntryName(prefix)}, {"is_train", false}}};
+  return manifest;
+}
+
+std::string forwardEntryName(StringRef prefix) { return (prefix + "_forward").str(); }
+std::string manifestEntryName(StringRef prefix) { return (prefix + "_manifest").str(); }
+
+} // namespace symc

@@ -1,0 +1,32 @@
+//===- Manifest.h - what an artifact tells the runtime about itself -*- C++ -*-===//
+//
+// The manifest is JSON embedded in every artifact. It names the arguments, aux
+// states and outputs in MXNet's orders with their shapes (-1 for a dynamic
+// dim) and MXNet dtype names, lists the graph's op nodes in MXNet's order and
+// the compiled entry points. The runtime reads nothing else.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYMC_CODEGEN_ARTIFACT_MANIFEST_H
+#define SYMC_CODEGEN_ARTIFACT_MANIFEST_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/JSON.h"
+
+namespace symc {
+
+/// Bumped whenever the entry-point signature or the manifest layout changes.
+inline constexpr int kArtifactAbiVersion = 1;
+
+/// Arguments, aux states and outputs of a sym-level @main.
+llvm::json::Object describeInterface(mlir::func::FuncOp main);
+
+/// The full manifest of @main compiled with symbol prefix `prefix`.
+llvm::json::Object buildManifest(mlir::func::FuncOp main, llvm::StringRef prefix);
+
+/// Entry point names, shared by the code generator and the manifest.
+std::string forwardEntryName(llvm::StringRef prefix);
+std::string manifestEntryName(llvm::StringRef prefix);
+
+} // namespace symc
+
+#endif

@@ -1,0 +1,160 @@
+//===- ObjectEmitter.cpp - LLVM dialect -> object file -> shared library --===//
+#include "codegen/Artifact/ObjectEmitter.h"
+
+#include "codegen/Artifact/Manifest.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace symc {
+namespace {
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOptions &target,
+                                                         std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  std::string triple = llvm::sys::getDefaultTargetTriple();
+  const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget)
+    return nullptr;
+  std::string cpu = target.cpu;
+  std::string features;
+  if (cpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    llvm::SmallVector<std::string> enabled;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      enabled.push_back((feature.second ? "+" : "-") + feature.first().str());
+    features = llvm::join(enabled, ",");
+  }
+  llvm::TargetOptions options;
+  auto *machine = llvmTarget->createTargetMachine(triple, cpu, features, options, llvm::Reloc::PIC_,
+                                                  std::nullopt, llvm::CodeGenOptLevel::Aggressive);
+  if (!machine)
+    error = "cannot create a target machine for CPU '" + cpu + "'";
+  return std::unique_ptr<llvm::TargetMachine>(machine);
+}
+
+void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+}
+
+/// Translates and optimizes; null with `error` set on failure.
+std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
+                                        llvm::TargetMachine &machine, std::string &error) {
+  std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule) {
+    error = "translation to LLVM IR failed";
+    return nullptr;
+  }
+  llvmModule->setTargetTriple(machine.getTargetTriple().str());
+  llvmModule->setDataLayout(machine.createDataLayout());
+  optimize(*llvmModule, machine);
+  return llvmModule;
+}
+
+} // namespace
+
+bool emitLLVMIR(mlir::ModuleOp module, const TargetOptions &target, llvm::raw_ostream &os,
+                std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, error);
+  if (!machine)
+    return false;
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translate(module, llvmContext, *machine, error);
+  if (!llvmModule)
+    return false;
+  llvmModule->print(os, nullptr);
+  return true;
+}
+
+bool emitObjectFile(mlir::ModuleOp module, const TargetOptions &target, const std::string &path,
+                    std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, error);
+  if (!machine)
+    return false;
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = translate(module, llvmContext, *machine, error);
+  if (!llvmModule)
+    return false;
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot open " + path + ": " + ec.message();
+    return false;
+  }
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, out.os(), nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return false;
+  }
+  codegen.run(*llvmModule);
+  out.keep();
+  return true;
+}
+
+bool linkSharedLibrary(const std::vector<std::string> &objects, const std::string &output,
+                       std::string &error) {
+  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("ld.lld-19");
+  if (!linker)
+    linker = llvm::sys::findProgramByName("ld.lld");
+  if (!linker) {
+    error = "no linker found: install lld-19";
+    return false;
+  }
+  std::vector<std::string> args{*linker, "-shared", "-Bsymbolic", "--as-needed", "-o", output};
+  args.insert(args.end(), objects.begin(), objects.end());
+  args.insert(args.end(), {"-L" SYMC_OPENMP_LIB_DIR, "-rpath", SYMC_OPENMP_LIB_DIR, "-lomp",
+                           "-L/usr/lib/x86_64-linux-gnu", "-L/lib/x86_64-linux-gnu", "-lm", "-lc"});
+  llvm::SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(*linker, argRefs, std::nullopt, {}, 0, 0, &message);
+  if (rc != 0) {
+    error = "linking " + output + " failed" + (message.empty() ? "" : ": " + message);
+    return false;
+  }
+  return true;
+}
+
+std::string artifactHeader(llvm::StringRef prefix) {
+  std::string guard = (prefix.upper() + "_ARTIFACT_H");
+  return llvm::formatv(R"(/* Generated by symc: entry points of artifact '{0}' (ABI version {1}). */
+#ifndef {2}
+#define {2}
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {{
+#endif
+/* buffers: arguments, then aux states, then outputs, in the manifest's orders.
+   dims: values of the dynamic dims. Returns 0 on success. */
+int32_t {3}(void *const *buffers, const int64_t *dims, void *workspace);
+/* The manifest: JSON describing names, shapes, dtypes and entry points. */
+const char *{4}(void);
+#ifdef __cplusplus
+}
+#endif
+#endif
+)",
+                       prefix, kArtifactAbiVersion, guard, forwardEntryName(prefix),
+                       manifestEntryName(prefix));
+}
+
+} // namespace symc

@@ -1,0 +1,36 @@
+//===- ObjectEmitter.h - LLVM dialect -> object file -> shared library -*- C++ -*-===//
+#ifndef SYMC_CODEGEN_ARTIFACT_OBJECTEMITTER_H
+#define SYMC_CODEGEN_ARTIFACT_OBJECTEMITTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include <string>
+#include <vector>
+
+namespace symc {
+
+struct TargetOptions {
+  /// An LLVM CPU name; "native" is the host CPU with its features.
+  std::string cpu = "native";
+};
+
+/// Translates an LLVM-dialect module (its context must have the LLVM IR
+/// translations registered) to LLVM IR, optimizes it at -O3 for the
+/// target CPU and writes an object file. Returns false with `error` set.
+bool emitObjectFile(mlir::ModuleOp module, const TargetOptions &target, const std::string &path,
+                    std::string &error);
+
+/// The module as optimized LLVM IR text.
+bool emitLLVMIR(mlir::ModuleOp module, const TargetOptions &target, llvm::raw_ostream &os,
+                std::string &error);
+
+/// Links objects into a shared library that needs only libc, libm and the
+/// OpenMP runtime (libomp).
+bool linkSharedLibrary(const std::vector<std::string> &objects, const std::string &output,
+                       std::string &error);
+
+/// A C header declaring the artifact's entry points for static linking.
+std::string artifactHeader(llvm::StringRef prefix);
+
+} // namespace symc
+
+#endif

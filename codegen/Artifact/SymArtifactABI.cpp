@@ -1,0 +1,142 @@
+//===- SymArtifactABI.cpp - the sym-artifact-abi pass ---------------------===//
+#include "codegen/Artifact/Manifest.h"
+#include "codegen/Artifact/Passes.h"
+
+#include "dialects/Sym/IR/SymDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace symc {
+#define GEN_PASS_DEF_SYMARTIFACTABI
+#include "codegen/Artifact/Passes.h.inc"
+} // namespace symc
+
+using namespace mlir;
+
+namespace symc {
+namespace {
+
+/// Turns @main into `<prefix>_forward_impl(inputs..., outputs...)` writing its
+/// results into the output memrefs.
+LogicalResult toDestinationPassing(func::FuncOp main, StringRef prefix) {
+  OpBuilder b(main.getContext());
+  Block &body = main.getBody().front();
+  b.setInsertionPointToStart(&body);
+  for (BlockArgument arg : body.getArguments()) {
+    auto tensor = dyn_cast<RankedTensorType>(arg.getType());
+    if (!tensor)
+      return main.emitError("argument ") << arg.getArgNumber() << " has no ranked shape";
+    arg.setType(MemRefType::get(tensor.getShape(), tensor.getElementType()));
+    auto toTensor = b.create<bufferization::ToTensorOp>(main.getLoc(), tensor, arg,
+                                                        /*restrict=*/true, /*writable=*/false);
+    arg.replaceAllUsesExcept(toTensor, toTensor);
+  }
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  b.setInsertionPoint(ret);
+  for (Value result : ret.getOperands()) {
+    auto tensor = dyn_cast<RankedTensorType>(result.getType());
+    if (!tensor)
+      return main.emitError("a result has no ranked shape");
+    Value out = body.addArgument(MemRefType::get(tensor.getShape(), tensor.getElementType()),
+                                 main.getLoc());
+    auto materialize = b.create<bufferization::MaterializeInDestinationOp>(main.getLoc(), result, out);
+    materialize.setRestrict(true);
+    materialize.setWritable(true);
+  }
+  b.create<func::ReturnOp>(ret.getLoc());
+  ret.erase();
+  main.setFunctionType(b.getFunctionType(body.getArgumentTypes(), {}));
+  main.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
+  main.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+  main.setName((prefix + "_forward_impl").str());
+  main.setPrivate();
+  main->setAttr("llvm.linkage", LLVM::LinkageAttr::get(main.getContext(), LLVM::Linkage::Internal));
+  return success();
+}
+
+/// An identity-layout memref descriptor over `pointer`, cast to `type`.
+Value buildDescriptor(OpBuilder &b, Location loc, Value pointer, MemRefType type) {
+  MLIRContext *ctx = b.getContext();
+  auto i64 = b.getI64Type();
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  unsigned rank = type.getRank();
+  SmallVector<Type> fields{ptr, ptr, i64};
+  if (rank > 0)
+    fields.append(2, LLVM::LLVMArrayType::get(i64, rank));
+  auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  auto constant = [&](int64_t v) { return b.create<LLVM::ConstantOp>(loc, i64, v); };
+  Value desc = b.create<LLVM::UndefOp>(loc, structType);
+  desc = b.create<LLVM::InsertValueOp>(loc, desc, pointer, 0);
+  desc = b.create<LLVM::InsertValueOp>(loc, desc, pointer, 1);
+  desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(0), 2);
+  int64_t stride = 1;
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(type.getDimSize(i)),
+                                         ArrayRef<int64_t>{3, i});
+    desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(stride), ArrayRef<int64_t>{4, i});
+    stride *= type.getDimSize(i);
+  }
+  return b.create<UnrealizedConversionCastOp>(loc, type, desc).getResult(0);
+}
+
+/// int32_t <prefix>_forward(void *const *buffers, const int64_t *dims, void *workspace)
+void buildForwardEntry(ModuleOp module, func::FuncOp impl, StringRef prefix) {
+  MLIRContext *ctx = module.getContext();
+  Location loc = impl.getLoc();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto i32 = b.getI32Type();
+  auto entry = b.create<LLVM::LLVMFuncOp>(loc, forwardEntryName(prefix),
+                                          LLVM::LLVMFunctionType::get(i32, {ptr, ptr, ptr}));
+  Block *block = entry.addEntryBlock(b);
+  b.setInsertionPointToStart(block);
+  Value buffers = block->getArgument(0);
+  SmallVector<Value> memrefs;
+  for (auto [i, type] : llvm::enumerate(impl.getArgumentTypes())) {
+    Value slot = b.create<LLVM::GEPOp>(loc, ptr, ptr, buffers, ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    Value pointer = b.create<LLVM::LoadOp>(loc, ptr, slot);
+    memrefs.push_back(buildDescriptor(b, loc, pointer, cast<MemRefType>(type)));
+  }
+  b.create<func::CallOp>(loc, impl, memrefs);
+  b.create<LLVM::ReturnOp>(loc, ValueRange{b.create<LLVM::ConstantOp>(loc, i32, 0)});
+}
+
+/// const char *<prefix>_manifest(void), returning the embedded JSON.
+void buildManifestEntry(ModuleOp module, StringRef prefix, StringRef json) {
+  MLIRContext *ctx = module.getContext();
+  Location loc = module.getLoc();
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  std::string text = json.str();
+  text.push_back('\0');
+  auto type = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), text.size());
+  std::string globalName = manifestEntryName(prefix) + "_json";
+  b.create<LLVM::GlobalOp>(loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, globalName,
+                           b.getStringAttr(text));
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto entry = b.create<LLVM::LLVMFuncOp>(loc, manifestEntryName(prefix),
+                                          LLVM::LLVMFunctionType::get(ptr, {}));
+  b.setInsertionPointToStart(entry.addEntryBlock(b));
+  Value address = b.create<LLVM::AddressOfOp>(loc, ptr, globalName);
+  b.create<LLVM::ReturnOp>(loc, address);
+}
+
+struct SymArtifactABIPass : impl::SymArtifactABIBase<SymArtifactABIPass> {
+  using SymArtifactABIBase::SymArtifactABIBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto main = module.lookupSymbol<func::FuncOp>("main");
+    if (!main) {
+      module.emitError("no @main function to compile");
+      return signalPassFailure();
+    }
+    std::string manifest;
+    llvm::raw_string_ostream(manifest) << llvm::json::Value(buildManifest(main, prefix));
+    if (failed(toDestinationPassing(main, prefix)))
+      return signalPassFailure();
+    buildForwardEntry(module, main, prefix);
+    buildManifestEntry(module, prefix, manifest);
+  }
+};
+
+} // namespace
+} // namespace symc

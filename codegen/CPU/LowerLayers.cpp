@@ -1,0 +1,409 @@
+//===- LowerLayers.cpp - neural-network layers -> linalg ------------------===//
+//
+// Inference semantics (MXNet's is_train = false): BatchNorm uses the moving
+// statistics, Dropout is the identity. Windowed ops (Convolution, Pooling,
+// LRN) are linalg.generic ops with reduction loops over the window, reading a
+// padded input through affine maps `o * stride + k * dilate`.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/CPU/OpLowerings.h"
+
+#include "dialects/Sym/IR/SymOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include <limits>
+
+using namespace mlir;
+
+namespace symc::cpu {
+namespace {
+
+using utils::IteratorType;
+
+Value addFn(OpBuilder &b, Location loc, ValueRange args) { return add(b, loc, args[0], args[1]); }
+
+/// A generic whose init is `init`, with explicit maps and iterators.
+Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs, Value init,
+                   ArrayRef<AffineMap> maps, ArrayRef<IteratorType> iterators, ScalarFn body) {
+  return b
+      .create<linalg::GenericOp>(loc, init.getType(), inputs, init, maps, iterators,
+                                 [&](OpBuilder &nested, Location l, ValueRange args) {
+                                   nested.create<linalg::YieldOp>(l, body(nested, l, args));
+                                 })
+      .getResult(0);
+}
+
+Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elementType) {
+  return filledTensor(b, loc, RankedTensorType::get(shape, elementType), 0.0);
+}
+
+/// C = A · B with optional transposes of A and B (2-d, or batched 3-d).
+Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA, bool transB) {
+  RankedTensorType l = tensorType(lhs), r = tensorType(rhs);
+  bool batched = l.getRank() == 3;
+  unsigned last = l.getRank() - 1;
+  int64_t m = transA ? l.getDimSize(last) : l.getDimSize(last - 1);
+  int64_t n = transB ? r.getDimSize(last - 1) : r.getDimSize(last);
+  SmallVector<int64_t> shape;
+  if (batched)
+    shape.push_back(l.getDimSize(0));
+  shape.append({m, n});
+  Value init = zeros(b, loc, shape, l.getElementType());
+  SmallVector<Value, 2> ins{lhs, rhs};
+  if (batched) {
+    if (transA)
+      return b.create<linalg::BatchMatmulTransposeAOp>(loc, init.getType(), ins, init).getResult(0);
+    if (transB)
+      return b.create<linalg::BatchMatmulTransposeBOp>(loc, init.getType(), ins, init).getResult(0);
+    return b.create<linalg::BatchMatmulOp>(loc, init.getType(), ins, init).getResult(0);
+  }
+  if (transA)
+    return b.create<linalg::MatmulTransposeAOp>(loc, init.getType(), ins, init).getResult(0);
+  if (transB)
+    return b.create<linalg::MatmulTransposeBOp>(loc, init.getType(), ins, init).getResult(0);
+  return b.create<linalg::MatmulOp>(loc, init.getType(), ins, init).getResult(0);
+}
+
+/// Adds a per-channel `bias` along dim 1.
+Value addBias(OpBuilder &b, Location loc, Value data, Value bias) {
+  return mapAlongAxis(b, loc, data, 1, bias, addFn);
+}
+
+Lowered lowerFullyConnected(OpBuilder &b, sym::FullyConnectedOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  int64_t k = tensorType(op.getWeight()).getDimSize(1);
+  Value data2d = reshapeTo(b, loc, op.getData(), {type.getNumElements() / k, k});
+  Value out = matmul(b, loc, data2d, op.getWeight(), false, /*transB=*/true);
+  if (op.getBias())
+    out = addBias(b, loc, out, op.getBias());
+  return SmallVector<Value>{reshapeTo(b, loc, out, tensorType(op.getOutput()).getShape())};
+}
+
+/// `t` as a matrix whose rows are its first dim (`splitFirst`) or all but its
+/// last dim; a vector is one row or one column (`vectorAsColumn`).
+SmallVector<int64_t> matrixView(RankedTensorType t, bool splitFirst, bool vectorAsColumn) {
+  int64_t count = t.getNumElements();
+  if (t.getRank() == 1)
+    return vectorAsColumn ? SmallVector<int64_t>{count, 1} : SmallVector<int64_t>{1, count};
+  int64_t rows = splitFirst ? t.getDimSize(0) : count / t.getDimSize(t.getRank() - 1);
+  return {rows, count / rows};
+}
+
+Lowered lowerDot(OpBuilder &b, sym::DotOp op) {
+  Location loc = op.getLoc();
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  // lhs is (M, K), or (K, M) when transposed; rhs is (K, N), or (N, K).
+  Value lhs = reshapeTo(b, loc, op.getLhs(), matrixView(tensorType(op.getLhs()), ta, ta));
+  Value rhs = reshapeTo(b, loc, op.getRhs(), matrixView(tensorType(op.getRhs()), !tb, !tb));
+  Value out = matmul(b, loc, lhs, rhs, ta, tb);
+  return SmallVector<Value>{reshapeTo(b, loc, out, tensorType(op.getOutput()).getShape())};
+}
+
+Lowered lowerBatchDot(OpBuilder &b, sym::BatchDotOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType l = tensorType(op.getLhs()), r = tensorType(op.getRhs());
+  auto as3d = [&](Value v, RankedTensorType t) {
+    ArrayRef<int64_t> s = t.getShape();
+    int64_t rows = s[s.size() - 2], cols = s.back();
+    return reshapeTo(b, loc, v, {t.getNumElements() / (rows * cols), rows, cols});
+  };
+  Value out = matmul(b, loc, as3d(op.getLhs(), l), as3d(op.getRhs(), r), op.getTransposeA(),
+                     op.getTransposeB());
+  return SmallVector<Value>{reshapeTo(b, loc, out, tensorType(op.getOutput()).getShape())};
+}
+
+/// Per-spatial-dim window parameters, defaulted as MXNet does.
+struct Window {
+  SmallVector<int64_t> kernel, stride, dilate, pad;
+  Window(ArrayRef<int64_t> k, ArrayRef<int64_t> s, ArrayRef<int64_t> d, ArrayRef<int64_t> p)
+      : kernel(k) {
+    auto orDefault = [&](ArrayRef<int64_t> v, int64_t dflt) {
+      return v.empty() ? SmallVector<int64_t>(k.size(), dflt) : SmallVector<int64_t>(v);
+    };
+    stride = orDefault(s, 1);
+    dilate = orDefault(d, 1);
+    pad = orDefault(p, 0);
+  }
+  unsigned rank() const { return kernel.size(); }
+};
+
+/// `o * stride + k * dilate` for spatial dim i, with loop positions given.
+AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim, unsigned kDim) {
+  return b.getAffineDimExpr(outDim) * w.stride[i] + b.getAffineDimExpr(kDim) * w.dilate[i];
+}
+
+Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
+  Location loc = op.getLoc();
+  if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW"}, *op.getLayout()))
+    return op.emitError("the CPU backend supports channel-first layouts only, got ")
+           << *op.getLayout();
+  Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
+  RankedTensorType dataType = tensorType(op.getData()), outType = tensorType(op.getOutput());
+  Type element = dataType.getElementType();
+  unsigned d = w.rank();
+  int64_t groups = op.getNumGroup(), n = dataType.getDimSize(0);
+  int64_t cg = dataType.getDimSize(1) / groups, fg = outType.getDimSize(1) / groups;
+
+  SmallVector<int64_t> low{0, 0}, high{0, 0};
+  low.append(w.pad), high.append(w.pad);
+  Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
+  SmallVector<int64_t> inShape{n, groups, cg};
+  llvm::append_range(inShape, tensorType(padded).getShape().drop_front(2));
+  Value input = reshapeTo(b, loc, padded, inShape);
+  SmallVector<int64_t> wShape{groups, fg, cg};
+  llvm::append_range(wShape, w.kernel);
+  Value weight = reshapeTo(b, loc, op.getWeight(), wShape);
+  SmallVector<int64_t> outShape{n, groups, fg};
+  llvm::append_range(outShape, outType.getShape().drop_front(2));
+
+  // Loops: n, g, f, o_1..o_d (parallel), c, k_1..k_d (reduction).
+  unsigned numLoops = 4 + 2 * d, cDim = 3 + d;
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs{dim(0), dim(1), dim(cDim)}, wExprs{dim(1), dim(2), dim(cDim)},
+      outExprs{dim(0), dim(1), dim(2)};
+  for (unsigned i = 0; i < d; ++i) {
+    inExprs.push_back(windowExpr(b, w, i, 3 + i, cDim + 1 + i));
+    wExprs.push_back(dim(cDim + 1 + i));
+    outExprs.push_back(dim(3 + i));
+  }
+  SmallVector<AffineMap> maps;
+  for (auto &exprs : {inExprs, wExprs, outExprs})
+    maps.push_back(AffineMap::get(numLoops, 0, exprs, b.getContext()));
+  SmallVector<IteratorType> iterators(3 + d, IteratorType::parallel);
+  iterators.append(1 + d, IteratorType::reduction);
+  Value out = buildGeneric(b, loc, {input, weight}, zeros(b, loc, outShape, element), maps, iterators,
+                           [](OpBuilder &b, Location loc, ValueRange args) {
+                             return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
+                           });
+  out = reshapeTo(b, loc, out, outType.getShape());
+  if (op.getBias())
+    out = addBias(b, loc, out, op.getBias());
+  return SmallVector<Value>{out};
+}
+
+/// Pools `input` (N, C, S...) already padded, with loops n, c, o..., k...
+Value poolWindow(OpBuilder &b, Location loc, Value input, const Window &w,
+                 ArrayRef<int64_t> outShape, double init, ScalarFn combine) {
+  unsigned d = w.rank(), numLoops = 2 + 2 * d;
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs{dim(0), dim(1)}, outExprs{dim(0), dim(1)};
+  for (unsigned i = 0; i < d; ++i) {
+    inExprs.push_back(windowExpr(b, w, i, 2 + i, 2 + d + i));
+    outExprs.push_back(dim(2 + i));
+  }
+  // A 1-sized batch/channel input (the count mask) is broadcast.
+  RankedTensorType inType = tensorType(input);
+  for (unsigned i = 0; i < 2; ++i)
+    if (inType.getDimSize(i) == 1 && outShape[i] != 1)
+      inExprs[i] = b.getAffineConstantExpr(0);
+  // The window loops only need the kernel extent; a dummy input carries it.
+  Value windowShape = emptyTensor(b, loc, w.kernel, inType.getElementType());
+  SmallVector<AffineExpr> kExprs;
+  for (unsigned i = 0; i < d; ++i)
+    kExprs.push_back(dim(2 + d + i));
+  SmallVector<AffineMap> maps;
+  for (auto &exprs : {inExprs, kExprs, outExprs})
+    maps.push_back(AffineMap::get(numLoops, 0, exprs, b.getContext()));
+  SmallVector<IteratorType> iterators(2 + d, IteratorType::parallel);
+  iterators.append(d, IteratorType::reduction);
+  Value acc = filledTensor(b, loc, RankedTensorType::get(outShape, inType.getElementType()), init);
+  return buildGeneric(b, loc, {input, windowShape}, acc, maps, iterators,
+                      [&](OpBuilder &b, Location loc, ValueRange args) {
+                        return combine(b, loc, ValueRange{args[0], args[2]});
+                      });
+}
+
+Lowered lowerPooling(OpBuilder &b, sym::PoolingOp op) {
+  Location loc = op.getLoc();
+  StringRef kind = op.getPoolType();
+  if (kind == "lp" || op.getPoolingConvention() == "same")
+    return op.emitError("the CPU backend does not support pool_type '")
+           << kind << "' with pooling_convention '" << op.getPoolingConvention() << "'";
+  if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW"}, *op.getLayout()))
+    return op.emitError("the CPU backend supports channel-first layouts only, got ")
+           << *op.getLayout();
+  RankedTensorType dataType = tensorType(op.getData()), outType = tensorType(op.getOutput());
+  Type element = dataType.getElementType();
+  ArrayRef<int64_t> spatial = dataType.getShape().drop_front(2);
+  Window w = op.getGlobalPool() ? Window(spatial, {}, {}, {})
+                                : Window(op.getKernel(), op.getStride(), {}, op.getPad());
+  // 'full' windows may run past the padded input: extend it on the high side.
+  SmallVector<int64_t> low{0, 0}, high{0, 0}, extra;
+  for (unsigned i = 0; i < w.rank(); ++i) {
+    int64_t reach = (outType.getDimSize(2 + i) - 1) * w.stride[i] + w.kernel[i];
+    extra.push_back(std::max<int64_t>(0, reach - spatial[i] - 2 * w.pad[i]));
+    low.push_back(w.pad[i]);
+    high.push_back(w.pad[i] + extra.back());
+  }
+  bool isMax = kind == "max";
+  double padValue = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+  Value padded = padConstant(b, loc, op.getData(), low, high, padValue);
+  Value pooled = poolWindow(b, loc, padded, w, outType.getShape(), padValue,
+                            isMax ? ScalarFn([](OpBuilder &b, Location loc, ValueRange args) {
+                              return max(b, loc, args[0], args[1]);
+                            })
+                                  : ScalarFn(addFn));
+  if (kind != "avg")
+    return SmallVector<Value>{pooled};
+
+  // MXNet divides by the window clipped to the padded input (count_include_pad,
+  // the default) or to the input itself.
+  bool includePad = op.getCountIncludePad().value_or(true);
+  SmallVector<int64_t> maskShape{1, 1}, maskLow{0, 0}, maskHigh{0, 0};
+  for (unsigned i = 0; i < w.rank(); ++i) {
+    maskShape.push_back(includePad ? spatial[i] + 2 * w.pad[i] : spatial[i]);
+    maskLow.push_back(includePad ? 0 : w.pad[i]);
+    maskHigh.push_back(extra[i] + (includePad ? 0 : w.pad[i]));
+  }
+  Value ones = filledTensor(b, loc, RankedTensorType::get(maskShape, element), 1.0);
+  Value mask = padConstant(b, loc, ones, maskLow, maskHigh, 0.0);
+  SmallVector<int64_t> countShape{1, 1};
+  llvm::append_range(countShape, outType.getShape().drop_front(2));
+  Value counts = poolWindow(b, loc, mask, w, countShape, 0.0, addFn);
+  return SmallVector<Value>{mapElementwise(b, loc, outType, {pooled, counts},
+                                           [](OpBuilder &b, Location loc, ValueRange args) {
+                                             return div(b, loc, args[0], args[1]);
+                                           })};
+}
+
+Lowered lowerBatchNorm(OpBuilder &b, sym::BatchNormOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
+  double eps = op.getEps();
+  bool fixGamma = op.getFixGamma();
+  Value out = mapAlongAxis(
+      b, loc, op.getData(), axis, {op.getGamma(), op.getBeta(), op.getMovingMean(), op.getMovingVar()},
+      [&](OpBuilder &b, Location loc, ValueRange args) {
+        Value x = args[0], gamma = args[1], beta = args[2], mean = args[3], var = args[4];
+        Value epsValue = scalarConstant(b, loc, x.getType(), eps);
+        Value invStd = b.create<math::RsqrtOp>(loc, add(b, loc, var, epsValue));
+        Value scale = fixGamma ? invStd : mul(b, loc, gamma, invStd);
+        return add(b, loc, mul(b, loc, sub(b, loc, x, mean), scale), beta);
+      });
+  return SmallVector<Value>{out, op.getMovingMean(), op.getMovingVar()};
+}
+
+Lowered lowerLRN(OpBuilder &b, sym::LRNOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  int64_t half = op.getNsize() / 2, rank = type.getRank();
+  Value squares = mapElementwise(b, loc, type, op.getData(), [](OpBuilder &b, Location loc, ValueRange a) {
+    return mul(b, loc, a[0], a[0]);
+  });
+  SmallVector<int64_t> low(rank, 0), high(rank, 0);
+  low[1] = high[1] = half;
+  Value padded = padConstant(b, loc, squares, low, high, 0.0);
+  // Loops: the output dims, then the channel window k; input channel c + k.
+  unsigned numLoops = rank + 1;
+  SmallVector<AffineExpr> inExprs, outExprs;
+  for (unsigned i = 0; i < rank; ++i) {
+    AffineExpr e = b.getAffineDimExpr(i);
+    inExprs.push_back(i == 1 ? e + b.getAffineDimExpr(rank) : e);
+    outExprs.push_back(e);
+  }
+  Value window = emptyTensor(b, loc, {2 * half + 1}, type.getElementType());
+  SmallVector<AffineMap> maps{AffineMap::get(numLoops, 0, inExprs, b.getContext()),
+                              AffineMap::get(numLoops, 0, b.getAffineDimExpr(rank)),
+                              AffineMap::get(numLoops, 0, outExprs, b.getContext())};
+  SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+  iterators.push_back(IteratorType::reduction);
+  Value sums = buildGeneric(b, loc, {padded, window}, zeros(b, loc, type.getShape(), type.getElementType()),
+                            maps, iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+                              return add(b, loc, args[2], args[0]);
+                            });
+  double salpha = op.getAlpha() / op.getNsize(), knorm = op.getKnorm(), beta = op.getBeta();
+  Value norm = mapElementwise(b, loc, type, sums, [&](OpBuilder &b, Location loc, ValueRange a) {
+    Type t = a[0].getType();
+    return add(b, loc, scalarConstant(b, loc, t, knorm), mul(b, loc, scalarConstant(b, loc, t, salpha), a[0]));
+  });
+  Value out = mapElementwise(b, loc, type, {op.getData(), norm}, [&](OpBuilder &b, Location loc, ValueRange a) {
+    Value p = b.create<math::PowFOp>(loc, a[1], scalarConstant(b, loc, a[1].getType(), -beta));
+    return mul(b, loc, a[0], p);
+  });
+  return SmallVector<Value>{out, norm};
+}
+
+Lowered lowerEmbedding(OpBuilder &b, sym::EmbeddingOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType outType = tensorType(op.getOutput());
+  unsigned rank = outType.getRank();
+  Value weight = op.getWeight();
+  int64_t rows = tensorType(weight).getDimSize(0);
+  SmallVector<AffineExpr> dataExprs;
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    dataExprs.push_back(b.getAffineDimExpr(i));
+  AffineMap dataMap = AffineMap::get(rank, 0, dataExprs, b.getContext());
+  // MXNet clips indices into [0, input_dim - 1].
+  return SmallVector<Value>{mapWithMaps(b, loc, outType, op.getData(), dataMap,
+                                        [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+    Value index = convertScalar(b, loc, args[0], b.getI64Type());
+    index = b.create<arith::MaxSIOp>(loc, index, scalarConstant(b, loc, b.getI64Type(), 0));
+    index = b.create<arith::MinSIOp>(loc, index, scalarConstant(b, loc, b.getI64Type(), rows - 1));
+    Value row = b.create<arith::IndexCastOp>(loc, b.getIndexType(), index);
+    Value col = b.create<linalg::IndexOp>(loc, rank - 1);
+    Value v = b.create<tensor::ExtractOp>(loc, weight, ValueRange{row, col});
+    return convertScalar(b, loc, v, outType.getElementType());
+  })};
+}
+
+Lowered lowerUpSampling(OpBuilder &b, sym::UpSamplingOp op) {
+  Location loc = op.getLoc();
+  if (op.getSampleType() != "nearest")
+    return op.emitError("the CPU backend supports sample_type 'nearest' only");
+  RankedTensorType outType = tensorType(op.getOutput());
+  SmallVector<Value> parts;
+  for (Value input : op.getInputs()) {
+    RankedTensorType type = tensorType(input);
+    int64_t scale = outType.getDimSize(2) / type.getDimSize(2);
+    SmallVector<AffineExpr> exprs{b.getAffineDimExpr(0), b.getAffineDimExpr(1)};
+    for (unsigned i = 2; i < outType.getRank(); ++i)
+      exprs.push_back(b.getAffineDimExpr(i).floorDiv(scale));
+    SmallVector<int64_t> shape(outType.getShape());
+    shape[1] = type.getDimSize(1);
+    parts.push_back(mapWithMaps(b, loc, RankedTensorType::get(shape, type.getElementType()), input,
+                                AffineMap::get(outType.getRank(), 0, exprs, b.getContext()),
+                                [](OpBuilder &, Location, ValueRange args) { return args[0]; }));
+  }
+  Value result = parts.front();
+  if (op.getMultiInputMode() == "sum") {
+    for (Value part : ArrayRef<Value>(parts).drop_front())
+      result = mapElementwise(b, loc, outType, {result, part}, addFn);
+    return SmallVector<Value>{result};
+  }
+  result = emptyLike(b, loc, outType);
+  int64_t offset = 0;
+  for (Value part : parts) {
+    RankedTensorType type = tensorType(part);
+    SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+    offsets[1] = offset;
+    result = b.create<tensor::InsertSliceOp>(loc, part, result,
+                                             getAsIndexOpFoldResult(b.getContext(), offsets),
+                                             getAsIndexOpFoldResult(b.getContext(), type.getShape()),
+                                             getAsIndexOpFoldResult(b.getContext(), strides));
+    offset += type.getDimSize(1);
+  }
+  return SmallVector<Value>{result};
+}
+
+} // namespace
+
+std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
+  return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
+      .Case([&](sym::FullyConnectedOp o) { return lowerFullyConnected(b, o); })
+      .Case([&](sym::DotOp o) { return lowerDot(b, o); })
+      .Case([&](sym::BatchDotOp o) { return lowerBatchDot(b, o); })
+      .Case([&](sym::ConvolutionOp o) { return lowerConvolution(b, o); })
+      .Case([&](sym::PoolingOp o) { return lowerPooling(b, o); })
+      .Case([&](sym::BatchNormOp o) { return lowerBatchNorm(b, o); })
+      .Case([&](sym::LRNOp o) { return lowerLRN(b, o); })
+      .Case([&](sym::EmbeddingOp o) { return lowerEmbedding(b, o); })
+      .Case([&](sym::UpSamplingOp o) { return lowerUpSampling(b, o); })
+      .Case([&](sym::DropoutOp o) -> Lowered {
+        return SmallVector<Value>{o.getData(), emptyLike(b, o.getLoc(), tensorType(o.getMask()))};
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+} // namespace symc::cpu

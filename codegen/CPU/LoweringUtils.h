@@ -1,0 +1,76 @@
+//===- LoweringUtils.h - building blocks for sym -> linalg ------*- C++ -*-===//
+//
+// Every sym op lowers to linalg/tensor/arith/math on tensors of static shape.
+// Elementwise work becomes linalg.generic with numpy-broadcast indexing maps
+// so that linalg's elementwise fusion can merge chains into one loop nest.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYMC_CODEGEN_CPU_LOWERINGUTILS_H
+#define SYMC_CODEGEN_CPU_LOWERINGUTILS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+
+namespace symc::cpu {
+
+using mlir::Location;
+using mlir::OpBuilder;
+using mlir::RankedTensorType;
+using mlir::Type;
+using mlir::Value;
+using mlir::ValueRange;
+
+/// The replacement values of one lowered op, or failure (already reported).
+using Lowered = mlir::FailureOr<llvm::SmallVector<Value>>;
+
+/// Computes one output element from the input elements of a linalg.generic.
+using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+RankedTensorType tensorType(Value value);
+Value emptyTensor(OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> shape, Type elementType);
+Value emptyLike(OpBuilder &b, Location loc, RankedTensorType type);
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value);
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type, double value);
+
+/// A linalg.generic over `resultType`'s dims; each input is read through its
+/// map. All loops are parallel.
+Value mapWithMaps(OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+                  llvm::ArrayRef<mlir::AffineMap> inputMaps, ScalarFn fn);
+/// Elementwise map with numpy broadcasting of the inputs to `resultType`.
+Value mapElementwise(OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+                     ScalarFn fn);
+/// Elementwise map over `data`, with 1-d `vectors` indexed by dim `axis`.
+Value mapAlongAxis(OpBuilder &b, Location loc, Value data, int64_t axis, ValueRange vectors,
+                   ScalarFn fn);
+
+/// Reduces `input` over the sorted `axes` with `combine`, starting at `init`.
+/// With `keepDims` the reduced axes stay as size 1.
+Value reduce(OpBuilder &b, Location loc, Value input, llvm::ArrayRef<int64_t> axes, bool keepDims,
+             double init, ScalarFn combine);
+
+/// Any static reshape: collapse to 1-d, then expand to `shape`.
+Value reshapeTo(OpBuilder &b, Location loc, Value input, llvm::ArrayRef<int64_t> shape);
+Value transposeTo(OpBuilder &b, Location loc, Value input, llvm::ArrayRef<int64_t> permutation);
+/// Pads with a constant; `low`/`high` have one entry per dim.
+Value padConstant(OpBuilder &b, Location loc, Value input, llvm::ArrayRef<int64_t> low,
+                  llvm::ArrayRef<int64_t> high, double value);
+
+/// Scalar arithmetic that picks the float or integer arith op.
+Value add(OpBuilder &b, Location loc, Value x, Value y);
+Value sub(OpBuilder &b, Location loc, Value x, Value y);
+Value mul(OpBuilder &b, Location loc, Value x, Value y);
+Value div(OpBuilder &b, Location loc, Value x, Value y);
+Value max(OpBuilder &b, Location loc, Value x, Value y);
+Value min(OpBuilder &b, Location loc, Value x, Value y);
+Value sigmoid(OpBuilder &b, Location loc, Value x);
+/// Numeric conversion between any two int/float element types.
+Value convertScalar(OpBuilder &b, Location loc, Value x, Type to);
+
+/// Softmax (or log-softmax) along `axis` of a ranked tensor.
+Value softmax(OpBuilder &b, Location loc, Value input, int64_t axis, bool log);
+
+} // namespace symc::cpu
+
+#endif

@@ -1,0 +1,22 @@
+//===- OpLowerings.h - sym ops -> linalg, by family -------------*- C++ -*-===//
+//
+// Each function lowers the ops of its family and returns std::nullopt for an
+// op it does not own; a returned failure has been reported at the op.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYMC_CODEGEN_CPU_OPLOWERINGS_H
+#define SYMC_CODEGEN_CPU_OPLOWERINGS_H
+
+#include "codegen/CPU/LoweringUtils.h"
+#include <optional>
+
+namespace symc::cpu {
+
+std::optional<Lowered> lowerElementwiseOp(mlir::Operation *op, OpBuilder &b);
+std::optional<Lowered> lowerLayerOp(mlir::Operation *op, OpBuilder &b);
+std::optional<Lowered> lowerShapeOp(mlir::Operation *op, OpBuilder &b);
+std::optional<Lowered> lowerReductionOp(mlir::Operation *op, OpBuilder &b);
+
+} // namespace symc::cpu
+
+#endif

@@ -1,0 +1,19 @@
+//===- Passes.h - CPU code generation passes --------------------*- C++ -*-===//
+#ifndef SYMC_CODEGEN_CPU_PASSES_H
+#define SYMC_CODEGEN_CPU_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Pass/Pass.h"
+
+namespace symc::cpu {
+#define GEN_PASS_DECL
+#include "codegen/CPU/Passes.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "codegen/CPU/Passes.h.inc"
+} // namespace symc::cpu
+
+#endif
