@@ -3,6 +3,7 @@
 
 #include "dialects/Sym/IR/DTypes.h"
 #include "dialects/Sym/IR/SymDialect.h"
+#include "dialects/Sym/IR/SymOps.h"
 
 using namespace mlir;
 
@@ -44,6 +45,26 @@ llvm::json::Array describeNodes(func::FuncOp main) {
   return nodes;
 }
 
+/// Nodes whose inference forward differs from their training forward.
+bool isTrainSensitive(Operation *op) {
+  if (auto bn = dyn_cast<sym::BatchNormOp>(op))
+    return !bn.getUseGlobalStats();
+  if (auto dropout = dyn_cast<sym::DropoutOp>(op))
+    return dropout.getMode() == "training" && dropout.getP() > 0;
+  if (auto leaky = dyn_cast<sym::LeakyReLUOp>(op))
+    return leaky.getActType() == "rrelu";
+  return false;
+}
+
+llvm::json::Array trainSensitiveNodes(func::FuncOp main) {
+  llvm::json::Array names;
+  main.walk([&](Operation *op) {
+    if (isTrainSensitive(op))
+      names.push_back(nodeName(op->getLoc()));
+  });
+  return names;
+}
+
 } // namespace
 
 llvm::json::Object describeInterface(func::FuncOp main) {
@@ -66,6 +87,7 @@ llvm::json::Object buildManifest(func::FuncOp main, StringRef prefix) {
   manifest["abi_version"] = kArtifactAbiVersion;
   manifest["prefix"] = prefix;
   manifest["nodes"] = describeNodes(main);
+  manifest["train_sensitive_nodes"] = trainSensitiveNodes(main);
   // Intermediate buffers are allocated by the generated code itself for now.
   manifest["workspace_bytes"] = 0;
   manifest["variants"] = llvm::json::Array{llvm::json::Object{

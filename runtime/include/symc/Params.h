@@ -25,6 +25,8 @@ bool isValidDType(int32_t code);
 size_t dtypeSize(DType dtype);
 /// numpy's name for the dtype ("float32").
 const char *dtypeName(DType dtype);
+/// The reverse of dtypeName; false for an unknown name.
+bool dtypeFromName(const std::string &name, DType &dtype);
 
 struct NDArrayRecord {
   /// As stored: "arg:fc1_weight", "aux:bn_moving_mean", or a bare name.

@@ -171,6 +171,15 @@ size_t dtypeSize(DType dtype) { return kDTypes[static_cast<int32_t>(dtype)].size
 
 const char *dtypeName(DType dtype) { return kDTypes[static_cast<int32_t>(dtype)].name; }
 
+bool dtypeFromName(const std::string &name, DType &dtype) {
+  for (size_t code = 0; code < std::size(kDTypes); ++code)
+    if (name == kDTypes[code].name) {
+      dtype = static_cast<DType>(code);
+      return true;
+    }
+  return false;
+}
+
 size_t NDArrayRecord::numElements() const {
   size_t n = 1;
   for (int64_t d : shape)

@@ -1,0 +1,75 @@
+//===- Artifact.h - a compiled symbol, loaded -------------------*- C++ -*-===//
+//
+// An artifact is what `symc compile` wrote: a shared library exporting
+// `<prefix>_manifest` and one entry point per compiled variant (ABI below).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYMC_RUNTIME_ARTIFACT_H
+#define SYMC_RUNTIME_ARTIFACT_H
+
+#include "symc/NDArray.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace symc {
+
+/// The entry-point ABI this runtime speaks (codegen/Artifact/Manifest.h).
+inline constexpr int kArtifactAbiVersion = 1;
+
+/// int32_t entry(void *const *buffers, const int64_t *dims, void *workspace):
+/// buffers are the arguments, aux states and outputs in manifest order.
+using EntryPoint = int32_t (*)(void *const *, const int64_t *, void *);
+
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape; // -1: a dynamic dim
+  DType dtype = DType::Float32;
+};
+
+struct NodeSpec {
+  std::string op, name;
+};
+
+struct Variant {
+  std::string name;
+  bool isTrain = false;
+  EntryPoint entry = nullptr;
+};
+
+struct Manifest {
+  int abiVersion = 0;
+  std::string prefix;
+  std::vector<TensorSpec> arguments, auxStates, outputs;
+  std::vector<NodeSpec> nodes;
+  /// Nodes whose forward depends on is_train (Dropout, BatchNorm, ...).
+  std::vector<std::string> trainSensitiveNodes;
+  size_t workspaceBytes = 0;
+  std::vector<Variant> variants;
+};
+
+class Artifact {
+public:
+  /// dlopen()s `path` (privately: several artifacts coexist) and reads its
+  /// manifest. Throws symc::Error.
+  static std::shared_ptr<const Artifact> load(const std::string &path,
+                                              const std::string &prefix = "symc");
+  /// For an artifact linked into the program (`symc compile --emit=obj`).
+  static std::shared_ptr<const Artifact> fromEntryPoints(const char *manifestJson,
+                                                         EntryPoint forward);
+  ~Artifact();
+
+  const Manifest &manifest() const { return manifest_; }
+  /// The variant for is_train, or null when none was compiled.
+  const Variant *variant(bool isTrain) const;
+
+private:
+  Artifact() = default;
+  void *handle_ = nullptr;
+  Manifest manifest_;
+};
+
+} // namespace symc
+
+#endif

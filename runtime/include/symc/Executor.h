@@ -1,0 +1,91 @@
+//===- Executor.h - MXNet's Executor over a compiled artifact ---*- C++ -*-===//
+//
+// Mirrors mxnet.executor.Executor and Symbol.bind/simple_bind (MXNet 1.9):
+// the same checks, in the same order, with the same messages
+// (shared/mxnet-semantics.md section 1). The artifact plays the symbol.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYMC_RUNTIME_EXECUTOR_H
+#define SYMC_RUNTIME_EXECUTOR_H
+
+#include "symc/Artifact.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace symc {
+
+enum class GradReq { Null = 0, Write = 1, Add = 3 };
+
+/// bind's array arguments: a list in manifest order or a dict by name.
+using ArrayList = std::vector<NDArray>;
+using ArrayDict = std::map<std::string, NDArray>;
+using Arrays = std::variant<ArrayList, ArrayDict>;
+/// grad_req: one string for all, a list in argument order, or a dict.
+using GradReqSpec = std::variant<std::string, std::vector<std::string>,
+                                 std::map<std::string, std::string>>;
+
+class Executor {
+public:
+  /// Symbol.bind: the arrays are used as they are, never copied.
+  static Executor bind(std::shared_ptr<const Artifact> artifact, Context ctx, const Arrays &args,
+                       const std::optional<Arrays> &argsGrad = std::nullopt,
+                       const GradReqSpec &gradReq = std::string("write"),
+                       const std::optional<Arrays> &auxStates = std::nullopt);
+  /// Symbol.simple_bind: zero-filled arrays of the given (or compiled) shapes.
+  static Executor simpleBind(std::shared_ptr<const Artifact> artifact, Context ctx,
+                             const std::map<std::string, std::vector<int64_t>> &shapes = {},
+                             const GradReqSpec &gradReq = std::string("write"),
+                             const std::map<std::string, DType> &typeDict = {});
+
+  /// Copies each keyword input into its bound argument, then runs forward.
+  const std::vector<NDArray> &forward(bool isTrain = false, const ArrayDict &kwargs = {});
+
+  /// One array per visible output; the same buffers after every forward.
+  const std::vector<NDArray> &outputs() const { return outputs_; }
+  const std::vector<NDArray> &argArrays() const { return args_; }
+  /// None arrays where no gradient is kept.
+  const std::vector<NDArray> &gradArrays() const { return grads_; }
+  const std::vector<NDArray> &auxArrays() const { return aux_; }
+  const std::vector<GradReq> &gradReqs() const { return gradReqs_; }
+
+  /// The C++ maps: a duplicated name keeps its first entry.
+  ArrayDict argMap() const;
+  ArrayDict gradMap() const;
+  ArrayDict auxMap() const;
+  ArrayDict outputMap() const;
+
+  /// executor.copy_params_from.
+  void copyParamsFrom(const ArrayDict &argParams, const std::optional<ArrayDict> &auxParams = std::nullopt,
+                      bool allowExtraParams = false);
+
+  /// Threads the generated code uses (0: the OpenMP default).
+  void setNumThreads(int threads) { numThreads_ = threads; }
+  int numThreads() const { return numThreads_; }
+
+  const Artifact &artifact() const { return *artifact_; }
+  const Manifest &manifest() const { return artifact_->manifest(); }
+  std::vector<std::string> listArguments() const;
+  std::vector<std::string> listAuxiliaryStates() const;
+  std::vector<std::string> listOutputs() const;
+
+private:
+  Executor(std::shared_ptr<const Artifact> artifact, Context ctx);
+  void checkArray(const TensorSpec &spec, const NDArray &array, const char *what) const;
+  void allocateOutputs();
+
+  std::shared_ptr<const Artifact> artifact_;
+  Context ctx_;
+  std::vector<NDArray> args_, grads_, aux_, outputs_;
+  std::vector<GradReq> gradReqs_;
+  std::vector<void *> frame_;
+  std::vector<uint8_t> workspace_;
+  int numThreads_ = 0;
+};
+
+} // namespace symc
+
+#endif

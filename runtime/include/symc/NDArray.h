@@ -1,0 +1,77 @@
+//===- NDArray.h - dense host arrays with shared storage --------*- C++ -*-===//
+#ifndef SYMC_RUNTIME_NDARRAY_H
+#define SYMC_RUNTIME_NDARRAY_H
+
+#include "symc/Params.h"
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace symc {
+
+/// The exception every runtime check throws. `kind` is the Python exception
+/// MXNet raises for the same check ("ValueError", "TypeError", "MXNetError").
+class Error : public std::runtime_error {
+public:
+  Error(std::string kind, const std::string &message)
+      : std::runtime_error(message), kind_(std::move(kind)) {}
+  const std::string &kind() const { return kind_; }
+
+private:
+  std::string kind_;
+};
+
+struct Context {
+  enum DeviceType : int { kCPU = 1, kGPU = 2 };
+  DeviceType devType = kCPU;
+  int devId = 0;
+
+  static Context cpu(int id = 0) { return {kCPU, id}; }
+  static Context gpu(int id = 0) { return {kGPU, id}; }
+  /// MXNet's rendering: cpu(0), gpu(1).
+  std::string str() const;
+  bool operator==(const Context &o) const { return devType == o.devType && devId == o.devId; }
+  bool operator!=(const Context &o) const { return !(*this == o); }
+};
+
+/// A dense array. Copies of an NDArray share its storage (as MXNet's handles
+/// do); Copy() makes an independent one.
+class NDArray {
+public:
+  /// A "none" array: no shape, no storage.
+  NDArray() = default;
+  /// A zero-filled array.
+  NDArray(std::vector<int64_t> shape, DType dtype = DType::Float32, Context ctx = Context::cpu());
+  static NDArray fromData(std::vector<int64_t> shape, DType dtype, const void *data);
+
+  bool isNone() const { return !storage_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  Context context() const { return ctx_; }
+  size_t size() const;
+  size_t nbytes() const { return size() * dtypeSize(dtype_); }
+  void *data() const;
+  template <typename T> T *data() const { return static_cast<T *>(data()); }
+
+  /// A view of the same storage with another shape of the same size.
+  NDArray reshape(std::vector<int64_t> shape) const;
+  /// Copies `src` (same shape) into this array, converting the dtype.
+  void copyFrom(const NDArray &src);
+  NDArray copy() const;
+  bool sharesStorageWith(const NDArray &other) const { return storage_ == other.storage_; }
+
+private:
+  std::vector<int64_t> shape_;
+  DType dtype_ = DType::Float32;
+  Context ctx_;
+  std::shared_ptr<uint8_t> storage_;
+};
+
+/// Python's tuple rendering, as MXNet error messages print shapes: (2, 3), (3,).
+std::string shapeToString(const std::vector<int64_t> &shape);
+
+} // namespace symc
+
+#endif

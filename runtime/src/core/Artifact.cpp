@@ -1,0 +1,92 @@
+//===- Artifact.cpp - a compiled symbol, loaded ---------------------------===//
+#include "symc/Artifact.h"
+
+#include "Json.h"
+
+#include <dlfcn.h>
+
+namespace symc {
+namespace {
+
+TensorSpec readTensor(const json::Value &v) {
+  TensorSpec spec;
+  spec.name = v.at("name").string;
+  for (const json::Value &d : v.at("shape").array)
+    spec.shape.push_back(static_cast<int64_t>(d.number));
+  if (!dtypeFromName(v.at("dtype").string, spec.dtype))
+    throw Error("MXNetError", "manifest: unknown dtype '" + v.at("dtype").string + "' of '" +
+                                  spec.name + "'");
+  return spec;
+}
+
+std::vector<TensorSpec> readTensors(const json::Value &list) {
+  std::vector<TensorSpec> specs;
+  for (const json::Value &v : list.array)
+    specs.push_back(readTensor(v));
+  return specs;
+}
+
+/// Parses the manifest; `resolve` maps an entry-point name to its address.
+template <typename Resolve> Manifest readManifest(const std::string &text, Resolve resolve) {
+  json::Value root = json::parse(text);
+  Manifest m;
+  m.abiVersion = static_cast<int>(root.at("abi_version").number);
+  if (m.abiVersion != kArtifactAbiVersion)
+    throw Error("MXNetError", "artifact ABI version " + std::to_string(m.abiVersion) +
+                                  " is not supported by this runtime (version " +
+                                  std::to_string(kArtifactAbiVersion) + "); recompile it");
+  m.prefix = root.at("prefix").string;
+  m.arguments = readTensors(root.at("arguments"));
+  m.auxStates = readTensors(root.at("aux_states"));
+  m.outputs = readTensors(root.at("outputs"));
+  for (const json::Value &n : root.at("nodes").array)
+    m.nodes.push_back({n.at("op").string, n.at("name").string});
+  for (const json::Value &n : root.at("train_sensitive_nodes").array)
+    m.trainSensitiveNodes.push_back(n.string);
+  m.workspaceBytes = static_cast<size_t>(root.at("workspace_bytes").number);
+  for (const json::Value &v : root.at("variants").array)
+    m.variants.push_back({v.at("name").string, v.at("is_train").boolean, resolve(v.at("entry").string)});
+  return m;
+}
+
+} // namespace
+
+std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const std::string &prefix) {
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    throw Error("MXNetError", "cannot load artifact " + path + ": " + dlerror());
+  std::shared_ptr<Artifact> artifact(new Artifact());
+  artifact->handle_ = handle;
+  auto manifestFn = reinterpret_cast<const char *(*)()>(dlsym(handle, (prefix + "_manifest").c_str()));
+  if (!manifestFn)
+    throw Error("MXNetError", path + " is not a symc artifact with prefix '" + prefix +
+                                  "' (no " + prefix + "_manifest)");
+  artifact->manifest_ = readManifest(manifestFn(), [&](const std::string &name) {
+    auto entry = reinterpret_cast<EntryPoint>(dlsym(handle, name.c_str()));
+    if (!entry)
+      throw Error("MXNetError", path + ": entry point " + name + " is missing");
+    return entry;
+  });
+  return artifact;
+}
+
+std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJson,
+                                                          EntryPoint forward) {
+  std::shared_ptr<Artifact> artifact(new Artifact());
+  artifact->manifest_ = readManifest(manifestJson, [&](const std::string &) { return forward; });
+  return artifact;
+}
+
+Artifact::~Artifact() {
+  if (handle_)
+    dlclose(handle_);
+}
+
+const Variant *Artifact::variant(bool isTrain) const {
+  for (const Variant &v : manifest_.variants)
+    if (v.isTrain == isTrain)
+      return &v;
+  return nullptr;
+}
+
+} // namespace symc

@@ -1,0 +1,289 @@
+//===- Executor.cpp - MXNet's Executor over a compiled artifact -----------===//
+#include "symc/Executor.h"
+
+#include <dlfcn.h>
+
+namespace symc {
+namespace {
+
+[[noreturn]] void raise(const char *kind, const std::string &message) { throw Error(kind, message); }
+
+std::vector<std::string> namesOf(const std::vector<TensorSpec> &specs) {
+  std::vector<std::string> names;
+  for (const TensorSpec &s : specs)
+    names.push_back(s.name);
+  return names;
+}
+
+/// bind's args / aux_states: every name is required.
+std::vector<NDArray> requiredArrays(const Arrays &given, const std::vector<TensorSpec> &specs,
+                                    const char *what, const char *lengthMessage) {
+  if (auto *list = std::get_if<ArrayList>(&given)) {
+    if (list->size() != specs.size())
+      raise("ValueError", lengthMessage);
+    for (const NDArray &a : *list)
+      if (a.isNone())
+        raise("TypeError", "Only accept list of NDArrays or dict of str to NDArray");
+    return *list;
+  }
+  const ArrayDict &dict = std::get<ArrayDict>(given);
+  std::vector<NDArray> arrays;
+  for (const TensorSpec &spec : specs) {
+    auto it = dict.find(spec.name);
+    if (it == dict.end())
+      raise("ValueError", "key `" + spec.name + "` is missing in `" + what + "`");
+    arrays.push_back(it->second);
+  }
+  return arrays;
+}
+
+/// bind's args_grad: any entry may be missing (a none array).
+std::vector<NDArray> optionalArrays(const std::optional<Arrays> &given,
+                                    const std::vector<TensorSpec> &specs) {
+  std::vector<NDArray> arrays(specs.size());
+  if (!given)
+    return arrays;
+  if (auto *list = std::get_if<ArrayList>(&*given)) {
+    if (list->size() != specs.size())
+      raise("ValueError", "Length of args_grad does not match the number of arguments");
+    return *list;
+  }
+  const ArrayDict &dict = std::get<ArrayDict>(*given);
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (auto it = dict.find(specs[i].name); it != dict.end())
+      arrays[i] = it->second;
+  return arrays;
+}
+
+bool parseReq(const std::string &text, GradReq &req) {
+  if (text == "null")
+    req = GradReq::Null;
+  else if (text == "write")
+    req = GradReq::Write;
+  else if (text == "add")
+    req = GradReq::Add;
+  else
+    return false;
+  return true;
+}
+
+/// Symbol.bind's grad_req handling (Python side).
+std::vector<GradReq> bindGradReqs(const GradReqSpec &spec, const std::vector<TensorSpec> &args) {
+  std::vector<GradReq> reqs(args.size(), GradReq::Null);
+  if (auto *one = std::get_if<std::string>(&spec)) {
+    GradReq req;
+    if (!parseReq(*one, req))
+      raise("ValueError", "grad_req must be in {'null': 0, 'write': 1, 'add': 3}");
+    std::fill(reqs.begin(), reqs.end(), req);
+  } else if (auto *list = std::get_if<std::vector<std::string>>(&spec)) {
+    for (size_t i = 0; i < list->size() && i < reqs.size(); ++i)
+      if (!parseReq((*list)[i], reqs[i]))
+        raise("KeyError", "'" + (*list)[i] + "'");
+  } else {
+    const auto &dict = std::get<std::map<std::string, std::string>>(spec);
+    for (size_t i = 0; i < args.size(); ++i)
+      if (auto it = dict.find(args[i].name); it != dict.end() && !parseReq(it->second, reqs[i]))
+        raise("KeyError", "'" + it->second + "'");
+  }
+  return reqs;
+}
+
+/// simple_bind's grad_req handling (C API side, MXExecutorSimpleBindEx).
+std::vector<GradReq> simpleBindGradReqs(const GradReqSpec &spec, const std::vector<TensorSpec> &args) {
+  if (auto *one = std::get_if<std::string>(&spec)) {
+    GradReq req;
+    if (!parseReq(*one, req))
+      raise("MXNetError", "grad_req=" + *one +
+                              " is not a valid input in simple_bind; only 'null', 'write', and "
+                              "'add' are supported");
+    return std::vector<GradReq>(args.size(), req);
+  }
+  if (auto *list = std::get_if<std::vector<std::string>>(&spec)) {
+    if (list->empty())
+      raise("RuntimeError", "grad_req in simple_bind cannot be an empty list");
+    if (list->size() != args.size())
+      raise("MXNetError",
+            "The length of grad_req list does not match the number of input arguments in "
+            "simple_bind, expected " + std::to_string(args.size()) + ", provided " +
+                std::to_string(list->size()));
+  } else if (std::get<std::map<std::string, std::string>>(spec).empty()) {
+    raise("RuntimeError", "grad_req in simple_bind cannot be an empty dict");
+  }
+  return bindGradReqs(spec, args);
+}
+
+/// The position of `name` in `specs`, or -1.
+int indexOf(const std::vector<TensorSpec> &specs, const std::string &name) {
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].name == name)
+      return static_cast<int>(i);
+  return -1;
+}
+
+std::string shapeOfSpec(const TensorSpec &spec) { return shapeToString(spec.shape); }
+
+} // namespace
+
+Executor::Executor(std::shared_ptr<const Artifact> artifact, Context ctx)
+    : artifact_(std::move(artifact)), ctx_(ctx) {
+  if (ctx.devType != Context::kCPU)
+    raise("MXNetError", "this artifact was compiled for the CPU; bind it with ctx=cpu(), not " +
+                            ctx.str());
+}
+
+void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const char *what) const {
+  if (array.context() != ctx_)
+    raise("MXNetError", std::string(what) + " array is in " + array.context().str() +
+                            " while binding with ctx=" + ctx_.str() + ". All " +
+                            (std::string(what) == "Input" ? "arguments" : "gradients") +
+                            " must be in global context (" + ctx_.str() +
+                            ") unless group2ctx is specified for cross-device graph.");
+  if (array.shape() != spec.shape)
+    raise("MXNetError", "Shape inconsistent for '" + spec.name + "': provided " +
+                            shapeToString(array.shape()) + ", compiled " + shapeOfSpec(spec) +
+                            " (recompile with --shape " + spec.name + "=... for other shapes)");
+  if (array.dtype() != spec.dtype)
+    raise("MXNetError", std::string("Type inconsistent for '") + spec.name + "': provided " +
+                            dtypeName(array.dtype()) + ", compiled " + dtypeName(spec.dtype));
+}
+
+void Executor::allocateOutputs() {
+  for (const TensorSpec &spec : manifest().outputs)
+    outputs_.emplace_back(spec.shape, spec.dtype, ctx_);
+  workspace_.resize(manifest().workspaceBytes);
+}
+
+Executor Executor::bind(std::shared_ptr<const Artifact> artifact, Context ctx, const Arrays &args,
+                        const std::optional<Arrays> &argsGrad, const GradReqSpec &gradReq,
+                        const std::optional<Arrays> &auxStates) {
+  Executor exec(std::move(artifact), ctx);
+  const Manifest &m = exec.manifest();
+  exec.args_ = requiredArrays(args, m.arguments, "args",
+                              "Length of args does not match the number of arguments");
+  exec.grads_ = optionalArrays(argsGrad, m.arguments);
+  exec.gradReqs_ = bindGradReqs(gradReq, m.arguments);
+  exec.aux_ = requiredArrays(auxStates ? *auxStates : Arrays(ArrayList{}), m.auxStates, "aux_states",
+                             "Length of aux_states does not match the number of arguments");
+  for (size_t i = 0; i < m.arguments.size(); ++i) {
+    exec.checkArray(m.arguments[i], exec.args_[i], "Input");
+    // A missing gradient array forces grad_req null, as MXExecutorBindEX does.
+    if (exec.grads_[i].isNone())
+      exec.gradReqs_[i] = GradReq::Null;
+    else
+      exec.checkArray(m.arguments[i], exec.grads_[i], "Gradient");
+  }
+  for (size_t i = 0; i < m.auxStates.size(); ++i)
+    exec.checkArray(m.auxStates[i], exec.aux_[i], "Input");
+  exec.allocateOutputs();
+  return exec;
+}
+
+Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context ctx,
+                              const std::map<std::string, std::vector<int64_t>> &shapes,
+                              const GradReqSpec &gradReq, const std::map<std::string, DType> &typeDict) {
+  Executor exec(std::move(artifact), ctx);
+  const Manifest &m = exec.manifest();
+  auto check = [&](const TensorSpec &spec) {
+    auto shape = shapes.find(spec.name);
+    auto type = typeDict.find(spec.name);
+    std::string problem;
+    if (shape != shapes.end() && shape->second != spec.shape)
+      problem = "shape " + shapeToString(shape->second) + " of '" + spec.name +
+                "' differs from the compiled shape " + shapeOfSpec(spec);
+    else if (type != typeDict.end() && type->second != spec.dtype)
+      problem = std::string("dtype ") + dtypeName(type->second) + " of '" + spec.name +
+                "' differs from the compiled dtype " + dtypeName(spec.dtype);
+    if (problem.empty())
+      return;
+    std::string message = "simple_bind error. Arguments:\n";
+    for (const auto &[name, s] : shapes)
+      message += name + ": " + shapeToString(s) + "\n";
+    raise("RuntimeError", message + problem);
+  };
+  exec.gradReqs_ = simpleBindGradReqs(gradReq, m.arguments);
+  for (size_t i = 0; i < m.arguments.size(); ++i) {
+    check(m.arguments[i]);
+    exec.args_.emplace_back(m.arguments[i].shape, m.arguments[i].dtype, ctx);
+    exec.grads_.push_back(exec.gradReqs_[i] == GradReq::Null
+                              ? NDArray()
+                              : NDArray(m.arguments[i].shape, m.arguments[i].dtype, ctx));
+  }
+  for (const TensorSpec &spec : m.auxStates) {
+    check(spec);
+    exec.aux_.emplace_back(spec.shape, spec.dtype, ctx);
+  }
+  exec.allocateOutputs();
+  return exec;
+}
+
+const std::vector<NDArray> &Executor::forward(bool isTrain, const ArrayDict &kwargs) {
+  const Manifest &m = manifest();
+  for (const auto &[name, array] : kwargs) {
+    int index = indexOf(m.arguments, name);
+    if (index < 0)
+      raise("TypeError", "Unknown argument " + name);
+    NDArray &target = args_[index];
+    if (array.shape() != target.shape())
+      raise("ValueError", "Shape not match! Argument " + name + ", need: " +
+                              shapeToString(target.shape()) + ", received: " +
+                              shapeToString(array.shape()));
+    target.copyFrom(array);
+  }
+  const Variant *variant = artifact_->variant(isTrain);
+  if (!variant && isTrain && m.trainSensitiveNodes.empty())
+    variant = artifact_->variant(false);
+  if (!variant)
+    raise("MXNetError", "forward(is_train=" + std::string(isTrain ? "True" : "False") +
+                            ") needs the " + (isTrain ? "training" : "inference") +
+                            " variant, which this artifact lacks (node '" +
+                            (m.trainSensitiveNodes.empty() ? "" : m.trainSensitiveNodes.front()) +
+                            "' behaves differently in training)");
+  if (numThreads_ > 0) {
+    // The OpenMP runtime comes with the artifact; no link-time dependency here.
+    using SetThreads = void (*)(int);
+    if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads")))
+      set(numThreads_);
+  }
+  frame_.clear();
+  for (auto *group : {&args_, &aux_, &outputs_})
+    for (const NDArray &a : *group)
+      frame_.push_back(a.data());
+  if (variant->entry(frame_.data(), nullptr, workspace_.data()) != 0)
+    raise("MXNetError", "the compiled forward of '" + m.prefix + "' failed");
+  return outputs_;
+}
+
+static ArrayDict zipFirst(const std::vector<TensorSpec> &specs, const std::vector<NDArray> &arrays) {
+  ArrayDict dict;
+  for (size_t i = 0; i < specs.size(); ++i)
+    dict.emplace(specs[i].name, arrays[i]);
+  return dict;
+}
+
+ArrayDict Executor::argMap() const { return zipFirst(manifest().arguments, args_); }
+ArrayDict Executor::gradMap() const { return zipFirst(manifest().arguments, grads_); }
+ArrayDict Executor::auxMap() const { return zipFirst(manifest().auxStates, aux_); }
+ArrayDict Executor::outputMap() const { return zipFirst(manifest().outputs, outputs_); }
+
+std::vector<std::string> Executor::listArguments() const { return namesOf(manifest().arguments); }
+std::vector<std::string> Executor::listAuxiliaryStates() const { return namesOf(manifest().auxStates); }
+std::vector<std::string> Executor::listOutputs() const { return namesOf(manifest().outputs); }
+
+void Executor::copyParamsFrom(const ArrayDict &argParams, const std::optional<ArrayDict> &auxParams,
+                              bool allowExtraParams) {
+  auto copyInto = [&](const ArrayDict &params, const std::vector<TensorSpec> &specs,
+                      std::vector<NDArray> &arrays, bool isAux) {
+    for (const auto &[name, array] : params) {
+      if (int index = indexOf(specs, name); index >= 0)
+        arrays[index].copyFrom(array);
+      else if (!allowExtraParams)
+        raise("ValueError", isAux ? "Find name " + name + " that is not in the auxiliary states"
+                                  : "Find name \"" + name + "\" that is not in the arguments");
+    }
+  };
+  copyInto(argParams, manifest().arguments, args_, false);
+  if (auxParams)
+    copyInto(*auxParams, manifest().auxStates, aux_, true);
+}
+
+} // namespace symc

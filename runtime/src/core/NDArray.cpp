@@ -1,0 +1,118 @@
+//===- NDArray.cpp - dense host arrays with shared storage ----------------===//
+#include "symc/NDArray.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace symc {
+
+std::string Context::str() const {
+  return std::string(devType == kGPU ? "gpu(" : "cpu(") + std::to_string(devId) + ")";
+}
+
+std::string shapeToString(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+static size_t product(const std::vector<int64_t> &shape) {
+  size_t n = 1;
+  for (int64_t d : shape)
+    n *= static_cast<size_t>(d);
+  return n;
+}
+
+// 64-byte alignment lets generated vector code use aligned loads.
+static std::shared_ptr<uint8_t> allocateZeroed(size_t bytes) {
+  size_t rounded = (bytes + 63) / 64 * 64;
+  void *p = std::aligned_alloc(64, rounded ? rounded : 64);
+  if (!p)
+    throw Error("MXNetError", "out of memory allocating " + std::to_string(bytes) + " bytes");
+  std::memset(p, 0, rounded);
+  return std::shared_ptr<uint8_t>(static_cast<uint8_t *>(p), [](uint8_t *q) { std::free(q); });
+}
+
+NDArray::NDArray(std::vector<int64_t> shape, DType dtype, Context ctx)
+    : shape_(std::move(shape)), dtype_(dtype), ctx_(ctx) {
+  if (ctx.devType != Context::kCPU)
+    throw Error("MXNetError", "symc runtime: " + ctx.str() + " arrays need the CUDA runtime");
+  storage_ = allocateZeroed(nbytes());
+}
+
+NDArray NDArray::fromData(std::vector<int64_t> shape, DType dtype, const void *data) {
+  NDArray a(std::move(shape), dtype);
+  std::memcpy(a.data(), data, a.nbytes());
+  return a;
+}
+
+size_t NDArray::size() const { return product(shape_); }
+
+void *NDArray::data() const { return storage_.get(); }
+
+NDArray NDArray::reshape(std::vector<int64_t> shape) const {
+  if (product(shape) != size())
+    throw Error("MXNetError", "cannot reshape array of shape " + shapeToString(shape_) +
+                                  " into shape " + shapeToString(shape));
+  NDArray view = *this;
+  view.shape_ = std::move(shape);
+  return view;
+}
+
+namespace {
+
+template <typename T> double load(const void *p, size_t i) {
+  return static_cast<double>(static_cast<const T *>(p)[i]);
+}
+template <typename T> void store(void *p, size_t i, double v) { static_cast<T *>(p)[i] = static_cast<T>(v); }
+
+double loadElement(DType t, const void *p, size_t i) {
+  switch (t) {
+  case DType::Float32: return load<float>(p, i);
+  case DType::Float64: return load<double>(p, i);
+  case DType::UInt8: return load<uint8_t>(p, i);
+  case DType::Int8: return load<int8_t>(p, i);
+  case DType::Int32: return load<int32_t>(p, i);
+  case DType::Int64: return load<int64_t>(p, i);
+  case DType::Bool: return load<bool>(p, i);
+  default: throw Error("MXNetError", std::string("symc runtime: no conversion from ") + dtypeName(t));
+  }
+}
+
+void storeElement(DType t, void *p, size_t i, double v) {
+  switch (t) {
+  case DType::Float32: return store<float>(p, i, v);
+  case DType::Float64: return store<double>(p, i, v);
+  case DType::UInt8: return store<uint8_t>(p, i, v);
+  case DType::Int8: return store<int8_t>(p, i, v);
+  case DType::Int32: return store<int32_t>(p, i, v);
+  case DType::Int64: return store<int64_t>(p, i, v);
+  case DType::Bool: return store<bool>(p, i, v != 0);
+  default: throw Error("MXNetError", std::string("symc runtime: no conversion to ") + dtypeName(t));
+  }
+}
+
+} // namespace
+
+void NDArray::copyFrom(const NDArray &src) {
+  if (src.shape_ != shape_)
+    throw Error("MXNetError", "operands shape mismatch from.shape = " + shapeToString(src.shape_) +
+                                  " to.shape = " + shapeToString(shape_));
+  if (src.data() == data())
+    return;
+  if (src.dtype_ == dtype_) {
+    std::memcpy(data(), src.data(), nbytes());
+    return;
+  }
+  for (size_t i = 0, n = size(); i < n; ++i)
+    storeElement(dtype_, data(), i, loadElement(src.dtype_, src.data(), i));
+}
+
+NDArray NDArray::copy() const {
+  NDArray out(shape_, dtype_, ctx_);
+  out.copyFrom(*this);
+  return out;
+}
+
+} // namespace symc

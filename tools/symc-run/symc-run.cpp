@@ -1,0 +1,188 @@
+//===- symc-run.cpp - run a compiled artifact -----------------------------===//
+//
+//   symc-run model.so --params model-0000.params --input data=img.npy \
+//            --output out.npy [--bench N] [--threads N]
+//            [--compare ref.npy --rtol 1e-5 --atol 1e-5]
+//
+// Links only libsymrt: what a deployment needs.
+//
+//===----------------------------------------------------------------------===//
+#include "symc/Executor.h"
+#include "symc/Npy.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+using namespace symc;
+
+namespace {
+
+struct Options {
+  std::string artifact, prefix = "symc", params;
+  std::vector<std::pair<std::string, std::string>> inputs; // name (or "") -> file
+  std::vector<std::string> outputs, compares;
+  int bench = 0, threads = 0;
+  bool isTrain = false;
+  double rtol = 1e-5, atol = 1e-5;
+};
+
+const char *kUsage =
+    "usage: symc-run MODEL.so [--params FILE.params] [--input NAME=FILE.npy | --input FILE.params]...\n"
+    "                [--output OUT.npy]... [--bench N] [--threads N] [--train] [--name PREFIX]\n"
+    "                [--compare REF.npy]... [--rtol R] [--atol A]\n";
+
+Options parseOptions(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        throw Error("UsageError", arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--params") o.params = value();
+    else if (arg == "--input") {
+      std::string v = value();
+      size_t eq = v.find('=');
+      o.inputs.emplace_back(eq == std::string::npos ? "" : v.substr(0, eq),
+                            eq == std::string::npos ? v : v.substr(eq + 1));
+    } else if (arg == "--output") o.outputs.push_back(value());
+    else if (arg == "--compare") o.compares.push_back(value());
+    else if (arg == "--bench") o.bench = std::stoi(value());
+    else if (arg == "--threads") o.threads = std::stoi(value());
+    else if (arg == "--rtol") o.rtol = std::stod(value());
+    else if (arg == "--atol") o.atol = std::stod(value());
+    else if (arg == "--name") o.prefix = value();
+    else if (arg == "--train") o.isTrain = true;
+    else if (arg == "-h" || arg == "--help") { std::cout << kUsage; std::exit(0); }
+    else if (!arg.empty() && arg[0] == '-') throw Error("UsageError", "unknown option " + arg);
+    else if (o.artifact.empty()) o.artifact = arg;
+    else throw Error("UsageError", "unexpected argument " + arg);
+  }
+  if (o.artifact.empty())
+    throw Error("UsageError", "no artifact given");
+  return o;
+}
+
+NDArray toNDArray(const NDArrayRecord &record) {
+  if (record.isNone)
+    return NDArray();
+  return NDArray::fromData(record.shape, record.dtype, record.data.data());
+}
+
+ParamsFile readParams(const std::string &path) {
+  ParamsFile file;
+  std::string error;
+  if (!loadParams(path, file, error))
+    throw Error("MXNetError", path + ": " + error);
+  return file;
+}
+
+/// arg:/aux: prefixed arrays of a .params file, as copy_params_from wants them.
+void loadParamsInto(Executor &exec, const std::string &path) {
+  ArrayDict args, aux;
+  for (const NDArrayRecord &record : readParams(path).arrays) {
+    std::string name = record.name;
+    bool isAux = name.rfind("aux:", 0) == 0;
+    if (isAux || name.rfind("arg:", 0) == 0)
+      name = name.substr(4);
+    (isAux ? aux : args)[name] = toNDArray(record);
+  }
+  exec.copyParamsFrom(args, aux);
+}
+
+ArrayDict readInputs(const Options &o) {
+  ArrayDict inputs;
+  for (const auto &[name, file] : o.inputs) {
+    if (file.size() > 7 && file.compare(file.size() - 7, 7, ".params") == 0) {
+      for (const NDArrayRecord &record : readParams(file).arrays) {
+        std::string key = record.name.rfind("arg:", 0) == 0 ? record.name.substr(4) : record.name;
+        if (name.empty() || name == key)
+          inputs[key] = toNDArray(record);
+      }
+    } else {
+      if (name.empty())
+        throw Error("UsageError", "--input " + file + " needs a name: NAME=" + file);
+      inputs[name] = loadNpy(file);
+    }
+  }
+  return inputs;
+}
+
+void bench(Executor &exec, const Options &o, const ArrayDict &inputs) {
+  std::vector<double> ms;
+  for (int i = 0; i < o.bench; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    exec.forward(o.isTrain);
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  double median = ms[ms.size() / 2];
+  double p10 = ms[ms.size() / 10], p90 = ms[ms.size() * 9 / 10];
+  std::printf("forward: median %.3f ms, p10 %.3f ms, p90 %.3f ms, min %.3f ms (%d runs)\n", median,
+              p10, p90, ms.front(), o.bench);
+}
+
+/// Reports the worst element; false when it is outside rtol/atol.
+bool compare(const NDArray &got, const std::string &refPath, const Options &o) {
+  NDArray ref = loadNpy(refPath);
+  if (ref.shape() != got.shape()) {
+    std::printf("compare %s: shape %s differs from %s\n", refPath.c_str(),
+                shapeToString(got.shape()).c_str(), shapeToString(ref.shape()).c_str());
+    return false;
+  }
+  NDArray a(got.shape(), DType::Float64), b(ref.shape(), DType::Float64);
+  a.copyFrom(got);
+  b.copyFrom(ref);
+  size_t worst = 0;
+  double worstExcess = -INFINITY;
+  for (size_t i = 0; i < a.size(); ++i) {
+    double x = a.data<double>()[i], y = b.data<double>()[i];
+    double excess = std::fabs(x - y) - (o.atol + o.rtol * std::fabs(y));
+    if (std::isnan(x) != std::isnan(y))
+      excess = INFINITY;
+    if (excess > worstExcess)
+      worstExcess = excess, worst = i;
+  }
+  bool ok = a.size() == 0 || worstExcess <= 0;
+  if (a.size())
+    std::printf("compare %s: %s, worst element %zu: got %.9g, expected %.9g (rtol %g, atol %g)\n",
+                refPath.c_str(), ok ? "ok" : "MISMATCH", worst, a.data<double>()[worst],
+                b.data<double>()[worst], o.rtol, o.atol);
+  return ok;
+}
+
+int run(const Options &o) {
+  Executor exec = Executor::simpleBind(Artifact::load(o.artifact, o.prefix), Context::cpu(), {}, "null");
+  exec.setNumThreads(o.threads);
+  if (!o.params.empty())
+    loadParamsInto(exec, o.params);
+  ArrayDict inputs = readInputs(o);
+  exec.forward(o.isTrain, inputs);
+  if (o.bench > 0)
+    bench(exec, o, inputs);
+  const auto &outputs = exec.outputs();
+  for (size_t i = 0; i < o.outputs.size() && i < outputs.size(); ++i)
+    saveNpy(o.outputs[i], outputs[i]);
+  bool ok = true;
+  for (size_t i = 0; i < o.compares.size() && i < outputs.size(); ++i)
+    ok = compare(outputs[i], o.compares[i], o) && ok;
+  return ok ? 0 : 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    return run(parseOptions(argc, argv));
+  } catch (const Error &e) {
+    std::fprintf(stderr, "symc-run: %s: %s\n", e.kind().c_str(), e.what());
+    if (e.kind() == "UsageError")
+      std::fputs(kUsage, stderr);
+    return 1;
+  }
+}
