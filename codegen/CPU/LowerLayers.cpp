@@ -49,6 +49,12 @@ Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA, bool
     shape.push_back(l.getDimSize(0));
   shape.append({m, n});
   Value init = zeros(b, loc, shape, l.getElementType());
+  if (transA && transB) {
+    // No named op takes both transposed: materialize A's transpose.
+    SmallVector<int64_t> permutation = batched ? SmallVector<int64_t>{0, 2, 1} : SmallVector<int64_t>{1, 0};
+    lhs = transposeTo(b, loc, lhs, permutation);
+    transA = false;
+  }
   SmallVector<Value, 2> ins{lhs, rhs};
   if (batched) {
     if (transA)
@@ -282,7 +288,13 @@ Lowered lowerBatchNorm(OpBuilder &b, sym::BatchNormOp op) {
         Value scale = fixGamma ? invStd : mul(b, loc, gamma, invStd);
         return add(b, loc, mul(b, loc, sub(b, loc, x, mean), scale), beta);
       });
-  return SmallVector<Value>{out, op.getMovingMean(), op.getMovingVar()};
+  // Like MXNet's inference kernel, the var output holds 1/sqrt(var + eps).
+  Value invStd = mapElementwise(b, loc, tensorType(op.getMovingVar()), op.getMovingVar(),
+                                [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                                  Value epsValue = scalarConstant(b, loc, args[0].getType(), eps);
+                                  return b.create<math::RsqrtOp>(loc, add(b, loc, args[0], epsValue));
+                                });
+  return SmallVector<Value>{out, op.getMovingMean(), invStd};
 }
 
 Lowered lowerLRN(OpBuilder &b, sym::LRNOp op) {
@@ -401,6 +413,9 @@ std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::EmbeddingOp o) { return lowerEmbedding(b, o); })
       .Case([&](sym::UpSamplingOp o) { return lowerUpSampling(b, o); })
       .Case([&](sym::DropoutOp o) -> Lowered {
+        if (o.getMode() == "always" && o.getP() > 0)
+          return o.emitError("the CPU backend does not support Dropout with mode 'always' yet "
+                             "(it needs random numbers at inference)");
         return SmallVector<Value>{o.getData(), emptyLike(b, o.getLoc(), tensorType(o.getMask()))};
       })
       .Default([](Operation *) { return std::nullopt; });

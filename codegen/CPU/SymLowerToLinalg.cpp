@@ -14,18 +14,25 @@ using namespace mlir;
 namespace symc::cpu {
 namespace {
 
-bool hasStaticShapes(Operation *op) {
-  auto isStatic = [](Type t) {
+/// Static shapes and signless (or float) elements, or the reason why not.
+LogicalResult checkTypes(Operation *op) {
+  SmallVector<Type> types(op->getOperandTypes());
+  llvm::append_range(types, op->getResultTypes());
+  for (Type t : types) {
     auto ranked = dyn_cast<RankedTensorType>(t);
-    return ranked && ranked.hasStaticShape();
-  };
-  return llvm::all_of(op->getOperandTypes(), isStatic) && llvm::all_of(op->getResultTypes(), isStatic);
+    if (!ranked || !ranked.hasStaticShape())
+      return op->emitError("the CPU backend needs static shapes; '")
+             << op->getName().stripDialect() << "' has a dynamic or unranked operand or result";
+    if (ranked.getElementType().isUnsignedInteger())
+      return op->emitError("the CPU backend does not support unsigned element type ")
+             << ranked.getElementType() << " yet";
+  }
+  return success();
 }
 
 Lowered lowerOp(Operation *op, OpBuilder &b) {
-  if (!hasStaticShapes(op))
-    return op->emitError("the CPU backend needs static shapes; '")
-           << op->getName().stripDialect() << "' has a dynamic or unranked operand or result";
+  if (failed(checkTypes(op)))
+    return failure();
   for (auto lower : {lowerElementwiseOp, lowerLayerOp, lowerShapeOp, lowerReductionOp})
     if (std::optional<Lowered> lowered = lower(op, b))
       return *lowered;

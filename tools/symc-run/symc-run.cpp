@@ -33,7 +33,8 @@ struct Options {
 const char *kUsage =
     "usage: symc-run MODEL.so [--params FILE.params] [--input NAME=FILE.npy | --input FILE.params]...\n"
     "                [--output OUT.npy]... [--bench N] [--threads N] [--train] [--name PREFIX]\n"
-    "                [--compare REF.npy]... [--rtol R] [--atol A]\n";
+    "                [--compare REF.npy]... [--rtol R] [--atol A]\n"
+    "--output and --compare name the outputs in order; '-' skips one.\n";
 
 Options parseOptions(int argc, char **argv) {
   Options o;
@@ -166,11 +167,14 @@ int run(const Options &o) {
   if (o.bench > 0)
     bench(exec, o, inputs);
   const auto &outputs = exec.outputs();
+  // --output and --compare are positional; '-' skips an output.
   for (size_t i = 0; i < o.outputs.size() && i < outputs.size(); ++i)
-    saveNpy(o.outputs[i], outputs[i]);
+    if (o.outputs[i] != "-")
+      saveNpy(o.outputs[i], outputs[i]);
   bool ok = true;
   for (size_t i = 0; i < o.compares.size() && i < outputs.size(); ++i)
-    ok = compare(outputs[i], o.compares[i], o) && ok;
+    if (o.compares[i] != "-")
+      ok = compare(outputs[i], o.compares[i], o) && ok;
   return ok ? 0 : 2;
 }
 

@@ -62,6 +62,65 @@ NDArray NDArray::reshape(std::vector<int64_t> shape) const {
 
 namespace {
 
+// IEEE half and bfloat16 <-> float, round to nearest even.
+float halfToFloat(uint16_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1F, mant = h & 0x3FF, bits;
+  if (exp == 0x1F)
+    bits = sign | 0x7F800000u | (mant << 13);
+  else if (exp != 0)
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  else if (mant == 0)
+    bits = sign;
+  else { // subnormal: renormalize
+    exp = 113;
+    while (!(mant & 0x400)) mant <<= 1, --exp;
+    bits = sign | (exp << 23) | ((mant & 0x3FF) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u, exp = (x >> 23) & 0xFF, mant = x & 0x7FFFFF;
+  if (exp == 0xFF)
+    return sign | 0x7C00u | (mant ? 0x200u : 0);
+  int e = static_cast<int>(exp) - 112;
+  if (e >= 0x1F)
+    return sign | 0x7C00u;
+  if (e <= 0) {
+    if (e < -10)
+      return sign;
+    mant |= 0x800000u;
+    uint32_t shift = 14 - e, half = mant >> shift, rest = mant & ((1u << shift) - 1);
+    uint32_t mid = 1u << (shift - 1);
+    if (rest > mid || (rest == mid && (half & 1)))
+      ++half;
+    return sign | half;
+  }
+  uint32_t half = (e << 10) | (mant >> 13), rest = mant & 0x1FFF;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half;
+  return sign | half;
+}
+
+float bfloat16ToFloat(uint16_t h) {
+  uint32_t bits = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t floatToBfloat16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7FFFFFFF) > 0x7F800000)
+    return (x >> 16) | 0x40;
+  return (x + 0x7FFF + ((x >> 16) & 1)) >> 16;
+}
+
 template <typename T> double load(const void *p, size_t i) {
   return static_cast<double>(static_cast<const T *>(p)[i]);
 }
@@ -76,6 +135,8 @@ double loadElement(DType t, const void *p, size_t i) {
   case DType::Int32: return load<int32_t>(p, i);
   case DType::Int64: return load<int64_t>(p, i);
   case DType::Bool: return load<bool>(p, i);
+  case DType::Float16: return halfToFloat(static_cast<const uint16_t *>(p)[i]);
+  case DType::BFloat16: return bfloat16ToFloat(static_cast<const uint16_t *>(p)[i]);
   default: throw Error("MXNetError", std::string("symc runtime: no conversion from ") + dtypeName(t));
   }
 }
@@ -89,6 +150,8 @@ void storeElement(DType t, void *p, size_t i, double v) {
   case DType::Int32: return store<int32_t>(p, i, v);
   case DType::Int64: return store<int64_t>(p, i, v);
   case DType::Bool: return store<bool>(p, i, v != 0);
+  case DType::Float16: static_cast<uint16_t *>(p)[i] = floatToHalf(static_cast<float>(v)); return;
+  case DType::BFloat16: static_cast<uint16_t *>(p)[i] = floatToBfloat16(static_cast<float>(v)); return;
   default: throw Error("MXNetError", std::string("symc runtime: no conversion to ") + dtypeName(t));
   }
 }

@@ -1,0 +1,191 @@
+//===- ExecutorTest.cpp - compiled symbols through MXNet's Executor API ---===//
+//
+// Artifacts are compiled from the MXNet-saved fixtures beside this file at
+// build time (CMakeLists.txt); the numbers are the executor docstring
+// examples of shared/mxnet-semantics.md section 1.5.
+//
+//===----------------------------------------------------------------------===//
+#include "symc/Executor.h"
+#include "symc/c_api.h"
+
+#include <gtest/gtest.h>
+
+using namespace symc;
+
+namespace {
+
+std::shared_ptr<const Artifact> load(const std::string &name) {
+  return Artifact::load(std::string(SYMC_E2E_DIR) + "/" + name + ".so");
+}
+
+NDArray vector(std::vector<float> values) {
+  return NDArray::fromData({static_cast<int64_t>(values.size())}, DType::Float32, values.data());
+}
+
+std::vector<float> values(const NDArray &a) {
+  return std::vector<float>(a.data<float>(), a.data<float>() + a.size());
+}
+
+/// Runs `body` and returns the message of the symc::Error of kind `kind`.
+template <typename F> std::string errorOf(F &&body, const std::string &kind) {
+  try {
+    body();
+  } catch (const Error &e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "no error thrown";
+  return "";
+}
+
+TEST(Executor, TwoAPlusB) {
+  Executor exec = Executor::bind(load("axpb"), Context::cpu(), ArrayDict{{"a", vector({1, 2})}, {"b", vector({2, 3})}});
+  EXPECT_EQ(values(exec.forward()[0]), (std::vector<float>{4, 7}));
+  EXPECT_EQ(exec.listOutputs(), (std::vector<std::string>{"_plus0_output"}));
+}
+
+TEST(Executor, BindDoesNotCopy) {
+  NDArray a = vector({1, 2}), b = vector({2, 3});
+  Executor exec = Executor::bind(load("axpb"), Context::cpu(), ArrayList{a, b});
+  a.data<float>()[0] = 10;
+  EXPECT_EQ(values(exec.forward()[0]), (std::vector<float>{22, 7}));
+  EXPECT_TRUE(exec.argArrays()[0].sharesStorageWith(a));
+}
+
+TEST(Executor, OutputsAreFixedBuffers) {
+  Executor exec = Executor::simpleBind(load("axpb"), Context::cpu());
+  const NDArray first = exec.forward(false, {{"a", vector({1, 1})}})[0];
+  NDArray second = exec.forward(false, {{"a", vector({2, 2})}})[0];
+  EXPECT_TRUE(first.sharesStorageWith(second));
+  EXPECT_EQ(values(first), (std::vector<float>{4, 4}));
+}
+
+TEST(Executor, FullyConnectedReluSoftmax) {
+  Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {{"data", {1, 4}}});
+  std::vector<float> ones(24, 1.0f);
+  exec.copyParamsFrom({{"fc_weight", NDArray::fromData({6, 4}, DType::Float32, ones.data())},
+                       {"fc_bias", vector({1, 4, 4, 4, 5, 6})}});
+  std::vector<float> data(4, 1.0f);
+  exec.forward(true, {{"data", NDArray::fromData({1, 4}, DType::Float32, data.data())},
+                      {"softmax_label", vector({1})}});
+  std::vector<float> expected{0.00378404f, 0.07600445f, 0.07600445f,
+                              0.07600445f, 0.20660152f, 0.5616011f};
+  std::vector<float> got = values(exec.outputs()[0]);
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(got[i], expected[i], 1e-6) << i;
+}
+
+TEST(Executor, BindErrors) {
+  auto artifact = load("fc-softmax");
+  EXPECT_EQ(errorOf([&] { Executor::bind(artifact, Context::cpu(), ArrayList{vector({1})}); },
+                    "ValueError"),
+            "Length of args does not match the number of arguments");
+  EXPECT_EQ(errorOf([&] { Executor::bind(artifact, Context::cpu(), ArrayDict{{"data", NDArray({1, 4})}}); },
+                    "ValueError"),
+            "key `fc_weight` is missing in `args`");
+  ArrayDict args{{"data", NDArray({1, 4})}, {"fc_weight", NDArray({6, 4})}, {"fc_bias", NDArray({6})},
+                 {"softmax_label", NDArray({1})}};
+  EXPECT_EQ(errorOf([&] { Executor::bind(artifact, Context::cpu(), args, std::nullopt, std::string("sum")); },
+                    "ValueError"),
+            "grad_req must be in {'null': 0, 'write': 1, 'add': 3}");
+  ArrayDict wrongShape = args;
+  wrongShape["fc_weight"] = NDArray({4, 6});
+  EXPECT_NE(errorOf([&] { Executor::bind(artifact, Context::cpu(), wrongShape); }, "MXNetError")
+                .find("Shape inconsistent for 'fc_weight'"),
+            std::string::npos);
+  auto conv = load("conv-bn-dropout");
+  EXPECT_EQ(errorOf([&] {
+              Executor::bind(conv, Context::cpu(),
+                             ArrayDict{{"data", NDArray({1, 2, 5, 5})}, {"conv_weight", NDArray({4, 2, 3, 3})},
+                                       {"conv_bias", NDArray({4})}, {"bn_gamma", NDArray({4})},
+                                       {"bn_beta", NDArray({4})}});
+            }, "ValueError"),
+            "Length of aux_states does not match the number of arguments");
+}
+
+TEST(Executor, MissingGradientArrayMeansNull) {
+  Executor exec = Executor::bind(load("axpb"), Context::cpu(), ArrayList{vector({1, 2}), vector({2, 3})},
+                                 Arrays(ArrayDict{{"a", vector({0, 0})}}));
+  EXPECT_EQ(exec.gradReqs()[0], GradReq::Write);
+  EXPECT_EQ(exec.gradReqs()[1], GradReq::Null);
+}
+
+TEST(Executor, SimpleBindErrors) {
+  auto artifact = load("axpb");
+  EXPECT_EQ(errorOf([&] { Executor::simpleBind(artifact, Context::cpu(), {}, std::string("sum")); },
+                    "MXNetError"),
+            "grad_req=sum is not a valid input in simple_bind; only 'null', 'write', and 'add' are supported");
+  EXPECT_EQ(errorOf([&] { Executor::simpleBind(artifact, Context::cpu(), {}, std::vector<std::string>{"write"}); },
+                    "MXNetError"),
+            "The length of grad_req list does not match the number of input arguments in simple_bind, "
+            "expected 2, provided 1");
+  EXPECT_EQ(errorOf([&] { Executor::simpleBind(artifact, Context::cpu(), {}, std::vector<std::string>{}); },
+                    "RuntimeError"),
+            "grad_req in simple_bind cannot be an empty list");
+  EXPECT_EQ(errorOf([&] { Executor::simpleBind(artifact, Context::cpu(), {{"a", {3}}}); }, "RuntimeError"),
+            "simple_bind error. Arguments:\na: (3,)\nshape (3,) of 'a' differs from the compiled shape (2,)");
+  EXPECT_EQ(errorOf([&] { Executor::simpleBind(artifact, Context::gpu(0)); }, "MXNetError"),
+            "this artifact was compiled for the CPU; bind it with ctx=cpu(), not gpu(0)");
+  // Names the symbol does not have are ignored, as MXNet does.
+  EXPECT_NO_THROW(Executor::simpleBind(artifact, Context::cpu(), {{"c", {7}}}));
+}
+
+TEST(Executor, ForwardKeywordErrors) {
+  Executor exec = Executor::simpleBind(load("axpb"), Context::cpu());
+  EXPECT_EQ(errorOf([&] { exec.forward(false, {{"c", vector({1, 2})}}); }, "TypeError"),
+            "Unknown argument c");
+  EXPECT_EQ(errorOf([&] { exec.forward(false, {{"a", vector({1, 2, 3})}}); }, "ValueError"),
+            "Shape not match! Argument a, need: (2,), received: (3,)");
+}
+
+TEST(Executor, CopyParamsFrom) {
+  Executor exec = Executor::simpleBind(load("conv-bn-dropout"), Context::cpu(), {{"data", {1, 2, 5, 5}}});
+  EXPECT_EQ(errorOf([&] { exec.copyParamsFrom({{"nope", vector({1})}}); }, "ValueError"),
+            "Find name \"nope\" that is not in the arguments");
+  EXPECT_EQ(errorOf([&] { exec.copyParamsFrom({}, ArrayDict{{"nope", vector({1})}}); }, "ValueError"),
+            "Find name nope that is not in the auxiliary states");
+  EXPECT_NO_THROW(exec.copyParamsFrom({{"nope", vector({1})}}, std::nullopt, /*allowExtraParams=*/true));
+  // A float64 source is cast to the destination dtype.
+  std::vector<double> mean{1, 2, 3, 4};
+  exec.copyParamsFrom({}, ArrayDict{{"bn_moving_mean", NDArray::fromData({4}, DType::Float64, mean.data())}});
+  EXPECT_EQ(values(exec.auxMap().at("bn_moving_mean")), (std::vector<float>{1, 2, 3, 4}));
+}
+
+TEST(Executor, TrainingForwardNeedsTheTrainingVariant) {
+  Executor exec = Executor::simpleBind(load("conv-bn-dropout"), Context::cpu(), {{"data", {1, 2, 5, 5}}});
+  EXPECT_NO_THROW(exec.forward(false));
+  EXPECT_NE(errorOf([&] { exec.forward(true); }, "MXNetError").find("node 'bn'"), std::string::npos);
+}
+
+TEST(Executor, ThreadCount) {
+  Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {{"data", {1, 4}}});
+  exec.setNumThreads(1);
+  EXPECT_NO_THROW(exec.forward());
+  EXPECT_EQ(exec.numThreads(), 1);
+}
+
+TEST(CApi, SimpleBindForwardAndErrors) {
+  SymcArtifactHandle artifact;
+  ASSERT_EQ(SymcArtifactLoad((std::string(SYMC_E2E_DIR) + "/axpb.so").c_str(), nullptr, &artifact), 0);
+  SymcExecutorHandle exec;
+  ASSERT_EQ(SymcExecutorSimpleBind(artifact, 1, 0, 0, nullptr, nullptr, nullptr, "null", &exec), 0);
+  SymcNDArrayHandle a;
+  ASSERT_EQ(SymcExecutorGetArray(exec, "a", &a), 0);
+  void *data;
+  SymcNDArrayGetData(a, &data);
+  static_cast<float *>(data)[0] = 1, static_cast<float *>(data)[1] = 2;
+  ASSERT_EQ(SymcExecutorForward(exec, 0), 0);
+  SymcNDArrayHandle out;
+  ASSERT_EQ(SymcExecutorGetOutput(exec, 0, &out), 0);
+  SymcNDArrayGetData(out, &data);
+  EXPECT_EQ(static_cast<float *>(data)[1], 4.0f);
+  EXPECT_EQ(SymcExecutorGetOutput(exec, 3, &out), -1);
+  EXPECT_STREQ(symcGetLastErrorKind(), "IndexError");
+  EXPECT_EQ(SymcArtifactLoad("/nonexistent.so", nullptr, &artifact), -1);
+  EXPECT_NE(std::string(symcGetLastError()).find("cannot load artifact /nonexistent.so"), std::string::npos);
+  SymcNDArrayFree(a);
+  SymcNDArrayFree(out);
+  SymcExecutorFree(exec);
+}
+
+} // namespace

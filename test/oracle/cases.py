@@ -1,0 +1,135 @@
+"""Op-level MXNet symbols shared by the oracle checks: (name, symbol, input shapes)."""
+import mxnet as mx
+
+S = mx.sym
+V = S.Variable
+def case(name, sym, **shapes):
+    return name, sym, shapes
+
+
+def cases():
+    d = V("data")
+    lhs, rhs = V("lhs"), V("rhs")
+    yield case("fc", S.FullyConnected(d, num_hidden=7, name="fc"), data=(5, 3, 4))
+    yield case("fc_nobias", S.FullyConnected(d, num_hidden=7, no_bias=True, name="fc"), data=(5, 12))
+    yield case("fc_noflatten", S.FullyConnected(d, num_hidden=7, flatten=False, name="fc"), data=(5, 3, 4))
+    yield case("conv2d", S.Convolution(d, kernel=(3, 3), num_filter=8, name="c"), data=(2, 3, 11, 13))
+    yield case("conv2d_full", S.Convolution(d, kernel=(3, 5), stride=(2, 3), pad=(1, 2), dilate=(2, 1),
+                                            num_filter=6, num_group=3, no_bias=True, name="c"), data=(2, 6, 17, 19))
+    yield case("conv1d", S.Convolution(d, kernel=(3,), stride=(2,), pad=(1,), num_filter=4, name="c"), data=(2, 3, 15))
+    yield case("conv_depthwise", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=8, num_group=8,
+                                               no_bias=True, name="dw"), data=(1, 8, 7, 7))
+    for pool_type in ("max", "avg", "sum"):
+        for conv in ("valid", "full"):
+            yield case("pool_%s_%s" % (pool_type, conv),
+                       S.Pooling(d, kernel=(3, 3), stride=(2, 2), pad=(1, 0), pool_type=pool_type,
+                                 pooling_convention=conv, name="p"), data=(2, 3, 10, 11))
+    yield case("pool_global", S.Pooling(d, kernel=(7, 7), global_pool=True, pool_type="avg", name="gp"),
+               data=(2, 5, 9, 9))
+    yield case("pool_1d", S.Pooling(d, kernel=(2,), stride=(2,), name="p"), data=(2, 3, 9))
+    yield case("pool_avg_nopad", S.Pooling(d, kernel=(2, 2), pad=(1, 1), pool_type="avg",
+                                           count_include_pad=False, name="p"), data=(1, 2, 5, 5))
+    for act in ("relu", "sigmoid", "tanh", "softrelu", "softsign"):
+        yield case("act_" + act, S.Activation(d, act_type=act, name="a"), data=(4, 5))
+    for act in ("leaky", "elu", "selu", "gelu", "prelu", "rrelu"):
+        yield case("leaky_" + act, S.LeakyReLU(d, act_type=act, slope=0.1, name="l"), data=(2, 3, 4))
+    yield case("batchnorm", S.BatchNorm(d, fix_gamma=False, eps=2e-5, name="bn"), data=(2, 3, 4, 4))
+    yield case("batchnorm_meanvar", S.BatchNorm(d, output_mean_var=True, axis=-1, name="bn"), data=(2, 3, 5))
+    yield case("dropout", S.Dropout(d, p=0.3, name="drop"), data=(4, 6))
+    yield case("dropout_axes", S.Dropout(d, p=0.3, axes=(1,), name="drop"), data=(4, 6, 2))
+    yield case("lrn", S.LRN(d, nsize=5, alpha=1e-4, beta=0.75, knorm=2, name="lrn"), data=(2, 8, 5, 5))
+    yield case("concat", S.Concat(lhs, rhs, dim=1, name="cat"), lhs=(2, 3, 4), rhs=(2, 5, 4))
+    yield case("concat_axis0", S.concat(lhs, rhs, V("third"), dim=0, name="cat"),
+               lhs=(2, 3), rhs=(4, 3), third=(1, 3))
+    yield case("split", S.SliceChannel(d, num_outputs=3, axis=1, name="sc"), data=(2, 6, 4))
+    yield case("split_squeeze", S.split(d, num_outputs=4, axis=0, squeeze_axis=True, name="sc"), data=(4, 3))
+    yield case("split_one", S.SliceChannel(d, num_outputs=1, name="sc"), data=(2, 6))
+    yield case("flatten", S.Flatten(d, name="f"), data=(2, 3, 4, 5))
+    reshapes = [((2, 3, 5, 5), (0, -1), False), ((2, 3, 5, 6), (6, 1, -2), False),
+                ((2, 3, 5, 6), (-3, -1), False), ((64,), (-4, 16, -1), False),
+                ((64, 1, 2, 3), (-4, 16, -1, -2), False), ((2, 3, 5, 5), (0, -1), True),
+                ((1, 2, 3, 64), (-2, -1, 16, -4), True), ((2, 3, 4), (4, 0, -1), False),
+                ((2, 3, 4), (-1,), False), ((6, 4), (-4, -1, 2, 0), False)]
+    for i, (shape, spec, rev) in enumerate(reshapes):
+        yield case("reshape%d" % i, S.Reshape(d, shape=spec, reverse=rev, name="r"), data=shape)
+    yield case("reshape_target", S.Reshape(d, target_shape=(2, 0), name="r"), data=(2, 3, 5, 5))
+    yield case("transpose", S.transpose(d, axes=(2, 0, 1), name="t"), data=(2, 3, 4))
+    yield case("transpose_rev", S.transpose(d, name="t"), data=(2, 3, 4))
+    yield case("expand_dims", S.expand_dims(d, axis=1, name="e"), data=(2, 3))
+    yield case("expand_dims_neg", S.expand_dims(d, axis=-1, name="e"), data=(2, 3))
+    yield case("swapaxes", S.SwapAxis(d, dim1=0, dim2=2, name="s"), data=(2, 3, 4))
+    yield case("slice_axis", S.slice_axis(d, axis=1, begin=1, end=3, name="s"), data=(2, 5, 4))
+    yield case("slice_axis_none", S.slice_axis(d, axis=-1, begin=-3, end=None, name="s"), data=(2, 5, 4))
+    yield case("embedding", S.Embedding(d, input_dim=10, output_dim=6, name="emb"), data=(4, 7))
+    for dt in ("float16", "float64", "int32", "int64", "uint8"):
+        yield case("cast_" + dt, S.Cast(d, dtype=dt, name="c"), data=(2, 3))
+    yield case("cast_roundtrip", S.Cast(S.Cast(d, dtype="float16"), dtype="float32", name="c"), data=(2, 3))
+    yield case("identity", S.identity(d, name="id"), data=(2, 3))
+    yield case("blockgrad", S.BlockGrad(d, name="bg"), data=(2, 3))
+    yield case("MakeLoss", S.MakeLoss(d, grad_scale=0.5, normalization="batch", name="ml"), data=(2, 3))
+    yield case("make_loss", S.make_loss(d, name="ml"), data=(2, 3))
+    yield case("softmaxoutput", S.SoftmaxOutput(d, name="softmax"), data=(4, 10))
+    yield case("softmaxoutput_4d", S.SoftmaxOutput(d, name="softmax"), data=(2, 3, 4, 5))
+    yield case("softmaxoutput_multi", S.SoftmaxOutput(d, multi_output=True, use_ignore=True,
+                                                      ignore_label=0, normalization="valid", name="sm"),
+               data=(2, 3, 4, 5))
+    yield case("softmaxoutput_prob", S.SoftmaxOutput(d, V("label"), name="sm"), data=(4, 10), label=(4, 10))
+    yield case("softmaxactivation", S.SoftmaxActivation(d, mode="channel", name="sa"), data=(2, 3, 4))
+    yield case("softmax", S.softmax(d, axis=1, temperature=2.0, name="sm"), data=(2, 3, 4))
+    yield case("log_softmax", S.log_softmax(d, name="lsm"), data=(2, 3))
+    yield case("softmax_length", S.softmax(d, V("length"), axis=-1, use_length=True, name="sm"),
+               data=(2, 3, 4))
+    for reg in ("LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput"):
+        yield case(reg, getattr(S, reg)(d, name="reg"), data=(4, 3))
+        yield case(reg + "_1d", getattr(S, reg)(d, name="reg"), data=(4, 1))
+    for op in ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div"):
+        yield case(op, getattr(S, op)(lhs, rhs, name="b"), lhs=(2, 3))
+    yield case("python_plus", lhs + rhs, lhs=(2, 3))
+    yield case("maximum", S.maximum(lhs, rhs), lhs=(2, 3), rhs=(2, 3))
+    yield case("minimum", S.minimum(lhs, rhs), lhs=(2, 3), rhs=(2, 3))
+    for op in ("add", "sub", "mul", "div", "maximum", "minimum"):
+        yield case("broadcast_" + op, getattr(S, "broadcast_" + op)(lhs, rhs, name="b"),
+                   lhs=(2, 1, 4), rhs=(3, 1))
+    yield case("scalars", S.rdiv_scalar if False else
+               ((((((d + 2) - 1.5) * 3) / 4) ** 2) - 0.5).__rsub__(1) / 1 + (1 / d), data=(2, 3))
+    yield case("scalar_ops", S._internal._rminus_scalar(S._internal._rdiv_scalar(
+        S._internal._power_scalar(d, scalar=3), scalar=2), scalar=1, name="rm"), data=(2, 3))
+    yield case("add_n", S.add_n(lhs, rhs, V("third"), name="sum"), lhs=(2, 3))
+    yield case("ElementWiseSum", S.ElementWiseSum(lhs, rhs, name="sum"), lhs=(2, 3))
+    for op in ("exp", "log", "sqrt", "square", "abs", "negative", "sin", "cos", "tanh", "sigmoid", "relu"):
+        yield case("unary_" + op, getattr(S, op)(d, name="u"), data=(3, 4))
+    yield case("clip", S.clip(d, a_min=-1, a_max=2.5, name="c"), data=(3, 4))
+    for op in ("sum", "mean"):
+        yield case(op + "_all", getattr(S, op)(d, name="r"), data=(2, 3, 4))
+        yield case(op + "_axis", getattr(S, op)(d, axis=1, name="r"), data=(2, 3, 4))
+        yield case(op + "_keep", getattr(S, op)(d, axis=(0, 2), keepdims=True, name="r"), data=(2, 3, 4))
+        yield case(op + "_exclude", getattr(S, op)(d, axis=1, exclude=True, name="r"), data=(2, 3, 4))
+        yield case(op + "_exclude_keep", getattr(S, op)(d, axis=(0,), exclude=True, keepdims=True, name="r"),
+                   data=(2, 3, 4))
+        yield case(op + "_neg", getattr(S, op)(d, axis=-1, name="r"), data=(2, 3, 4))
+    yield case("dot", S.dot(lhs, rhs, name="dot"), lhs=(3, 4), rhs=(4, 5))
+    yield case("dot_ta", S.dot(lhs, rhs, transpose_a=True, name="dot"), lhs=(4, 3), rhs=(4, 5))
+    yield case("dot_tb", S.dot(lhs, rhs, transpose_b=True, name="dot"), lhs=(3, 4), rhs=(5, 4))
+    yield case("dot_nd", S.dot(lhs, rhs, name="dot"), lhs=(2, 3, 4), rhs=(4, 5, 6))
+    yield case("dot_vec", S.dot(lhs, rhs, name="dot"), lhs=(4,), rhs=(4,))
+    yield case("batch_dot", S.batch_dot(lhs, rhs, name="bd"), lhs=(2, 3, 4), rhs=(2, 4, 5))
+    yield case("batch_dot_t", S.batch_dot(lhs, rhs, transpose_a=True, transpose_b=True, name="bd"),
+               lhs=(2, 4, 3), rhs=(2, 5, 4))
+    yield case("zeros_backward", S.elemwise_add(S.zeros(shape=(0, 7)), d, name="add"), data=(3, 7))
+    yield case("ones", S.ones(shape=(2, 3), dtype="float64", name="o") + S.Cast(d, dtype="float64"), data=(2, 3))
+    yield case("upsampling", S.UpSampling(d, scale=2, sample_type="nearest", name="up"), data=(1, 3, 4, 5))
+    yield case("upsampling_multi", S.UpSampling(lhs, rhs, scale=2, sample_type="nearest", num_args=2,
+                                                name="up"), lhs=(1, 3, 4, 4), rhs=(1, 2, 2, 2))
+    yield case("upsampling_bilinear", S.UpSampling(d, scale=2, sample_type="bilinear", num_filter=3,
+                                                   name="up"), data=(1, 3, 4, 4))
+    # Backward inference: weights and a state recovered from a later op.
+    h = S.FullyConnected(d, num_hidden=8, name="i2h")
+    state = S.zeros(shape=(0, 8), name="state")
+    yield case("lstm_like_state", S.Activation(h + state, act_type="tanh", name="act"), data=(5, 3))
+    yield case("multi_head", S.Group([S.FullyConnected(d, num_hidden=3, name="fc"),
+                                      S.BatchNorm(d, name="bn", output_mean_var=True)]), data=(4, 3))
+    yield case("shared_input", S.elemwise_mul(d, d, name="sq"), data=(2, 2))
+    net = S.Convolution(d, kernel=(5, 5), num_filter=20, name="conv1")
+    net = S.Pooling(S.Activation(net, act_type="tanh"), kernel=(2, 2), stride=(2, 2), pool_type="max")
+    net = S.FullyConnected(S.Flatten(net), num_hidden=10)
+    yield case("lenet", S.SoftmaxOutput(net, name="softmax"), data=(3, 1, 28, 28))

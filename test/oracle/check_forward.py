@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Differential check of symc's compiled forward against MXNet 1.9.1.
+
+Every op case (cases.py) and every whole model (models.py) runs in MXNet with
+random inputs and parameters (simple_bind, forward(is_train=False)). The symbol
+and its arrays are saved by MXNet, compiled with `symc compile`, run with
+`symc-run --params ... --compare`, and each output must agree elementwise
+within rtol/atol (1e-5 unless a case states why MXNet's own algorithm differs).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+# MXNet's reference CPU kernels, which shared/mxnet-semantics.md documents. The
+# pip build's oneDNN kernels deviate in places (SoftmaxOutput on 4-d data
+# normalizes over the last axis only instead of all non-batch axes).
+os.environ.setdefault("MXNET_MKLDNN_ENABLED", "0")
+os.environ.setdefault("MXNET_STORAGE_FALLBACK_LOG_VERBOSE", "0")
+
+import mxnet as mx
+import numpy as np
+
+from cases import cases
+from models import models
+
+# Cases whose inputs must be positive (logarithms, roots, fractional powers).
+POSITIVE = {"unary_log", "unary_sqrt", "scalars", "scalar_ops"}
+
+# Looser tolerances where MXNet (oneDNN) sums in a different order or uses a
+# different transcendental implementation.
+TOLERANCE = {
+    "conv2d": 1e-4, "conv2d_full": 1e-4, "conv1d": 1e-4, "conv_depthwise": 1e-4,
+    "fc": 1e-4, "fc_noflatten": 1e-4, "fc_nobias": 1e-4, "lrn": 1e-4, "leaky_gelu": 1e-4,
+    "lenet": 1e-4, "batchnorm": 1e-4, "act_softrelu": 1e-4,
+}
+MODEL_TOLERANCE = 1e-3  # deep nets accumulate the per-layer differences
+
+# Cases symc rejects by design, each with its clear compile-time error.
+UNSUPPORTED = {
+    "softmax_length": "use_length",
+    "upsampling_bilinear": "sample_type 'nearest' only",
+    "cast_uint8": "unsigned",
+}
+
+# Outputs MXNet leaves uninitialized in inference, so nothing to compare.
+UNCOMPARED_OUTPUTS = {"leaky_rrelu": {1}}  # the rrelu mask
+
+
+def random_arrays(names, arrays, positive, rng):
+    values = {}
+    for name in names:
+        arr = arrays[name]
+        if name.endswith("moving_var"):
+            data = rng.uniform(0.5, 1.5, arr.shape)
+        elif positive:
+            data = rng.uniform(0.5, 2.0, arr.shape)
+        elif np.issubdtype(arr.dtype, np.integer):
+            data = rng.integers(0, 5, arr.shape)
+        else:
+            data = rng.uniform(-1.0, 1.0, arr.shape)
+        values[name] = mx.nd.array(data, dtype=arr.dtype)
+    return values
+
+
+def embedding_indices(sym, values):
+    """Embedding inputs are row indices: integers in range."""
+    for node in sym.get_internals():
+        if node.attr("input_dim") and node.name + "_weight" in values:
+            data = node.get_children()[0].name
+            if data in values:
+                rows = int(node.attr("input_dim"))
+                shape = values[data].shape
+                values[data] = mx.nd.array(np.random.default_rng(1).integers(0, rows, shape))
+
+
+def mxnet_forward(sym, shapes, positive, rng):
+    exe = sym.simple_bind(mx.cpu(), grad_req="null", **shapes)
+    args = random_arrays(sym.list_arguments(), exe.arg_dict, positive, rng)
+    aux = random_arrays(sym.list_auxiliary_states(), exe.aux_dict, False, rng)
+    embedding_indices(sym, args)
+    exe.copy_params_from(args, aux)
+    outputs = [o.asnumpy() for o in exe.forward(is_train=False)]
+    return args, aux, outputs
+
+
+def compile_command(tools, base, shapes):
+    cmd = [tools.symc, "compile", base + "-symbol.json", "-q", "-o", base + ".so"]
+    return cmd + ["--shape=%s=%s" % (k, ",".join(map(str, v))) for k, v in shapes.items()]
+
+
+def check_rejected(name, sym, shapes, work, tools):
+    base = os.path.join(work, name)
+    sym.save(base + "-symbol.json")
+    result = subprocess.run(compile_command(tools, base, shapes), capture_output=True, text=True)
+    if result.returncode == 0 or UNSUPPORTED[name] not in result.stderr:
+        raise RuntimeError("expected a clear '%s' error, got: %s" % (UNSUPPORTED[name], result.stderr))
+
+
+def run_case(name, sym, shapes, work, tools, rng, tolerance):
+    if name in UNSUPPORTED:
+        return check_rejected(name, sym, shapes, work, tools)
+    args, aux, outputs = mxnet_forward(sym, shapes, name in POSITIVE, rng)
+    base = os.path.join(work, name)
+    sym.save(base + "-symbol.json")
+    saved = {"arg:" + k: v for k, v in args.items()}
+    saved.update({"aux:" + k: v for k, v in aux.items()})
+    mx.nd.save(base + ".params", saved)
+    result = subprocess.run(compile_command(tools, base, shapes), capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("symc compile failed: " + result.stderr.strip())
+    run_cmd = [tools.symc_run, base + ".so", "--params", base + ".params",
+               "--rtol", str(tolerance), "--atol", str(tolerance)]
+    for i, out in enumerate(outputs):
+        if i in UNCOMPARED_OUTPUTS.get(name, ()):
+            run_cmd += ["--compare", "-"]
+            continue
+        ref = "%s.out%d.npy" % (base, i)
+        np.save(ref, out)
+        run_cmd += ["--compare", ref]
+    result = subprocess.run(run_cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError((result.stdout + result.stderr).strip())
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--symc", required=True)
+    parser.add_argument("--symc-run", dest="symc_run", required=True)
+    parser.add_argument("--only", help="run only cases whose name contains this")
+    parser.add_argument("--no-models", action="store_true")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    tools = parser.parse_args()
+
+    rng = np.random.default_rng(0)
+    work_items = [(n, s, shp, TOLERANCE.get(n, 1e-5)) for n, s, shp in cases()]
+    if not tools.no_models:
+        work_items += [("model_" + n, s, shp, MODEL_TOLERANCE) for n, s, shp in models()]
+    passed, failed = 0, []
+    with tempfile.TemporaryDirectory() as work:
+        for name, sym, shapes, tolerance in work_items:
+            if tools.only and tools.only not in name:
+                continue
+            try:
+                run_case(name, sym, shapes, work, tools, rng, tolerance)
+                passed += 1
+                if tools.verbose:
+                    print("PASS", name, flush=True)
+            except Exception as e:  # report every case, then fail
+                failed.append(name)
+                print("FAIL %s: %s" % (name, e), flush=True)
+    print("oracle forward: %d passed, %d failed" % (passed, len(failed)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
