@@ -15,6 +15,6 @@ llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
     ["symc", "symc-opt"], [config.symc_tools_dir])
 llvm_config.add_tool_substitutions(
-    ["FileCheck", "not", "split-file", "count"], [config.llvm_tools_dir])
+    ["FileCheck", "not", "split-file", "count", "llvm-nm"], [config.llvm_tools_dir])
 config.substitutions.append(("%models", config.shared_models_dir))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Import", "Inputs")))

@@ -54,6 +54,10 @@ def random_arrays(names, arrays, positive, rng):
         arr = arrays[name]
         if name.endswith("moving_var"):
             data = rng.uniform(0.5, 1.5, arr.shape)
+        elif name.endswith("weight") and len(arr.shape) >= 2:
+            # Variance-preserving scale, so deep nets stay in float32's range.
+            fan_in = int(np.prod(arr.shape[1:]))
+            data = rng.uniform(-1.0, 1.0, arr.shape) * np.sqrt(3.0 / fan_in)
         elif positive:
             data = rng.uniform(0.5, 2.0, arr.shape)
         elif np.issubdtype(arr.dtype, np.integer):

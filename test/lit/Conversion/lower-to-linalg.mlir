@@ -1,0 +1,90 @@
+// RUN: symc-opt %s -split-input-file -verify-diagnostics -sym-lower-to-linalg | FileCheck %s
+
+// FullyConnected is a matmul against the untransposed weight plus a bias
+// broadcast along dim 1.
+// CHECK-LABEL: func @fully_connected
+// CHECK: %[[ZERO:.*]] = linalg.fill
+// CHECK: %[[MM:.*]] = linalg.matmul_transpose_b ins(%arg0, %arg1 : tensor<4x3xf32>, tensor<5x3xf32>) outs(%[[ZERO]]
+// CHECK: linalg.generic {{.*}} ins(%[[MM]], %arg2 : tensor<4x5xf32>, tensor<5xf32>)
+// CHECK: arith.addf
+func.func @fully_connected(%x: tensor<4x3xf32>, %w: tensor<5x3xf32>, %b: tensor<5xf32>) -> tensor<4x5xf32> {
+  %0 = sym.FullyConnected %x, %w, %b {num_hidden = 5 : i64} : (tensor<4x3xf32>, tensor<5x3xf32>, tensor<5xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
+
+// -----
+
+// Convolution reads a zero-padded input through `o * stride + k * dilate`,
+// grouped as (N, G, C/G, ...).
+// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6 * 2, d4 + d7)>
+// CHECK-LABEL: func @convolution
+// CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+func.func @convolution(%x: tensor<1x4x9x9xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x4x9xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, stride = array<i64: 2, 1>, dilate = array<i64: 2, 1>, pad = array<i64: 1, 1>, num_filter = 6 : i64, num_group = 2 : i64, no_bias = true} : (tensor<1x4x9x9xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x4x9xf32>
+  return %0 : tensor<1x6x4x9xf32>
+}
+
+// -----
+
+// Max pooling pads with -inf; 'full' windows extend the input on the high side.
+// CHECK-LABEL: func @max_pool_full
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 0, 1, 1]
+// CHECK: arith.maximumf
+func.func @max_pool_full(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32> {
+  %0 = sym.Pooling %x {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, pooling_convention = "full"} : (tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// Softmax: max-reduce, exp(x - max), sum-reduce, divide.
+// CHECK-LABEL: func @softmax
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK: arith.divf
+func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %0 = sym.softmax %x : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// broadcast_add reads a size-1 dim at index 0.
+// CHECK-DAG: #[[BCAST:.*]] = affine_map<(d0, d1, d2) -> (d1, 0)>
+// CHECK-LABEL: func @broadcast_add
+// CHECK: linalg.generic {indexing_maps = [{{.*}}, #[[BCAST]], {{.*}}]
+func.func @broadcast_add(%x: tensor<2x1x4xf32>, %y: tensor<3x1xf32>) -> tensor<2x3x4xf32> {
+  %0 = sym.broadcast_add %x, %y : (tensor<2x1x4xf32>, tensor<3x1xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// Inference BatchNorm is one elementwise map with per-channel vectors.
+// CHECK-LABEL: func @batch_norm
+// CHECK: math.rsqrt
+// CHECK: arith.subf
+func.func @batch_norm(%x: tensor<2x3x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) -> tensor<2x3x4xf32> {
+  %0:3 = sym.BatchNorm %x, %g, %b, %m, %v : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %0#0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+func.func @dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{the CPU backend needs static shapes; 'relu' has a dynamic or unranked operand or result}}
+  %0 = sym.relu %x : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @dropout_always(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{the CPU backend does not support Dropout with mode 'always' yet}}
+  %0:2 = sym.Dropout %x {mode = "always"} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+  return %0#0 : tensor<2x3xf32>
+}
