@@ -6,6 +6,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -72,6 +73,17 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
 }
 
 } // namespace
+
+unsigned targetVectorBits(const TargetOptions &target) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, error);
+  if (!machine)
+    return 128;
+  const llvm::MCSubtargetInfo *info = machine->getMCSubtargetInfo();
+  if (info->checkFeatures("+avx512f"))
+    return 512;
+  return info->checkFeatures("+avx2") ? 256 : 128;
+}
 
 bool emitLLVMIR(mlir::ModuleOp module, const TargetOptions &target, llvm::raw_ostream &os,
                 std::string &error) {

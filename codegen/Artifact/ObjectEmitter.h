@@ -13,6 +13,9 @@ struct TargetOptions {
   std::string cpu = "native";
 };
 
+/// The width of the target's widest float vector registers (128/256/512).
+unsigned targetVectorBits(const TargetOptions &target);
+
 /// Translates an LLVM-dialect module (its context must have the LLVM IR
 /// translations registered) to LLVM IR, optimizes it at -O3 for the
 /// target CPU and writes an object file. Returns false with `error` set.

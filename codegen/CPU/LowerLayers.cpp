@@ -37,36 +37,31 @@ Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elementTyp
   return filledTensor(b, loc, RankedTensorType::get(shape, elementType), 0.0);
 }
 
-/// C = A · B with optional transposes of A and B (2-d, or batched 3-d).
+/// The last two dims swapped.
+Value transposeMatrix(OpBuilder &b, Location loc, Value v) {
+  if (tensorType(v).getRank() == 3)
+    return transposeTo(b, loc, v, {0, 2, 1});
+  return transposeTo(b, loc, v, {1, 0});
+}
+
+/// C = A · B (2-d, or batched 3-d). Transposed operands are materialized so
+/// that every product is a plain linalg.matmul / batch_matmul, the one form
+/// sym-schedule-matmuls generates fast code for.
 Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA, bool transB) {
+  if (transA)
+    lhs = transposeMatrix(b, loc, lhs);
+  if (transB)
+    rhs = transposeMatrix(b, loc, rhs);
   RankedTensorType l = tensorType(lhs), r = tensorType(rhs);
   bool batched = l.getRank() == 3;
-  unsigned last = l.getRank() - 1;
-  int64_t m = transA ? l.getDimSize(last) : l.getDimSize(last - 1);
-  int64_t n = transB ? r.getDimSize(last - 1) : r.getDimSize(last);
   SmallVector<int64_t> shape;
   if (batched)
     shape.push_back(l.getDimSize(0));
-  shape.append({m, n});
+  shape.append({l.getDimSize(l.getRank() - 2), r.getDimSize(r.getRank() - 1)});
   Value init = zeros(b, loc, shape, l.getElementType());
-  if (transA && transB) {
-    // No named op takes both transposed: materialize A's transpose.
-    SmallVector<int64_t> permutation = batched ? SmallVector<int64_t>{0, 2, 1} : SmallVector<int64_t>{1, 0};
-    lhs = transposeTo(b, loc, lhs, permutation);
-    transA = false;
-  }
   SmallVector<Value, 2> ins{lhs, rhs};
-  if (batched) {
-    if (transA)
-      return b.create<linalg::BatchMatmulTransposeAOp>(loc, init.getType(), ins, init).getResult(0);
-    if (transB)
-      return b.create<linalg::BatchMatmulTransposeBOp>(loc, init.getType(), ins, init).getResult(0);
+  if (batched)
     return b.create<linalg::BatchMatmulOp>(loc, init.getType(), ins, init).getResult(0);
-  }
-  if (transA)
-    return b.create<linalg::MatmulTransposeAOp>(loc, init.getType(), ins, init).getResult(0);
-  if (transB)
-    return b.create<linalg::MatmulTransposeBOp>(loc, init.getType(), ins, init).getResult(0);
   return b.create<linalg::MatmulOp>(loc, init.getType(), ins, init).getResult(0);
 }
 
@@ -139,6 +134,43 @@ AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim
   return b.getAffineDimExpr(outDim) * w.stride[i] + b.getAffineDimExpr(kDim) * w.dilate[i];
 }
 
+/// Convolution as one GEMM: W (F, C*K) times the im2col matrix
+/// (C*K, N*O) gives (F, N*O), transposed to (N, F, O...) when N > 1.
+Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+                        RankedTensorType outType) {
+  RankedTensorType in = tensorType(padded), wType = tensorType(weight);
+  unsigned d = w.rank();
+  int64_t n = in.getDimSize(0), c = in.getDimSize(1), f = wType.getDimSize(0);
+  ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
+  // The columns tensor is (C, K..., N, O...); loops run over exactly its dims.
+  SmallVector<int64_t> colShape{c};
+  llvm::append_range(colShape, w.kernel);
+  colShape.push_back(n);
+  llvm::append_range(colShape, outSpatial);
+  auto colType = RankedTensorType::get(colShape, in.getElementType());
+  int64_t ck = wType.getNumElements() / f, positions = colType.getNumElements() / ck;
+  Value lhs = reshapeTo(b, loc, weight, {f, ck});
+  bool pointwise = n == 1 && llvm::all_of(w.kernel, [](int64_t k) { return k == 1; }) &&
+                   llvm::all_of(w.stride, [](int64_t s) { return s == 1; });
+  if (pointwise) // 1x1, stride 1: the input already is the columns matrix
+    return reshapeTo(b, loc, matmul(b, loc, lhs, reshapeTo(b, loc, padded, {ck, positions}), false, false),
+                     outType.getShape());
+  unsigned numLoops = colShape.size();
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs{dim(1 + d), dim(0)};
+  for (unsigned i = 0; i < d; ++i)
+    inExprs.push_back(windowExpr(b, w, i, 2 + d + i, 1 + i));
+  Value columns = mapWithMaps(b, loc, colType, padded,
+                              AffineMap::get(numLoops, 0, inExprs, b.getContext()),
+                              [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  Value product = matmul(b, loc, lhs, reshapeTo(b, loc, columns, {ck, positions}), false, false);
+  if (n == 1)
+    return reshapeTo(b, loc, product, outType.getShape());
+  int64_t spatial = positions / n;
+  Value perBatch = reshapeTo(b, loc, product, {f, n, spatial});
+  return reshapeTo(b, loc, transposeTo(b, loc, perBatch, {1, 0, 2}), outType.getShape());
+}
+
 Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
   Location loc = op.getLoc();
   if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW"}, *op.getLayout()))
@@ -154,6 +186,13 @@ Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
   SmallVector<int64_t> low{0, 0}, high{0, 0};
   low.append(w.pad), high.append(w.pad);
   Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
+  if (groups == 1) {
+    Value out = convolutionByGemm(b, loc, padded, op.getWeight(), w, outType);
+    if (op.getBias())
+      out = addBias(b, loc, out, op.getBias());
+    return SmallVector<Value>{out};
+  }
+  // Grouped (e.g. depthwise) convolutions stay a direct windowed reduction.
   SmallVector<int64_t> inShape{n, groups, cg};
   llvm::append_range(inShape, tensorType(padded).getShape().drop_front(2));
   Value input = reshapeTo(b, loc, padded, inShape);

@@ -19,4 +19,27 @@ def SymLowerToLinalg : Pass<"sym-lower-to-linalg", "::mlir::func::FuncOp"> {
   ];
 }
 
+def SymScheduleMatmuls : Pass<"sym-schedule-matmuls", "::mlir::ModuleOp"> {
+  let summary = "Tile, pack registers and vectorize every linalg matmul for the CPU";
+  let description = [{
+    Each linalg.matmul / linalg.batch_matmul on tensors is scheduled with the
+    transform dialect: thread tiles (scf.forall), a k-chunk that fits the L1
+    cache, an MR x NR register tile whose accumulator stays in vector
+    registers across the k loop (hoisted subsets), and vector outer products.
+    Register-tile loops that do not divide are peeled; the remainder tiles
+    are vectorized with masks, so any shape works.
+
+    `vector-bits` picks the micro-kernel: 512 (AVX-512: 8 x 32) or 256
+    (AVX2: 6 x 16).
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "256",
+           "width of the target's vector registers (256 or 512)">,
+  ];
+  let dependentDialects = [
+    "::mlir::transform::TransformDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif

@@ -165,14 +165,15 @@ bool writeText(const std::string &path, llvm::function_ref<void(llvm::raw_ostrea
 bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   PhaseTimer timer(options.printPhases);
   PassManager pm(module.getContext());
-  buildCPUPipeline(pm, CPUOptions{options.prefix, options.emit == EmitKind::Linalg});
+  TargetOptions target{options.cpu};
+  buildCPUPipeline(pm, CPUOptions{options.prefix, options.emit == EmitKind::Linalg,
+                                  targetVectorBits(target)});
   if (failed(pm.run(module)))
     return false;
   timer.done(options.emit == EmitKind::Linalg ? "lower to linalg" : "lower to LLVM dialect");
   if (options.emit == EmitKind::Linalg)
     return writeText(options.outputPath, [&](llvm::raw_ostream &os) { module.print(os); });
 
-  TargetOptions target{options.cpu};
   std::string error;
   if (options.emit == EmitKind::LLVMIR) {
     bool ok = true;

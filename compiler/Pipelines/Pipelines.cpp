@@ -5,12 +5,14 @@
 #include "codegen/CPU/Passes.h"
 #include "dialects/Sym/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -21,6 +23,8 @@ namespace {
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<std::string> prefix{*this, "prefix", llvm::cl::desc("exported symbol prefix"),
                              llvm::cl::init("symc")};
+  Option<unsigned> vectorBits{*this, "vector-bits", llvm::cl::desc("vector register width"),
+                              llvm::cl::init(256)};
 };
 
 struct FrontendPipelineOptions : public PassPipelineOptions<FrontendPipelineOptions> {
@@ -69,6 +73,10 @@ static void addBufferizationPasses(OpPassManager &pm) {
 // lowering after expand-strided-metadata.
 static void addLLVMPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  // n-d vector transfers (from vectorized linalg) become unrolled 1-d ones.
+  pm.addNestedPass<func::FuncOp>(
+      createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -89,6 +97,10 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   abi.prefix = options.prefix;
   pm.addPass(createSymArtifactABI(abi));
   addTensorPasses(pm);
+  cpu::SymScheduleMatmulsOptions schedule;
+  schedule.vectorBits = options.vectorBits;
+  pm.addPass(cpu::createSymScheduleMatmuls(schedule));
+  pm.addPass(createCanonicalizerPass());
   if (options.stopAtLinalg)
     return;
   addBufferizationPasses(pm);
@@ -96,13 +108,19 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
 }
 
 void symc::registerPassesAndPipelines() {
+  PassPipelineRegistration<>(
+      "sym-cpu-to-llvm", "Bufferize scheduled linalg-on-tensors IR and lower it to the LLVM dialect",
+      [](OpPassManager &pm) {
+        addBufferizationPasses(pm);
+        addLLVMPasses(pm);
+      });
   sym::registerSymPasses();
   cpu::registerSymCPUPasses();
   registerSymArtifactPasses();
   PassPipelineRegistration<CPUPipelineOptions>(
       "sym-cpu", "Lower shape-inferred sym IR to the LLVM dialect with the artifact ABI",
       [](OpPassManager &pm, const CPUPipelineOptions &opts) {
-        buildCPUPipeline(pm, CPUOptions{opts.prefix, false});
+        buildCPUPipeline(pm, CPUOptions{opts.prefix, false, opts.vectorBits});
       });
   PassPipelineRegistration<FrontendPipelineOptions>(
       "sym-frontend", "Shape-infer imported sym IR",

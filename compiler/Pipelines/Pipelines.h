@@ -21,6 +21,8 @@ struct CPUOptions {
   std::string prefix = "symc";
   /// Stop with linalg on tensors (for --emit=linalg) instead of the LLVM dialect.
   bool stopAtLinalg = false;
+  /// The target's vector register width in bits (picks the GEMM micro-kernel).
+  unsigned vectorBits = 256;
 };
 
 /// Shape-inferred sym IR -> LLVM dialect with the artifact ABI: lowering to

@@ -63,10 +63,14 @@ public:
   const Manifest &manifest() const { return manifest_; }
   /// The variant for is_train, or null when none was compiled.
   const Variant *variant(bool isTrain) const;
+  /// Sets the OpenMP thread count of the calling thread for the artifact's
+  /// OpenMP runtime (found through the artifact, not the global namespace).
+  void setNumThreads(int threads) const;
 
 private:
   Artifact() = default;
   void *handle_ = nullptr;
+  void (*ompSetNumThreads_)(int) = nullptr;
   Manifest manifest_;
 };
 

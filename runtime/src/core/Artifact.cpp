@@ -52,7 +52,9 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
 } // namespace
 
 std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const std::string &prefix) {
-  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // A bare file name would make dlopen search the library path instead.
+  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle)
     throw Error("MXNetError", "cannot load artifact " + path + ": " + dlerror());
   std::shared_ptr<Artifact> artifact(new Artifact());
@@ -61,6 +63,8 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
   if (!manifestFn)
     throw Error("MXNetError", path + " is not a symc artifact with prefix '" + prefix +
                                   "' (no " + prefix + "_manifest)");
+  artifact->ompSetNumThreads_ =
+      reinterpret_cast<void (*)(int)>(dlsym(handle, "omp_set_num_threads"));
   artifact->manifest_ = readManifest(manifestFn(), [&](const std::string &name) {
     auto entry = reinterpret_cast<EntryPoint>(dlsym(handle, name.c_str()));
     if (!entry)
@@ -73,6 +77,8 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
 std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJson,
                                                           EntryPoint forward) {
   std::shared_ptr<Artifact> artifact(new Artifact());
+  artifact->ompSetNumThreads_ =
+      reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
   artifact->manifest_ = readManifest(manifestJson, [&](const std::string &) { return forward; });
   return artifact;
 }
@@ -80,6 +86,11 @@ std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJs
 Artifact::~Artifact() {
   if (handle_)
     dlclose(handle_);
+}
+
+void Artifact::setNumThreads(int threads) const {
+  if (ompSetNumThreads_ && threads > 0)
+    ompSetNumThreads_(threads);
 }
 
 const Variant *Artifact::variant(bool isTrain) const {

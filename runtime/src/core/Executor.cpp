@@ -1,7 +1,6 @@
 //===- Executor.cpp - MXNet's Executor over a compiled artifact -----------===//
 #include "symc/Executor.h"
 
-#include <dlfcn.h>
 
 namespace symc {
 namespace {
@@ -238,12 +237,7 @@ const std::vector<NDArray> &Executor::forward(bool isTrain, const ArrayDict &kwa
                             " variant, which this artifact lacks (node '" +
                             (m.trainSensitiveNodes.empty() ? "" : m.trainSensitiveNodes.front()) +
                             "' behaves differently in training)");
-  if (numThreads_ > 0) {
-    // The OpenMP runtime comes with the artifact; no link-time dependency here.
-    using SetThreads = void (*)(int);
-    if (auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads")))
-      set(numThreads_);
-  }
+  artifact_->setNumThreads(numThreads_);
   frame_.clear();
   for (auto *group : {&args_, &aux_, &outputs_})
     for (const NDArray &a : *group)
