@@ -19,6 +19,16 @@ def SymLowerToLinalg : Pass<"sym-lower-to-linalg", "::mlir::func::FuncOp"> {
   ];
 }
 
+def SymFuseElementwise : Pass<"sym-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise linalg.generic ops into one loop nest";
+  let description = [{
+    Linalg's elementwise fusion and reshape propagation, restricted so that
+    named ops (matmuls, transposes, fills) keep their form: folding a reshape
+    into a matmul would turn it into a generic contraction that
+    sym-schedule-matmuls no longer recognizes.
+  }];
+}
+
 def SymScheduleMatmuls : Pass<"sym-schedule-matmuls", "::mlir::ModuleOp"> {
   let summary = "Tile, pack registers and vectorize every linalg matmul for the CPU";
   let description = [{

@@ -30,9 +30,20 @@ struct MicroKernel {
 };
 
 /// Register tiles that keep MR x NR/lanes accumulators plus operands within
-/// the register file: 16 zmm accumulators on AVX-512, 12 ymm on AVX2.
-MicroKernel microKernel(unsigned vectorBits) {
-  return vectorBits >= 512 ? MicroKernel{8, 32} : MicroKernel{6, 16};
+/// the register file (16 zmm on AVX-512, 12 ymm on AVX2). The first one
+/// whose MR divides M is used, so that rows need no masked remainder.
+SmallVector<MicroKernel> microKernels(unsigned vectorBits) {
+  if (vectorBits >= 512)
+    return {{8, 32}, {6, 32}, {4, 32}, {2, 32}, {1, 32}};
+  return {{6, 16}, {4, 16}, {2, 16}, {1, 16}};
+}
+
+MicroKernel pickMicroKernel(unsigned vectorBits, int64_t m) {
+  SmallVector<MicroKernel> kernels = microKernels(vectorBits);
+  for (MicroKernel k : kernels)
+    if (m % k.mr == 0)
+      return k;
+  return kernels.front();
 }
 
 struct Tiling {
@@ -41,10 +52,17 @@ struct Tiling {
   bool peelI, peelJ, chunkK;
 };
 
+/// M, N and K of a (batch) matmul.
+std::array<int64_t, 3> matmulSizes(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned batch = ranges.size() - 3;
+  return {ranges[batch], ranges[batch + 1], ranges[batch + 2]};
+}
+
 Tiling chooseTiling(linalg::LinalgOp op, MicroKernel kernel) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned batch = ranges.size() - 3;
-  int64_t m = ranges[batch], n = ranges[batch + 1], k = ranges[batch + 2];
+  auto [m, n, k] = matmulSizes(op);
   Tiling t;
   t.batchDims = batch;
   t.mr = std::min(kernel.mr, m);
@@ -101,32 +119,31 @@ std::string tileScript(int64_t id, const Tiling &t) {
     s += peel("jloop");
   if (t.peelI)
     s += peel("iloop");
-  return s;
-}
-
-/// Vectorizes every matmul, all register-sized by now (tiling does not keep
-/// the marker attribute), and lowers the contractions.
-std::string finishScript(MicroKernel kernel) {
-  return llvm::formatv(R"(
-    %func = transform.structured.match ops{{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %func {{
+  // Peeled main loops have static bounds once canonicalized; their tiles
+  // vectorize without masks, the remainders with.
+  s += llvm::formatv(R"(
+    transform.apply_patterns to %forall{0}b {{
       transform.apply_patterns.canonicalization
     } : !transform.any_op
-    %tiles = transform.structured.match ops{{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    transform.foreach %tiles : !transform.any_op {{
-    ^bb0(%tile: !transform.any_op):
-      transform.structured.vectorize %tile vector_sizes {0} : !transform.any_op
-    }
-    %batchTiles = transform.structured.match ops{{["linalg.batch_matmul"]} in %root : (!transform.any_op) -> !transform.any_op
-    transform.foreach %batchTiles : !transform.any_op {{
+    %mm{0} = transform.structured.match ops{{["linalg.matmul", "linalg.batch_matmul"]} in %forall{0}b : (!transform.any_op) -> !transform.any_op
+    transform.foreach %mm{0} : !transform.any_op {{
     ^bb0(%tile: !transform.any_op):
       transform.structured.vectorize %tile vector_sizes {1} : !transform.any_op
     }
-    transform.apply_patterns to %func {{
+)",
+                     id, sizes(t.batchDims, {t.mr, t.nr, 1}, 1));
+  return s;
+}
+
+/// Lowers the vectorized contractions to outer products and keeps each
+/// register tile's accumulator in registers across its k loop.
+constexpr llvm::StringLiteral kFinishScript = R"(
+    %func = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %func {
       transform.apply_patterns.vector.reduction_to_contract
       transform.apply_patterns.vector.transfer_permutation_patterns
     } : !transform.any_op
-    transform.apply_patterns to %func {{
+    transform.apply_patterns to %func {
       transform.apply_patterns.vector.lower_masked_transfers
       transform.apply_patterns.vector.lower_masks
       transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
@@ -135,14 +152,49 @@ std::string finishScript(MicroKernel kernel) {
       transform.apply_patterns.vector.lower_outerproduct
       transform.apply_patterns.canonicalization
     } : !transform.any_op
-    %loops = transform.structured.match ops{{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op
-    transform.foreach %loops : !transform.any_op {{
+    %loops = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %loops : !transform.any_op {
     ^bb0(%loop: !transform.any_op):
       transform.loop.hoist_loop_invariant_subsets %loop : !transform.any_op
     }
-)",
-                       sizes(0, {kernel.mr, kernel.nr, 1}, 1),
-                       sizes(1, {kernel.mr, kernel.nr, 1}, 1));
+)";
+
+/// Pads N to a multiple of NR (zero columns of B, sliced off the result), so
+/// that every register tile is full: masked remainders are much slower.
+/// Returns the op to schedule.
+linalg::LinalgOp padColumns(linalg::LinalgOp op, int64_t nr) {
+  auto [m, n, k] = matmulSizes(op);
+  if (n <= nr || n % nr == 0)
+    return op;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value rhs = op.getDpsInputs()[1];
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  unsigned rank = rhsType.getRank();
+  int64_t padded = llvm::alignTo(n, nr);
+  SmallVector<int64_t> low(rank, 0), high(rank, 0);
+  high[rank - 1] = padded - n;
+  SmallVector<int64_t> rhsShape(rhsType.getShape());
+  rhsShape[rank - 1] = padded;
+  Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(rhsType.getElementType()));
+  Value paddedRhs = b.create<tensor::PadOp>(loc, RankedTensorType::get(rhsShape, rhsType.getElementType()),
+                                            rhs, getAsIndexOpFoldResult(b.getContext(), low),
+                                            getAsIndexOpFoldResult(b.getContext(), high), zero);
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  SmallVector<int64_t> outShape(resultType.getShape());
+  outShape[rank - 1] = padded;
+  Value init = b.create<tensor::EmptyOp>(loc, outShape, resultType.getElementType());
+  init = b.create<linalg::FillOp>(loc, zero, init).getResult(0);
+  // The original init is a zero fill (the lowering only emits those).
+  Operation *paddedOp = clone(b, op, init.getType(), {op.getDpsInputs()[0], paddedRhs, init});
+  SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
+  Value slice = b.create<tensor::ExtractSliceOp>(
+      loc, paddedOp->getResult(0), getAsIndexOpFoldResult(b.getContext(), offsets),
+      getAsIndexOpFoldResult(b.getContext(), resultType.getShape()),
+      getAsIndexOpFoldResult(b.getContext(), strides));
+  op->getResult(0).replaceAllUsesWith(slice);
+  op->erase();
+  return cast<linalg::LinalgOp>(paddedOp);
 }
 
 struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsPass> {
@@ -150,29 +202,31 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    MicroKernel kernel = microKernel(vectorBits);
-    std::string body;
-    int64_t id = 0;
+    SmallVector<linalg::LinalgOp> matmuls;
     module.walk([&](linalg::LinalgOp op) {
-      if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) || !op.hasPureTensorSemantics() ||
-          op.hasDynamicShape())
-        return;
-      op->setAttr(kMarker, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
-      Tiling tiling = chooseTiling(op, kernel);
-      body += tileScript(id++, tiling);
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) && op.hasPureTensorSemantics() &&
+          !op.hasDynamicShape())
+        matmuls.push_back(op);
     });
-    if (id == 0)
+    if (matmuls.empty())
       return;
-    if (failed(applyScript(body, kernel)))
+    std::string body;
+    for (auto [id, original] : llvm::enumerate(matmuls)) {
+      MicroKernel kernel = pickMicroKernel(vectorBits, matmulSizes(original)[0]);
+      linalg::LinalgOp op = padColumns(original, kernel.nr);
+      op->setAttr(kMarker, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
+      body += tileScript(id, chooseTiling(op, kernel));
+    }
+    if (failed(applyScript(body)))
       return signalPassFailure();
     module.walk([](Operation *op) { op->removeAttr(kMarker); });
   }
 
-  LogicalResult applyScript(const std::string &body, MicroKernel kernel) {
+  LogicalResult applyScript(const std::string &body) {
     ModuleOp module = getOperation();
     std::string script = "module attributes {transform.with_named_sequence} {\n"
                          "  transform.named_sequence @__transform_main(%root: !transform.any_op) {\n" +
-                         body + finishScript(kernel) +
+                         body + kFinishScript.str() +
                          "    transform.yield\n  }\n}\n";
     ParserConfig config(&getContext());
     OwningOpRef<ModuleOp> transforms = parseSourceString<ModuleOp>(script, config);

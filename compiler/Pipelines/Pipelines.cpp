@@ -43,7 +43,7 @@ static void addTensorPasses(OpPassManager &pm) {
   OpPassManager &func = pm.nest<func::FuncOp>();
   func.addPass(symc::cpu::createSymLowerToLinalg());
   func.addPass(createCanonicalizerPass());
-  func.addPass(createLinalgElementwiseOpFusionPass());
+  func.addPass(symc::cpu::createSymFuseElementwise());
   // No CSE here: merged tensor.empty ops shared by two results would make
   // empty-tensor elimination write both into one output buffer.
   func.addPass(createCanonicalizerPass());
