@@ -29,6 +29,22 @@ def SymFuseElementwise : Pass<"sym-fuse-elementwise", "::mlir::func::FuncOp"> {
   }];
 }
 
+def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"> {
+  let summary = "Split each linalg op's outer parallel dims into scf.forall chunks";
+  let description = [{
+    Every linalg op on tensors outside a matmul schedule is tiled with
+    scf.forall on its leading parallel dims into about `chunks` pieces; the
+    forall becomes the OpenMP work-sharing loop while the dims inside stay
+    sequential loops that LLVM vectorizes. (Converting all dims to one OpenMP
+    loop nest would collapse them into a single linearized index that no
+    vectorizer can handle.)
+  }];
+  let options = [
+    Option<"chunks", "chunks", "int64_t", "16", "pieces of work per op">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def SymScheduleMatmuls : Pass<"sym-schedule-matmuls", "::mlir::ModuleOp"> {
   let summary = "Tile, pack registers and vectorize every linalg matmul for the CPU";
   let description = [{

@@ -69,10 +69,13 @@ static void addBufferizationPasses(OpPassManager &pm) {
 }
 
 // The order matters in MLIR 19 (shared/TOOLCHAIN.md): OpenMP conversion only
-// sees scf.parallel; memref lowering comes before scf-to-cf and affine
+// sees scf.parallel (from scf.forall); memref lowering comes before scf-to-cf and affine
 // lowering after expand-strided-metadata.
 static void addLLVMPasses(OpPassManager &pm) {
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // Threads come only from scf.forall (sym-schedule-matmuls,
+  // sym-distribute-threads); the loops inside stay sequential for LLVM's
+  // vectorizer.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
   // n-d vector transfers (from vectorized linalg) become unrolled 1-d ones.
   pm.addNestedPass<func::FuncOp>(
@@ -100,6 +103,7 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   cpu::SymScheduleMatmulsOptions schedule;
   schedule.vectorBits = options.vectorBits;
   pm.addPass(cpu::createSymScheduleMatmuls(schedule));
+  pm.addNestedPass<func::FuncOp>(cpu::createSymDistributeThreads());
   pm.addPass(createCanonicalizerPass());
   if (options.stopAtLinalg)
     return;
