@@ -406,16 +406,22 @@ Lowered lowerUpSampling(OpBuilder &b, sym::UpSamplingOp op) {
   RankedTensorType outType = tensorType(op.getOutput());
   SmallVector<Value> parts;
   for (Value input : op.getInputs()) {
+    // Nearest upsampling reads in[n, c, h, w] for out[n, c, h, i, w, j]
+    // (an (N, C, H, s, W, s) view of the output): a broadcast, no division.
     RankedTensorType type = tensorType(input);
     int64_t scale = outType.getDimSize(2) / type.getDimSize(2);
+    SmallVector<int64_t> expanded{type.getDimSize(0), type.getDimSize(1)};
     SmallVector<AffineExpr> exprs{b.getAffineDimExpr(0), b.getAffineDimExpr(1)};
-    for (unsigned i = 2; i < outType.getRank(); ++i)
-      exprs.push_back(b.getAffineDimExpr(i).floorDiv(scale));
+    for (unsigned i = 2; i < type.getRank(); ++i) {
+      exprs.push_back(b.getAffineDimExpr(expanded.size()));
+      expanded.append({type.getDimSize(i), scale});
+    }
+    Value up = mapWithMaps(b, loc, RankedTensorType::get(expanded, type.getElementType()), input,
+                           AffineMap::get(expanded.size(), 0, exprs, b.getContext()),
+                           [](OpBuilder &, Location, ValueRange args) { return args[0]; });
     SmallVector<int64_t> shape(outType.getShape());
     shape[1] = type.getDimSize(1);
-    parts.push_back(mapWithMaps(b, loc, RankedTensorType::get(shape, type.getElementType()), input,
-                                AffineMap::get(outType.getRank(), 0, exprs, b.getContext()),
-                                [](OpBuilder &, Location, ValueRange args) { return args[0]; }));
+    parts.push_back(reshapeTo(b, loc, up, shape));
   }
   Value result = parts.front();
   if (op.getMultiInputMode() == "sum") {

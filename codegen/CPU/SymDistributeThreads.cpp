@@ -35,6 +35,21 @@ SmallVector<int64_t> threadTileSizes(linalg::LinalgOp op, int64_t chunks) {
   return sizes;
 }
 
+/// Tiling computes operand slices through the indexing maps; MLIR 19 gets
+/// them wrong for floordiv/mod/ceildiv expressions, so those ops stay whole.
+bool hasDivisionInMaps(linalg::LinalgOp op) {
+  return llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
+    return llvm::any_of(map.getResults(), [](AffineExpr e) {
+      bool division = false;
+      e.walk([&](AffineExpr sub) {
+        division |= sub.getKind() == AffineExprKind::FloorDiv ||
+                    sub.getKind() == AffineExprKind::CeilDiv || sub.getKind() == AffineExprKind::Mod;
+      });
+      return division;
+    });
+  });
+}
+
 struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeThreadsPass> {
   using SymDistributeThreadsBase::SymDistributeThreadsBase;
 
@@ -42,7 +57,7 @@ struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeTh
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && !op->getParentOfType<scf::ForallOp>() &&
-          !op->getParentOfType<scf::ForOp>())
+          !op->getParentOfType<scf::ForOp>() && !hasDivisionInMaps(op))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
