@@ -10,6 +10,7 @@
 
 #include "dialects/Sym/IR/SymOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
 
@@ -134,10 +135,10 @@ AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim
   return b.getAffineDimExpr(outDim) * w.stride[i] + b.getAffineDimExpr(kDim) * w.dilate[i];
 }
 
-/// Convolution as one GEMM: W (F, C*K) times the im2col matrix
-/// (C*K, N*O) gives (F, N*O), transposed to (N, F, O...) when N > 1.
-Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
-                        RankedTensorType outType) {
+/// One image's convolution as one GEMM: W (F, C*K) times the im2col matrix
+/// (C*K, O) gives (F, O), the image's (1, F, O...) output.
+Value convolveImage(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+                    RankedTensorType outType) {
   RankedTensorType in = tensorType(padded), wType = tensorType(weight);
   unsigned d = w.rank();
   int64_t n = in.getDimSize(0), c = in.getDimSize(1), f = wType.getDimSize(0);
@@ -164,11 +165,42 @@ Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, 
                               AffineMap::get(numLoops, 0, inExprs, b.getContext()),
                               [](OpBuilder &, Location, ValueRange args) { return args[0]; });
   Value product = matmul(b, loc, lhs, reshapeTo(b, loc, columns, {ck, positions}), false, false);
+  return reshapeTo(b, loc, product, outType.getShape());
+}
+
+/// Images are convolved one after the other, as MXNet does: one im2col
+/// buffer per image instead of a batch-sized one, and each GEMM parallel.
+Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+                        RankedTensorType outType) {
+  RankedTensorType in = tensorType(padded);
+  int64_t n = in.getDimSize(0);
   if (n == 1)
-    return reshapeTo(b, loc, product, outType.getShape());
-  int64_t spatial = positions / n;
-  Value perBatch = reshapeTo(b, loc, product, {f, n, spatial});
-  return reshapeTo(b, loc, transposeTo(b, loc, perBatch, {1, 0, 2}), outType.getShape());
+    return convolveImage(b, loc, padded, weight, w, outType);
+  auto imageOf = [](RankedTensorType t) {
+    SmallVector<int64_t> shape(t.getShape());
+    shape[0] = 1;
+    return shape;
+  };
+  auto imageOut = RankedTensorType::get(imageOf(outType), outType.getElementType());
+  auto sliceParams = [&](ArrayRef<int64_t> shape, Value index) {
+    SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)), strides(shape.size(), b.getIndexAttr(1));
+    offsets[0] = index;
+    return std::make_tuple(offsets, getAsIndexOpFoldResult(b.getContext(), shape), strides);
+  };
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value count = b.create<arith::ConstantIndexOp>(loc, n);
+  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  auto loop = b.create<scf::ForOp>(
+      loc, zero, count, one, ValueRange{emptyLike(b, loc, outType)},
+      [&](OpBuilder &nested, Location l, Value i, ValueRange acc) {
+        auto [inOffsets, inSizes, inStrides] = sliceParams(imageOf(in), i);
+        Value image = nested.create<tensor::ExtractSliceOp>(l, padded, inOffsets, inSizes, inStrides);
+        Value result = convolveImage(nested, l, image, weight, w, imageOut);
+        auto [outOffsets, outSizes, outStrides] = sliceParams(imageOf(outType), i);
+        Value updated = nested.create<tensor::InsertSliceOp>(l, result, acc[0], outOffsets, outSizes, outStrides);
+        nested.create<scf::YieldOp>(l, updated);
+      });
+  return loop.getResult(0);
 }
 
 Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {

@@ -57,7 +57,7 @@ struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeTh
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && !op->getParentOfType<scf::ForallOp>() &&
-          !op->getParentOfType<scf::ForOp>() && !hasDivisionInMaps(op))
+          !hasDivisionInMaps(op))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
