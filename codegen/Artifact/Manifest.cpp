@@ -88,8 +88,6 @@ llvm::json::Object buildManifest(func::FuncOp main, StringRef prefix) {
   manifest["prefix"] = prefix;
   manifest["nodes"] = describeNodes(main);
   manifest["train_sensitive_nodes"] = trainSensitiveNodes(main);
-  // Intermediate buffers are allocated by the generated code itself for now.
-  manifest["workspace_bytes"] = 0;
   manifest["variants"] = llvm::json::Array{llvm::json::Object{
       {"name", "inference"}, {"entry", forwardEntryName(prefix)}, {"is_train", false}}};
   return manifest;

@@ -14,13 +14,22 @@
 
 namespace symc {
 
+/// Module attributes carrying the manifest JSON and the planned workspace
+/// size from sym-artifact-abi / sym-plan-memory to sym-embed-manifest, and
+/// the unit attribute marking the entry's implementation function (its last
+/// argument is the workspace).
+inline constexpr llvm::StringLiteral kManifestAttr = "symc.manifest";
+inline constexpr llvm::StringLiteral kWorkspaceBytesAttr = "symc.workspace_bytes";
+inline constexpr llvm::StringLiteral kImplAttr = "symc.entry_impl";
+
 /// Bumped whenever the entry-point signature or the manifest layout changes.
 inline constexpr int kArtifactAbiVersion = 1;
 
 /// Arguments, aux states and outputs of a sym-level @main.
 llvm::json::Object describeInterface(mlir::func::FuncOp main);
 
-/// The full manifest of @main compiled with symbol prefix `prefix`.
+/// The full manifest of @main compiled with symbol prefix `prefix`; its
+/// workspace_bytes is filled in by sym-embed-manifest.
 llvm::json::Object buildManifest(mlir::func::FuncOp main, llvm::StringRef prefix);
 
 /// Entry point names, shared by the code generator and the manifest.

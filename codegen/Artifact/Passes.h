@@ -2,6 +2,7 @@
 #ifndef SYMC_CODEGEN_ARTIFACT_PASSES_H
 #define SYMC_CODEGEN_ARTIFACT_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -13,11 +13,13 @@ def SymArtifactABI : Pass<"sym-artifact-abi", "::mlir::ModuleOp"> {
     result with `bufferization.materialize_in_destination`, so bufferization
     computes results straight into the caller's buffers.
 
-    It adds the exported entry points of ABI version 1:
+    It adds the exported entry point of ABI version 1
       int32_t <prefix>_forward(void *const *buffers, const int64_t *dims, void *workspace);
-      const char *<prefix>_manifest(void);
     `buffers` holds the arguments, then the aux states, then the outputs, in
-    the manifest's orders; `dims` holds the values of the dynamic dims.
+    the manifest's orders; `dims` holds the values of the dynamic dims;
+    `workspace` is the arena (the impl's last argument) for planned buffers.
+    The manifest is kept as the `symc.manifest` module attribute for
+    sym-embed-manifest.
   }];
   let options = [
     Option<"prefix", "prefix", "std::string", "\"symc\"",
@@ -27,6 +29,30 @@ def SymArtifactABI : Pass<"sym-artifact-abi", "::mlir::ModuleOp"> {
     "::mlir::bufferization::BufferizationDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::memref::MemRefDialect"
   ];
+}
+
+def SymEmbedManifest : Pass<"sym-embed-manifest", "::mlir::ModuleOp"> {
+  let summary = "Embed the manifest and export <prefix>_manifest()";
+  let description = [{
+    Completes the `symc.manifest` module attribute with the planned
+    workspace size (`symc.workspace_bytes`, 0 when absent) and embeds it as a
+    constant string returned by `const char *<prefix>_manifest(void)`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def SymPlanMemory : Pass<"sym-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Place the entry's intermediate buffers in the workspace arena";
+  let description = [{
+    After bufferization, every static-size memref.alloc at the top level of
+    the entry implementation becomes a memref.view into the workspace
+    argument. Offsets come from liveness: a buffer lives from its allocation
+    to the last use of it or of any view of it, and buffers whose lifetimes
+    do not overlap share bytes (greedy by size, 64-byte aligned). The arena
+    size is recorded as `symc.workspace_bytes`. Run buffer-loop-hoisting
+    first so that loop-invariant allocations are at the top level.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
 }
 
 #endif

@@ -44,16 +44,20 @@ LogicalResult toDestinationPassing(func::FuncOp main, StringRef prefix) {
   }
   b.create<func::ReturnOp>(ret.getLoc());
   ret.erase();
+  // The workspace arena: planned intermediate buffers are views into it.
+  body.addArgument(MemRefType::get({ShapedType::kDynamic}, b.getI8Type()), main.getLoc());
   main.setFunctionType(b.getFunctionType(body.getArgumentTypes(), {}));
   main.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
   main.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
   main.setName((prefix + "_forward_impl").str());
   main.setPrivate();
   main->setAttr("llvm.linkage", LLVM::LinkageAttr::get(main.getContext(), LLVM::Linkage::Internal));
+  main->setAttr(kImplAttr, b.getUnitAttr());
   return success();
 }
 
-/// An identity-layout memref descriptor over `pointer`, cast to `type`.
+/// An identity-layout memref descriptor over `pointer`, cast to `type`. A
+/// dynamic (workspace) dim gets size 0: nothing reads it.
 Value buildDescriptor(OpBuilder &b, Location loc, Value pointer, MemRefType type) {
   MLIRContext *ctx = b.getContext();
   auto i64 = b.getI64Type();
@@ -70,10 +74,10 @@ Value buildDescriptor(OpBuilder &b, Location loc, Value pointer, MemRefType type
   desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(0), 2);
   int64_t stride = 1;
   for (int64_t i = rank - 1; i >= 0; --i) {
-    desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(type.getDimSize(i)),
-                                         ArrayRef<int64_t>{3, i});
+    int64_t size = type.isDynamicDim(i) ? 0 : type.getDimSize(i);
+    desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(size), ArrayRef<int64_t>{3, i});
     desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(stride), ArrayRef<int64_t>{4, i});
-    stride *= type.getDimSize(i);
+    stride *= size;
   }
   return b.create<UnrealizedConversionCastOp>(loc, type, desc).getResult(0);
 }
@@ -91,32 +95,16 @@ void buildForwardEntry(ModuleOp module, func::FuncOp impl, StringRef prefix) {
   b.setInsertionPointToStart(block);
   Value buffers = block->getArgument(0);
   SmallVector<Value> memrefs;
-  for (auto [i, type] : llvm::enumerate(impl.getArgumentTypes())) {
+  ArrayRef<Type> bufferTypes = impl.getArgumentTypes().drop_back();
+  for (auto [i, type] : llvm::enumerate(bufferTypes)) {
     Value slot = b.create<LLVM::GEPOp>(loc, ptr, ptr, buffers, ArrayRef<LLVM::GEPArg>{int32_t(i)});
     Value pointer = b.create<LLVM::LoadOp>(loc, ptr, slot);
     memrefs.push_back(buildDescriptor(b, loc, pointer, cast<MemRefType>(type)));
   }
+  memrefs.push_back(buildDescriptor(b, loc, block->getArgument(2),
+                                    cast<MemRefType>(impl.getArgumentTypes().back())));
   b.create<func::CallOp>(loc, impl, memrefs);
   b.create<LLVM::ReturnOp>(loc, ValueRange{b.create<LLVM::ConstantOp>(loc, i32, 0)});
-}
-
-/// const char *<prefix>_manifest(void), returning the embedded JSON.
-void buildManifestEntry(ModuleOp module, StringRef prefix, StringRef json) {
-  MLIRContext *ctx = module.getContext();
-  Location loc = module.getLoc();
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  std::string text = json.str();
-  text.push_back('\0');
-  auto type = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), text.size());
-  std::string globalName = manifestEntryName(prefix) + "_json";
-  b.create<LLVM::GlobalOp>(loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, globalName,
-                           b.getStringAttr(text));
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  auto entry = b.create<LLVM::LLVMFuncOp>(loc, manifestEntryName(prefix),
-                                          LLVM::LLVMFunctionType::get(ptr, {}));
-  b.setInsertionPointToStart(entry.addEntryBlock(b));
-  Value address = b.create<LLVM::AddressOfOp>(loc, ptr, globalName);
-  b.create<LLVM::ReturnOp>(loc, address);
 }
 
 struct SymArtifactABIPass : impl::SymArtifactABIBase<SymArtifactABIPass> {
@@ -134,7 +122,8 @@ struct SymArtifactABIPass : impl::SymArtifactABIBase<SymArtifactABIPass> {
     if (failed(toDestinationPassing(main, prefix)))
       return signalPassFailure();
     buildForwardEntry(module, main, prefix);
-    buildManifestEntry(module, prefix, manifest);
+    // Embedded by sym-embed-manifest once the workspace size is known.
+    module->setAttr(kManifestAttr, StringAttr::get(&getContext(), manifest));
   }
 };
 

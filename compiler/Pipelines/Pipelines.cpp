@@ -62,6 +62,10 @@ static void addBufferizationPasses(OpPassManager &pm) {
     return success();
   };
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  // Intermediate buffers live in the workspace arena, not in malloc'd memory
+  // (fresh pages on every forward cost more than many kernels).
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+  pm.addPass(symc::createSymPlanMemory());
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createBufferizationToMemRefPass());
@@ -72,6 +76,7 @@ static void addBufferizationPasses(OpPassManager &pm) {
 // sees scf.parallel (from scf.forall); memref lowering comes before scf-to-cf and affine
 // lowering after expand-strided-metadata.
 static void addLLVMPasses(OpPassManager &pm) {
+  pm.addPass(symc::createSymEmbedManifest());
   // Threads come only from scf.forall (sym-schedule-matmuls,
   // sym-distribute-threads); the loops inside stay sequential for LLVM's
   // vectorizer.

@@ -82,7 +82,7 @@ private:
   std::vector<NDArray> args_, grads_, aux_, outputs_;
   std::vector<GradReq> gradReqs_;
   std::vector<void *> frame_;
-  std::vector<uint8_t> workspace_;
+  NDArray workspace_; // the planned arena for intermediate buffers, 64-byte aligned
   int numThreads_ = 0;
 };
 

@@ -149,7 +149,7 @@ void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const ch
 void Executor::allocateOutputs() {
   for (const TensorSpec &spec : manifest().outputs)
     outputs_.emplace_back(spec.shape, spec.dtype, ctx_);
-  workspace_.resize(manifest().workspaceBytes);
+  workspace_ = NDArray({static_cast<int64_t>(manifest().workspaceBytes)}, DType::UInt8, ctx_);
 }
 
 Executor Executor::bind(std::shared_ptr<const Artifact> artifact, Context ctx, const Arrays &args,

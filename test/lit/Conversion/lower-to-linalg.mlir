@@ -1,10 +1,12 @@
 // RUN: symc-opt %s -split-input-file -verify-diagnostics -sym-lower-to-linalg | FileCheck %s
 
-// FullyConnected is a matmul against the untransposed weight plus a bias
-// broadcast along dim 1.
+// FullyConnected is a matmul against the transposed weight plus a bias
+// broadcast along dim 1; transposes are materialized so that every product
+// is a plain linalg.matmul.
 // CHECK-LABEL: func @fully_connected
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%arg1 : tensor<5x3xf32>) {{.*}} permutation = [1, 0]
 // CHECK: %[[ZERO:.*]] = linalg.fill
-// CHECK: %[[MM:.*]] = linalg.matmul_transpose_b ins(%arg0, %arg1 : tensor<4x3xf32>, tensor<5x3xf32>) outs(%[[ZERO]]
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%arg0, %[[WT]] : tensor<4x3xf32>, tensor<3x5xf32>) outs(%[[ZERO]]
 // CHECK: linalg.generic {{.*}} ins(%[[MM]], %arg2 : tensor<4x5xf32>, tensor<5xf32>)
 // CHECK: arith.addf
 func.func @fully_connected(%x: tensor<4x3xf32>, %w: tensor<5x3xf32>, %b: tensor<5xf32>) -> tensor<4x5xf32> {
@@ -14,15 +16,28 @@ func.func @fully_connected(%x: tensor<4x3xf32>, %w: tensor<5x3xf32>, %b: tensor<
 
 // -----
 
-// Convolution reads a zero-padded input through `o * stride + k * dilate`,
-// grouped as (N, G, C/G, ...).
-// CHECK-DAG: #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6 * 2, d4 + d7)>
-// CHECK-LABEL: func @convolution
+// A grouped convolution reads a zero-padded input through
+// `o * stride + k * dilate`, grouped as (N, G, C/G, ...).
+// CHECK: affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6 * 2, d4 + d7)>
+// CHECK-LABEL: func @grouped_convolution
 // CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
-// CHECK: linalg.generic {indexing_maps = [#[[IN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-func.func @convolution(%x: tensor<1x4x9x9xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x4x9xf32> {
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+func.func @grouped_convolution(%x: tensor<1x4x9x9xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x4x9xf32> {
   %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, stride = array<i64: 2, 1>, dilate = array<i64: 2, 1>, pad = array<i64: 1, 1>, num_filter = 6 : i64, num_group = 2 : i64, no_bias = true} : (tensor<1x4x9x9xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x4x9xf32>
   return %0 : tensor<1x6x4x9xf32>
+}
+
+// -----
+
+// An ungrouped convolution is im2col (a copy into (C, KH, KW, N, OH, OW)
+// through the window map) and one matmul with the (F, C*KH*KW) weight.
+// CHECK: affine_map<(d0, d1, d2, d3, d4, d5) -> (d3, d0, d4 * 2 + d1, d5 + d2)>
+// CHECK-LABEL: func @convolution
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x7x7xf32>) outs(%{{.*}} : tensor<2x3x3x1x3x5xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x18xf32>, tensor<18x15xf32>)
+func.func @convolution(%x: tensor<1x2x7x7xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x3x5xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, stride = array<i64: 2, 1>, num_filter = 4 : i64, no_bias = true} : (tensor<1x2x7x7xf32>, tensor<4x2x3x3xf32>) -> tensor<1x4x3x5xf32>
+  return %0 : tensor<1x4x3x5xf32>
 }
 
 // -----
