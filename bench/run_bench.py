@@ -39,19 +39,36 @@ def median_ms(fn, repeat, warmup=3):
     return times[len(times) // 2]
 
 
-def symc_ms(tools, work, name, sym, shapes, params, repeat):
-    base = os.path.join(work, name)
-    sym.save(base + "-symbol.json")
-    if params is not None:
-        mx.nd.save(base + ".params", params)
+def symc_ms(tools, base, shapes, repeat, with_params):
     cmd = [tools.symc, "compile", base + "-symbol.json", "-q", "-o", base + ".so"]
     cmd += ["--shape=%s=%s" % (k, ",".join(map(str, v))) for k, v in shapes.items()]
     subprocess.run(cmd, check=True)
     run = [tools.symc_run, base + ".so", "--bench", str(repeat), "--threads", THREADS]
-    if params is not None:
+    if with_params:
         run += ["--params", base + ".params"]
     out = subprocess.run(run, check=True, capture_output=True, text=True).stdout
     return float(re.search(r"median ([0-9.]+) ms", out).group(1))
+
+
+def workloads():
+    resnet = lambda: zoo("resnet18_v1")[0]  # noqa: E731
+    return {"mlp": ("MLP 784-512-512-10, batch 64", mlp, {"data": (64, 784)}),
+            "resnet18_b1": ("ResNet-18 v1 224x224, batch 1", resnet, {"data": (1, 3, 224, 224)}),
+            "resnet18_b16": ("ResNet-18 v1 224x224, batch 16", resnet, {"data": (16, 3, 224, 224)})}
+
+
+def mxnet_worker(name, work, repeat):
+    """Saves the workload's symbol and random params, then times MXNet.
+
+    Runs in its own process so that MXNet's OpenMP threads, which spin for a
+    while after each forward, never compete with symc's."""
+    _, build, shapes = workloads()[name]
+    sym = build()
+    forward, params = mxnet_model(sym, shapes, np.random.default_rng(0))
+    base = os.path.join(work, name)
+    sym.save(base + "-symbol.json")
+    mx.nd.save(base + ".params", params)
+    print("mxnet_ms %f" % median_ms(forward, repeat))
 
 
 def mxnet_model(sym, shapes, rng):
@@ -81,8 +98,9 @@ def torch_ms(name, repeat):
 
 def gemm_symc_gflops(tools, work, m, k, n, repeat):
     a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
-    ms = symc_ms(tools, work, "gemm_%d_%d_%d" % (m, k, n), mx.sym.dot(a, b),
-                 {"a": (m, k), "b": (k, n)}, None, repeat)
+    base = os.path.join(work, "gemm_%d_%d_%d" % (m, k, n))
+    mx.sym.dot(a, b).save(base + "-symbol.json")
+    ms = symc_ms(tools, base, {"a": (m, k), "b": (k, n)}, repeat, with_params=False)
     return 2.0 * m * k * n / ms / 1e6
 
 
@@ -103,23 +121,25 @@ def main():
     parser.add_argument("--symc-run", dest="symc_run", required=True)
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results.md"))
+    parser.add_argument("--mxnet-worker", dest="worker", help=argparse.SUPPRESS)
+    parser.add_argument("--work", help=argparse.SUPPRESS)
     tools = parser.parse_args()
-    rng = np.random.default_rng(0)
+    if tools.worker:
+        return mxnet_worker(tools.worker, tools.work, tools.repeat)
 
-    resnet, _ = zoo("resnet18_v1")
-    workloads = [("MLP 784-512-512-10, batch 64", "mlp", mlp(), {"data": (64, 784)}),
-                 ("ResNet-18 v1 224x224, batch 1", "resnet18_b1", resnet, {"data": (1, 3, 224, 224)}),
-                 ("ResNet-18 v1 224x224, batch 16", "resnet18_b16", resnet, {"data": (16, 3, 224, 224)})]
     lines = ["# symc forward benchmark", "",
              "Machine: %s, %s threads; MXNet %s (pip, oneDNN); median of %d forwards." % (
                  cpu_name(), THREADS, mx.__version__, tools.repeat), "",
              "| workload | symc ms | MXNet ms | symc/MXNet | PyTorch ms |",
              "|---|---:|---:|---:|---:|"]
     with tempfile.TemporaryDirectory() as work:
-        for title, name, sym, shapes in workloads:
-            forward, params = mxnet_model(sym, shapes, rng)
-            mx_ms = median_ms(forward, tools.repeat)
-            sy_ms = symc_ms(tools, work, name, sym, shapes, params, tools.repeat)
+        for name, (title, _, shapes) in workloads().items():
+            worker = subprocess.run([sys.executable, __file__, "--symc", tools.symc, "--symc-run",
+                                     tools.symc_run, "--mxnet-worker", name, "--work", work,
+                                     "--repeat", str(tools.repeat)],
+                                    check=True, capture_output=True, text=True)
+            mx_ms = float(re.search(r"mxnet_ms ([0-9.]+)", worker.stdout).group(1))
+            sy_ms = symc_ms(tools, os.path.join(work, name), shapes, tools.repeat, with_params=True)
             pt = torch_ms(name, tools.repeat)
             lines.append("| %s | %.2f | %.2f | %.2f | %s |" % (
                 title, sy_ms, mx_ms, sy_ms / mx_ms, "%.2f" % pt if pt else "n/a (not installed)"))

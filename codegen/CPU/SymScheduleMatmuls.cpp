@@ -159,19 +159,32 @@ constexpr llvm::StringLiteral kFinishScript = R"(
     }
 )";
 
-/// Pads N to a multiple of NR (zero columns of B, sliced off the result), so
-/// that every register tile is full: masked remainders are much slower.
-/// Returns the op to schedule.
+/// The column count B and C get: N rounded up to a multiple of NR, so that
+/// every register tile is full (masked remainders are much slower), plus NR
+/// when rows would be a multiple of 4 KiB apart: the k loop walks down B's
+/// rows, and such a stride maps every row to the same cache sets.
+int64_t paddedColumns(int64_t n, int64_t k, int64_t nr, int64_t elementBytes) {
+  if (n <= nr)
+    return n;
+  int64_t padded = llvm::alignTo(n, nr);
+  if ((padded * elementBytes) % 4096 == 0 && k >= 64)
+    padded += nr;
+  return padded;
+}
+
+/// Pads B and C to paddedColumns() with zero columns that are sliced off
+/// the result. Returns the op to schedule.
 linalg::LinalgOp padColumns(linalg::LinalgOp op, int64_t nr) {
   auto [m, n, k] = matmulSizes(op);
-  if (n <= nr || n % nr == 0)
+  Type element = cast<ShapedType>(op->getResult(0).getType()).getElementType();
+  int64_t padded = paddedColumns(n, k, nr, element.getIntOrFloatBitWidth() / 8);
+  if (padded == n)
     return op;
   OpBuilder b(op);
   Location loc = op.getLoc();
   Value rhs = op.getDpsInputs()[1];
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   unsigned rank = rhsType.getRank();
-  int64_t padded = llvm::alignTo(n, nr);
   SmallVector<int64_t> low(rank, 0), high(rank, 0);
   high[rank - 1] = padded - n;
   SmallVector<int64_t> rhsShape(rhsType.getShape());
