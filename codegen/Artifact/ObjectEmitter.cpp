@@ -85,14 +85,24 @@ unsigned targetVectorBits(const TargetOptions &target) {
   return info->checkFeatures("+avx2") ? 256 : 128;
 }
 
-bool emitLLVMIR(mlir::ModuleOp module, const TargetOptions &target, llvm::raw_ostream &os,
-                std::string &error) {
-  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, error);
+/// The target machine and the optimized LLVM module, or false with `error`.
+static bool compileModule(mlir::ModuleOp module, const TargetOptions &target,
+                          llvm::LLVMContext &llvmContext,
+                          std::unique_ptr<llvm::TargetMachine> &machine,
+                          std::unique_ptr<llvm::Module> &llvmModule, std::string &error) {
+  machine = createTargetMachine(target, error);
   if (!machine)
     return false;
+  llvmModule = translate(module, llvmContext, *machine, error);
+  return llvmModule != nullptr;
+}
+
+bool emitLLVMIR(mlir::ModuleOp module, const TargetOptions &target, llvm::raw_ostream &os,
+                std::string &error) {
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule = translate(module, llvmContext, *machine, error);
-  if (!llvmModule)
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> llvmModule;
+  if (!compileModule(module, target, llvmContext, machine, llvmModule, error))
     return false;
   llvmModule->print(os, nullptr);
   return true;
@@ -100,12 +110,10 @@ bool emitLLVMIR(mlir::ModuleOp module, const TargetOptions &target, llvm::raw_os
 
 bool emitObjectFile(mlir::ModuleOp module, const TargetOptions &target, const std::string &path,
                     std::string &error) {
-  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, error);
-  if (!machine)
-    return false;
   llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule = translate(module, llvmContext, *machine, error);
-  if (!llvmModule)
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> llvmModule;
+  if (!compileModule(module, target, llvmContext, machine, llvmModule, error))
     return false;
   std::error_code ec;
   llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);

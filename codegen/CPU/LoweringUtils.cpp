@@ -159,31 +159,31 @@ Value padConstant(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low
                                  getAsIndexOpFoldResult(b.getContext(), high), padValue);
 }
 
-static bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
+/// The float or the integer form of a binary arith op, by operand type.
+template <typename FloatOp, typename IntOp>
+static Value floatOrInt(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<FloatOp>(loc, x, y);
+  return b.create<IntOp>(loc, x, y);
+}
 
 Value add(OpBuilder &b, Location loc, Value x, Value y) {
-  return isFloat(x) ? b.create<arith::AddFOp>(loc, x, y).getResult()
-                    : b.create<arith::AddIOp>(loc, x, y).getResult();
+  return floatOrInt<arith::AddFOp, arith::AddIOp>(b, loc, x, y);
 }
 Value sub(OpBuilder &b, Location loc, Value x, Value y) {
-  return isFloat(x) ? b.create<arith::SubFOp>(loc, x, y).getResult()
-                    : b.create<arith::SubIOp>(loc, x, y).getResult();
+  return floatOrInt<arith::SubFOp, arith::SubIOp>(b, loc, x, y);
 }
 Value mul(OpBuilder &b, Location loc, Value x, Value y) {
-  return isFloat(x) ? b.create<arith::MulFOp>(loc, x, y).getResult()
-                    : b.create<arith::MulIOp>(loc, x, y).getResult();
+  return floatOrInt<arith::MulFOp, arith::MulIOp>(b, loc, x, y);
 }
 Value div(OpBuilder &b, Location loc, Value x, Value y) {
-  return isFloat(x) ? b.create<arith::DivFOp>(loc, x, y).getResult()
-                    : b.create<arith::DivSIOp>(loc, x, y).getResult();
+  return floatOrInt<arith::DivFOp, arith::DivSIOp>(b, loc, x, y);
 }
 Value max(OpBuilder &b, Location loc, Value x, Value y) {
-  return isFloat(x) ? b.create<arith::MaximumFOp>(loc, x, y).getResult()
-                    : b.create<arith::MaxSIOp>(loc, x, y).getResult();
+  return floatOrInt<arith::MaximumFOp, arith::MaxSIOp>(b, loc, x, y);
 }
 Value min(OpBuilder &b, Location loc, Value x, Value y) {
-  return isFloat(x) ? b.create<arith::MinimumFOp>(loc, x, y).getResult()
-                    : b.create<arith::MinSIOp>(loc, x, y).getResult();
+  return floatOrInt<arith::MinimumFOp, arith::MinSIOp>(b, loc, x, y);
 }
 
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
