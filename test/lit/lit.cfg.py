@@ -13,8 +13,9 @@ config.test_exec_root = os.path.join(config.symc_tools_dir, "..", "test", "lit")
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
-    ["symc", "symc-opt"], [config.symc_tools_dir])
+    ["symc", "symc-opt", "symc-run"], [config.symc_tools_dir])
 llvm_config.add_tool_substitutions(
     ["FileCheck", "not", "split-file", "count", "llvm-nm"], [config.llvm_tools_dir])
 config.substitutions.append(("%models", config.shared_models_dir))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Import", "Inputs")))
+config.substitutions.append(("%python", config.python_executable))
