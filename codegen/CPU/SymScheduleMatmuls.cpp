@@ -84,6 +84,18 @@ std::string sizes(unsigned batchDims, std::initializer_list<int64_t> rest, int64
   return "[" + llvm::join(parts, ", ") + "]";
 }
 
+/// Register tiles walk j outside i (BLIS's jr/ir order): one KC x NR strip of
+/// B stays in L1 while the MR-row blocks of A stream past it.
+std::string interchange(unsigned batchDims) {
+  SmallVector<std::string> order;
+  for (unsigned i = 0; i < batchDims; ++i)
+    order.push_back(std::to_string(i));
+  order.push_back(std::to_string(batchDims + 1));
+  order.push_back(std::to_string(batchDims));
+  order.push_back(std::to_string(batchDims + 2));
+  return "[" + llvm::join(order, ", ") + "]";
+}
+
 /// The script fragment that tiles matmul `id`.
 std::string tileScript(int64_t id, const Tiling &t) {
   std::string s = llvm::formatv(R"(
@@ -102,11 +114,11 @@ std::string tileScript(int64_t id, const Tiling &t) {
     chunk = "%chunk" + std::to_string(id);
   }
   s += llvm::formatv(R"(
-    %reg{0}, %iloop{0}, %jloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %reg{0}, %jloop{0}, %iloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} interchange = {4} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     %step{0}, %kstep{0} = transform.structured.tile_using_for %reg{0} tile_sizes {3} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 )",
                      id, chunk, sizes(t.batchDims, {t.mr, t.nr}, 0),
-                     sizes(t.batchDims, {0, 0, 1}, 0));
+                     sizes(t.batchDims, {0, 0, 1}, 0), interchange(t.batchDims));
   auto peel = [&](const char *loop) {
     return llvm::formatv(R"(
     %{0}{1}for = transform.cast %{0}{1} : !transform.any_op to !transform.op<"scf.for">
@@ -115,10 +127,11 @@ std::string tileScript(int64_t id, const Tiling &t) {
                          loop, id)
         .str();
   };
-  if (t.peelJ)
-    s += peel("jloop");
+  // Inner loop first: peeling the outer one clones (and invalidates) it.
   if (t.peelI)
     s += peel("iloop");
+  if (t.peelJ)
+    s += peel("jloop");
   // Peeled main loops have static bounds once canonicalized; their tiles
   // vectorize without masks, the remainders with.
   s += llvm::formatv(R"(
