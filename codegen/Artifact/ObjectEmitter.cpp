@@ -36,6 +36,12 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOptions &ta
       enabled.push_back((feature.second ? "+" : "-") + feature.first().str());
     features = llvm::join(enabled, ",");
   }
+  // Asked of a generic subtarget: LLVM warns when creating one for a bad name.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(llvmTarget->createMCSubtargetInfo(triple, "generic", ""));
+  if (!subtarget || !subtarget->isCPUStringValid(cpu)) {
+    error = "unknown --cpu '" + cpu + "': give an LLVM CPU name (x86-64-v3, skylake-avx512, znver3, ...) or native";
+    return nullptr;
+  }
   llvm::TargetOptions options;
   auto *machine = llvmTarget->createTargetMachine(triple, cpu, features, options, llvm::Reloc::PIC_,
                                                   std::nullopt, llvm::CodeGenOptLevel::Aggressive);
@@ -74,15 +80,22 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
 
 } // namespace
 
-unsigned targetVectorBits(const TargetOptions &target) {
-  std::string error;
+std::optional<TargetInfo> describeTarget(const TargetOptions &target, std::string &error) {
+  TargetInfo result;
   std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, error);
   if (!machine)
-    return 128;
+    return std::nullopt;
   const llvm::MCSubtargetInfo *info = machine->getMCSubtargetInfo();
+  // The features libsymrt can check with __builtin_cpu_supports.
+  for (const char *feature : {"avx", "avx2", "fma", "f16c", "avx512f", "avx512bw",
+                              "avx512dq", "avx512vl"})
+    if (info->checkFeatures(std::string("+") + feature))
+      result.checkedFeatures.push_back(feature);
   if (info->checkFeatures("+avx512f"))
-    return 512;
-  return info->checkFeatures("+avx2") ? 256 : 128;
+    result.vectorBits = 512;
+  else if (info->checkFeatures("+avx2"))
+    result.vectorBits = 256;
+  return result;
 }
 
 /// The target machine and the optimized LLVM module, or false with `error`.

@@ -3,6 +3,7 @@
 #define SYMC_CODEGEN_ARTIFACT_OBJECTEMITTER_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,17 @@ struct TargetOptions {
   std::string cpu = "native";
 };
 
-/// The width of the target's widest float vector registers (128/256/512).
-unsigned targetVectorBits(const TargetOptions &target);
+struct TargetInfo {
+  /// The width of the widest float vector registers (128/256/512).
+  unsigned vectorBits = 128;
+  /// The x86 features the generated code may use that the runtime checks
+  /// before running it (avx2, fma, avx512f, ...).
+  std::vector<std::string> checkedFeatures;
+};
+
+/// What code generation needs to know about the target CPU; nullopt with
+/// `error` set for an unknown CPU.
+std::optional<TargetInfo> describeTarget(const TargetOptions &target, std::string &error);
 
 /// Translates an LLVM-dialect module (its context must have the LLVM IR
 /// translations registered) to LLVM IR, optimizes it at -O3 for the

@@ -36,8 +36,14 @@ def SymEmbedManifest : Pass<"sym-embed-manifest", "::mlir::ModuleOp"> {
   let description = [{
     Completes the `symc.manifest` module attribute with the planned
     workspace size (`symc.workspace_bytes`, 0 when absent) and embeds it as a
-    constant string returned by `const char *<prefix>_manifest(void)`.
+    constant string returned by `const char *<prefix>_manifest(void)`, with
+    the CPU features the code needs (`cpu_features`), which the runtime
+    checks before running it.
   }];
+  let options = [
+    ListOption<"cpuFeatures", "cpu-features", "std::string",
+               "CPU features the generated code uses (avx2, fma, avx512f, ...)">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 

@@ -32,6 +32,8 @@ void buildManifestEntry(ModuleOp module, StringRef prefix, StringRef json) {
 }
 
 struct SymEmbedManifestPass : impl::SymEmbedManifestBase<SymEmbedManifestPass> {
+  using SymEmbedManifestBase::SymEmbedManifestBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto text = module->getAttrOfType<StringAttr>(kManifestAttr);
@@ -47,6 +49,7 @@ struct SymEmbedManifestPass : impl::SymEmbedManifestBase<SymEmbedManifestPass> {
     llvm::json::Object &manifest = *parsed->getAsObject();
     auto bytes = module->getAttrOfType<IntegerAttr>(kWorkspaceBytesAttr);
     manifest["workspace_bytes"] = bytes ? bytes.getInt() : 0;
+    manifest["cpu_features"] = llvm::json::Array(cpuFeatures);
     std::string prefix = manifest.getString("prefix").value_or("symc").str();
     std::string json;
     llvm::raw_string_ostream(json) << llvm::json::Value(std::move(manifest));

@@ -166,15 +166,18 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   PhaseTimer timer(options.printPhases);
   PassManager pm(module.getContext());
   TargetOptions target{options.cpu};
-  buildCPUPipeline(pm, CPUOptions{options.prefix, options.emit == EmitKind::Linalg,
-                                  targetVectorBits(target)});
+  std::string error;
+  std::optional<TargetInfo> info = describeTarget(target, error);
+  if (!info)
+    return reportError(error);
+  buildCPUPipeline(pm, CPUOptions{options.prefix, options.emit == EmitKind::Linalg, info->vectorBits,
+                                  info->checkedFeatures});
   if (failed(pm.run(module)))
     return false;
   timer.done(options.emit == EmitKind::Linalg ? "lower to linalg" : "lower to LLVM dialect");
   if (options.emit == EmitKind::Linalg)
     return writeText(options.outputPath, [&](llvm::raw_ostream &os) { module.print(os); });
 
-  std::string error;
   if (options.emit == EmitKind::LLVMIR) {
     bool ok = true;
     if (!writeText(options.outputPath, [&](llvm::raw_ostream &os) {

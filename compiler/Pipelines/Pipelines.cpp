@@ -75,8 +75,10 @@ static void addBufferizationPasses(OpPassManager &pm) {
 // The order matters in MLIR 19 (shared/TOOLCHAIN.md): OpenMP conversion only
 // sees scf.parallel (from scf.forall); memref lowering comes before scf-to-cf and affine
 // lowering after expand-strided-metadata.
-static void addLLVMPasses(OpPassManager &pm) {
-  pm.addPass(symc::createSymEmbedManifest());
+static void addLLVMPasses(OpPassManager &pm, ArrayRef<std::string> cpuFeatures) {
+  symc::SymEmbedManifestOptions manifest;
+  manifest.cpuFeatures = cpuFeatures; // copied by the pass constructor
+  pm.addPass(symc::createSymEmbedManifest(manifest));
   // Threads come only from scf.forall (sym-schedule-matmuls,
   // sym-distribute-threads); the loops inside stay sequential for LLVM's
   // vectorizer.
@@ -113,7 +115,7 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   if (options.stopAtLinalg)
     return;
   addBufferizationPasses(pm);
-  addLLVMPasses(pm);
+  addLLVMPasses(pm, options.cpuFeatures);
 }
 
 void symc::registerPassesAndPipelines() {
@@ -121,7 +123,7 @@ void symc::registerPassesAndPipelines() {
       "sym-cpu-to-llvm", "Bufferize scheduled linalg-on-tensors IR and lower it to the LLVM dialect",
       [](OpPassManager &pm) {
         addBufferizationPasses(pm);
-        addLLVMPasses(pm);
+        addLLVMPasses(pm, {});
       });
   sym::registerSymPasses();
   cpu::registerSymCPUPasses();
@@ -129,7 +131,7 @@ void symc::registerPassesAndPipelines() {
   PassPipelineRegistration<CPUPipelineOptions>(
       "sym-cpu", "Lower shape-inferred sym IR to the LLVM dialect with the artifact ABI",
       [](OpPassManager &pm, const CPUPipelineOptions &opts) {
-        buildCPUPipeline(pm, CPUOptions{opts.prefix, false, opts.vectorBits});
+        buildCPUPipeline(pm, CPUOptions{opts.prefix, false, opts.vectorBits, {}});
       });
   PassPipelineRegistration<FrontendPipelineOptions>(
       "sym-frontend", "Shape-infer imported sym IR",

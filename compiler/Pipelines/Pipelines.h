@@ -23,6 +23,8 @@ struct CPUOptions {
   bool stopAtLinalg = false;
   /// The target's vector register width in bits (picks the GEMM micro-kernel).
   unsigned vectorBits = 256;
+  /// CPU features the artifact needs, recorded in its manifest.
+  std::vector<std::string> cpuFeatures;
 };
 
 /// Shape-inferred sym IR -> LLVM dialect with the artifact ABI: lowering to

@@ -46,6 +46,8 @@ struct Manifest {
   /// Nodes whose forward depends on is_train (Dropout, BatchNorm, ...).
   std::vector<std::string> trainSensitiveNodes;
   size_t workspaceBytes = 0;
+  /// CPU features the code was compiled for; checked when loading.
+  std::vector<std::string> cpuFeatures;
   std::vector<Variant> variants;
 };
 

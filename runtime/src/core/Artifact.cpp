@@ -26,6 +26,33 @@ std::vector<TensorSpec> readTensors(const json::Value &list) {
   return specs;
 }
 
+/// Whether this CPU has `feature` (one of the names symc records).
+bool hostSupports(const std::string &feature) {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (feature == "avx") return __builtin_cpu_supports("avx");
+  if (feature == "avx2") return __builtin_cpu_supports("avx2");
+  if (feature == "fma") return __builtin_cpu_supports("fma");
+  if (feature == "f16c") return __builtin_cpu_supports("f16c");
+  if (feature == "avx512f") return __builtin_cpu_supports("avx512f");
+  if (feature == "avx512bw") return __builtin_cpu_supports("avx512bw");
+  if (feature == "avx512dq") return __builtin_cpu_supports("avx512dq");
+  if (feature == "avx512vl") return __builtin_cpu_supports("avx512vl");
+#endif
+  return false;
+}
+
+/// Refuses code this CPU cannot run, instead of dying on SIGILL in forward.
+void checkCpuFeatures(const Manifest &m, const std::string &origin) {
+  std::string missing;
+  for (const std::string &feature : m.cpuFeatures)
+    if (!hostSupports(feature))
+      missing += (missing.empty() ? "" : ", ") + feature;
+  if (!missing.empty())
+    throw Error("MXNetError", origin + " was compiled for CPU features this CPU lacks (" + missing +
+                                  "); recompile it with symc compile --cpu=native on this machine");
+}
+
 /// Parses the manifest; `resolve` maps an entry-point name to its address.
 template <typename Resolve> Manifest readManifest(const std::string &text, Resolve resolve) {
   json::Value root = json::parse(text);
@@ -44,6 +71,8 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
   for (const json::Value &n : root.at("train_sensitive_nodes").array)
     m.trainSensitiveNodes.push_back(n.string);
   m.workspaceBytes = static_cast<size_t>(root.at("workspace_bytes").number);
+  for (const json::Value &f : root.at("cpu_features").array)
+    m.cpuFeatures.push_back(f.string);
   for (const json::Value &v : root.at("variants").array)
     m.variants.push_back({v.at("name").string, v.at("is_train").boolean, resolve(v.at("entry").string)});
   return m;
@@ -71,6 +100,7 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
       throw Error("MXNetError", path + ": entry point " + name + " is missing");
     return entry;
   });
+  checkCpuFeatures(artifact->manifest_, path);
   return artifact;
 }
 
@@ -80,6 +110,7 @@ std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJs
   artifact->ompSetNumThreads_ =
       reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
   artifact->manifest_ = readManifest(manifestJson, [&](const std::string &) { return forward; });
+  checkCpuFeatures(artifact->manifest_, "the linked-in artifact");
   return artifact;
 }
 
