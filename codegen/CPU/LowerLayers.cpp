@@ -135,9 +135,9 @@ AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim
   return b.getAffineDimExpr(outDim) * w.stride[i] + b.getAffineDimExpr(kDim) * w.dilate[i];
 }
 
-/// One image's convolution as one GEMM: W (F, C*K) times the im2col matrix
-/// (C*K, O) gives (F, O), the image's (1, F, O...) output.
-Value convolveImage(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+/// A group of N images convolved by one GEMM: W (F, C*K) times the im2col
+/// matrix (C*K, N*O) gives (F, N*O), transposed to (N, F, O...) when N > 1.
+Value convolveImages(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
                     RankedTensorType outType) {
   RankedTensorType in = tensorType(padded), wType = tensorType(weight);
   unsigned d = w.rank();
@@ -165,20 +165,36 @@ Value convolveImage(OpBuilder &b, Location loc, Value padded, Value weight, cons
                               AffineMap::get(numLoops, 0, inExprs, b.getContext()),
                               [](OpBuilder &, Location, ValueRange args) { return args[0]; });
   Value product = matmul(b, loc, lhs, reshapeTo(b, loc, columns, {ck, positions}), false, false);
-  return reshapeTo(b, loc, product, outType.getShape());
+  if (n == 1)
+    return reshapeTo(b, loc, product, outType.getShape());
+  Value perImage = reshapeTo(b, loc, product, {f, n, positions / n});
+  return reshapeTo(b, loc, transposeTo(b, loc, perImage, {1, 0, 2}), outType.getShape());
 }
 
-/// Images are convolved one after the other, as MXNet does: one im2col
-/// buffer per image instead of a batch-sized one, and each GEMM parallel.
+/// The number of images one GEMM takes: enough output positions for full
+/// register and thread tiles (about 4096 columns), without a batch-sized
+/// im2col buffer. A divisor of the batch, so that every group is whole.
+int64_t imagesPerGemm(int64_t batch, int64_t positionsPerImage) {
+  int64_t wanted = std::max<int64_t>(1, 4096 / positionsPerImage);
+  int64_t group = std::min(batch, wanted);
+  while (batch % group != 0)
+    --group;
+  return group;
+}
+
+/// Groups of images are convolved one after the other (one im2col buffer of
+/// a group's size), each group by one parallel GEMM.
 Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
                         RankedTensorType outType) {
   RankedTensorType in = tensorType(padded);
   int64_t n = in.getDimSize(0);
-  if (n == 1)
-    return convolveImage(b, loc, padded, weight, w, outType);
-  auto imageOf = [](RankedTensorType t) {
+  int64_t positions = outType.getNumElements() / (n * outType.getDimSize(1));
+  int64_t group = imagesPerGemm(n, positions);
+  if (group == n)
+    return convolveImages(b, loc, padded, weight, w, outType);
+  auto imageOf = [&](RankedTensorType t) {
     SmallVector<int64_t> shape(t.getShape());
-    shape[0] = 1;
+    shape[0] = group;
     return shape;
   };
   auto imageOut = RankedTensorType::get(imageOf(outType), outType.getElementType());
@@ -189,13 +205,13 @@ Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, 
   };
   Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
   Value count = b.create<arith::ConstantIndexOp>(loc, n);
-  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  Value step = b.create<arith::ConstantIndexOp>(loc, group);
   auto loop = b.create<scf::ForOp>(
-      loc, zero, count, one, ValueRange{emptyLike(b, loc, outType)},
+      loc, zero, count, step, ValueRange{emptyLike(b, loc, outType)},
       [&](OpBuilder &nested, Location l, Value i, ValueRange acc) {
         auto [inOffsets, inSizes, inStrides] = sliceParams(imageOf(in), i);
         Value image = nested.create<tensor::ExtractSliceOp>(l, padded, inOffsets, inSizes, inStrides);
-        Value result = convolveImage(nested, l, image, weight, w, imageOut);
+        Value result = convolveImages(nested, l, image, weight, w, imageOut);
         auto [outOffsets, outSizes, outStrides] = sliceParams(imageOf(outType), i);
         Value updated = nested.create<tensor::InsertSliceOp>(l, result, acc[0], outOffsets, outSizes, outStrides);
         nested.create<scf::YieldOp>(l, updated);

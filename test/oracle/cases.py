@@ -16,6 +16,9 @@ def cases():
     yield case("conv2d", S.Convolution(d, kernel=(3, 3), num_filter=8, name="c"), data=(2, 3, 11, 13))
     yield case("conv2d_full", S.Convolution(d, kernel=(3, 5), stride=(2, 3), pad=(1, 2), dilate=(2, 1),
                                             num_filter=6, num_group=3, no_bias=True, name="c"), data=(2, 6, 17, 19))
+    # A batch convolved in groups of images (two per GEMM here).
+    yield case("conv2d_batched", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=5, name="c"),
+               data=(6, 2, 40, 40))
     yield case("conv1d", S.Convolution(d, kernel=(3,), stride=(2,), pad=(1,), num_filter=4, name="c"), data=(2, 3, 15))
     yield case("conv_depthwise", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=8, num_group=8,
                                                no_bias=True, name="dw"), data=(1, 8, 7, 7))
