@@ -29,6 +29,16 @@ def SymFuseElementwise : Pass<"sym-fuse-elementwise", "::mlir::func::FuncOp"> {
   }];
 }
 
+def SymApproximateMath : Pass<"sym-approximate-math", "::mlir::func::FuncOp"> {
+  let summary = "Replace f32 transcendental math ops with polynomial approximations";
+  let description = [{
+    exp, log, log1p, expm1, tanh, erf, sin, cos, ... on f32 become MLIR's
+    polynomial approximations (accurate to a few ulp): plain arithmetic that
+    the loop vectorizer handles, where libm calls would keep loops scalar.
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
+}
+
 def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"> {
   let summary = "Split each linalg op's outer parallel dims into scf.forall chunks";
   let description = [{

@@ -44,6 +44,7 @@ static void addTensorPasses(OpPassManager &pm) {
   func.addPass(symc::cpu::createSymLowerToLinalg());
   func.addPass(createCanonicalizerPass());
   func.addPass(symc::cpu::createSymFuseElementwise());
+  func.addPass(symc::cpu::createSymApproximateMath());
   // No CSE here: merged tensor.empty ops shared by two results would make
   // empty-tensor elimination write both into one output buffer.
   func.addPass(createCanonicalizerPass());
