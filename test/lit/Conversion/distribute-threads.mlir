@@ -1,0 +1,33 @@
+// RUN: symc-opt %s -sym-distribute-threads=chunks=4 | FileCheck %s
+
+// The leading parallel dim is cut into 4 chunks of an scf.forall; the
+// reduction dim stays whole inside.
+// CHECK-LABEL: func @rows
+// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (16)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<16x32xf32>) outs(%{{.*}} : tensor<16xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @rows(%x: tensor<64x32xf32>, %acc: tensor<64xf32>) -> tensor<64xf32> {
+  %r = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x32xf32>) outs(%acc : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// A batch of one moves on to the next dim.
+// CHECK-LABEL: func @unit_batch
+// CHECK: scf.forall (%{{.*}}) = (0) to (8) step (2)
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @unit_batch(%x: tensor<1x8x5xf32>) -> tensor<1x8x5xf32> {
+  %e = tensor.empty() : tensor<1x8x5xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x8x5xf32>) outs(%e : tensor<1x8x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<1x8x5xf32>
+  return %r : tensor<1x8x5xf32>
+}

@@ -1,0 +1,23 @@
+// RUN: symc-opt %s -sym-schedule-matmuls=vector-bits=256 -canonicalize | FileCheck %s
+// RUN: symc-opt %s -sym-schedule-matmuls=vector-bits=512 -canonicalize | FileCheck %s --check-prefix=AVX512
+
+// AVX2: thread tiles in an scf.forall, a 256-deep k chunk, 6 x 16 register
+// tiles whose accumulator (vector<6x16xf32>) is carried through the k loop,
+// and FMAs on 16-wide vectors. N = 200 is padded to 208 columns.
+// CHECK-LABEL: func @gemm
+// CHECK: tensor.pad %arg1 low[0, 0] high[0, 8]
+// CHECK: scf.forall
+// CHECK: scf.for {{.*}} step %c256
+// CHECK: scf.for {{.*}} -> (vector<6x16xf32>)
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// CHECK: tensor.extract_slice {{.*}}[0, 0] [96, 200] [1, 1] : tensor<96x208xf32> to tensor<96x200xf32>
+// AVX512-LABEL: func @gemm
+// AVX512: scf.for {{.*}} -> (vector<8x32xf32>)
+// AVX512: vector.fma {{.*}} : vector<32xf32>
+func.func @gemm(%a: tensor<96x512xf32>, %b: tensor<512x200xf32>) -> tensor<96x200xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<96x200xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<96x200xf32>) -> tensor<96x200xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<96x512xf32>, tensor<512x200xf32>) outs(%init : tensor<96x200xf32>) -> tensor<96x200xf32>
+  return %mm : tensor<96x200xf32>
+}
