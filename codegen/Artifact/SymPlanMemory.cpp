@@ -58,7 +58,10 @@ int64_t assignOffsets(SmallVector<Buffer> &buffers) {
   SmallVector<Buffer *> order;
   for (Buffer &b : buffers)
     order.push_back(&b);
-  llvm::stable_sort(order, [](Buffer *a, Buffer *b) { return a->bytes > b->bytes; });
+  // Ties keep program order, so plans are deterministic.
+  llvm::sort(order, [](Buffer *a, Buffer *b) {
+    return a->bytes != b->bytes ? a->bytes > b->bytes : a->first < b->first;
+  });
   int64_t total = 0;
   SmallVector<Buffer *> placed;
   for (Buffer *buffer : order) {

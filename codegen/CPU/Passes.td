@@ -62,11 +62,13 @@ def SymScheduleMatmuls : Pass<"sym-schedule-matmuls", "::mlir::ModuleOp"> {
     transform dialect: thread tiles (scf.forall), a k-chunk that fits the L1
     cache, an MR x NR register tile whose accumulator stays in vector
     registers across the k loop (hoisted subsets), and vector outer products.
-    Register-tile loops that do not divide are peeled; the remainder tiles
-    are vectorized with masks, so any shape works.
+    Register tiles walk in BLIS's jr/ir order. B and C get zero columns up to
+    a multiple of NR (and off a 4 KiB row stride); the register-row count MR
+    is picked to divide M where possible. Loops that still do not divide are
+    peeled and their remainder tiles vectorized with masks, so any shape works.
 
-    `vector-bits` picks the micro-kernel: 512 (AVX-512: 8 x 32) or 256
-    (AVX2: 6 x 16).
+    `vector-bits` picks the micro-kernels: 512 (AVX-512: 8 x 32, then
+    6/4/2/1 x 32) or 256 (AVX2: 6 x 16, then 4/2/1 x 16).
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "256",

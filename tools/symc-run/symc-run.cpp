@@ -114,7 +114,7 @@ ArrayDict readInputs(const Options &o) {
   return inputs;
 }
 
-void bench(Executor &exec, const Options &o, const ArrayDict &inputs) {
+void bench(Executor &exec, const Options &o) {
   std::vector<double> ms;
   for (int i = 0; i < o.bench; ++i) {
     auto start = std::chrono::steady_clock::now();
@@ -165,7 +165,7 @@ int run(const Options &o) {
   ArrayDict inputs = readInputs(o);
   exec.forward(o.isTrain, inputs);
   if (o.bench > 0)
-    bench(exec, o, inputs);
+    bench(exec, o);
   const auto &outputs = exec.outputs();
   // --output and --compare are positional; '-' skips an output.
   for (size_t i = 0; i < o.outputs.size() && i < outputs.size(); ++i)
