@@ -42,7 +42,8 @@ def SymApproximateMath : Pass<"sym-approximate-math", "::mlir::func::FuncOp"> {
 def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"> {
   let summary = "Split each linalg op's outer parallel dims into scf.forall chunks";
   let description = [{
-    Every linalg op on tensors outside a matmul schedule is tiled with
+    Every linalg op on tensors outside a matmul schedule, and every
+    tensor.pad (a serial copy once bufferized), is tiled with
     scf.forall on its leading parallel dims into about `chunks` pieces; the
     forall becomes the OpenMP work-sharing loop while the dims inside stay
     sequential loops that LLVM vectorizes. (Converting all dims to one OpenMP

@@ -16,9 +16,14 @@ namespace {
 
 /// Tile sizes that cut the leading parallel dims into about `chunks` pieces
 /// (0 = untiled); empty when the op has nothing worth splitting.
-SmallVector<int64_t> threadTileSizes(linalg::LinalgOp op, int64_t chunks) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+SmallVector<int64_t> threadTileSizes(TilingInterface op, int64_t chunks) {
+  OpBuilder b(op);
+  SmallVector<int64_t> ranges;
+  for (Range range : op.getIterationDomain(b)) {
+    std::optional<int64_t> size = getConstantIntValue(range.size);
+    ranges.push_back(size ? *size : ShapedType::kDynamic);
+  }
+  SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
   SmallVector<int64_t> sizes(ranges.size(), 0);
   int64_t pieces = 1;
   for (unsigned i = 0; i < ranges.size() && pieces < chunks; ++i) {
@@ -54,14 +59,19 @@ struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeTh
   using SymDistributeThreadsBase::SymDistributeThreadsBase;
 
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> ops;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && !op->getParentOfType<scf::ForallOp>() &&
-          !hasDivisionInMaps(op))
+    // Linalg ops, and tensor.pad: bufferized, a pad is a copy that would
+    // otherwise run on one thread.
+    SmallVector<TilingInterface> ops;
+    getOperation().walk([&](TilingInterface op) {
+      if (op->getParentOfType<scf::ForallOp>())
+        return;
+      auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation());
+      if ((linalgOp && linalgOp.hasPureTensorSemantics() && !hasDivisionInMaps(linalgOp)) ||
+          isa<tensor::PadOp>(op))
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : ops) {
+    for (TilingInterface op : ops) {
       SmallVector<int64_t> sizes = threadTileSizes(op, chunks);
       if (sizes.empty())
         continue;
@@ -69,10 +79,9 @@ struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeTh
       options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
       options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
       rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> tiled =
-          scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(rewriter, op, options);
       if (failed(tiled)) {
-        op.emitError("internal error: cannot distribute this op over threads");
+        op->emitError("internal error: cannot distribute this op over threads");
         return signalPassFailure();
       }
       rewriter.replaceOp(op, tiled->replacements);

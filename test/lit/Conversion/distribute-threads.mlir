@@ -31,3 +31,16 @@ func.func @unit_batch(%x: tensor<1x8x5xf32>) -> tensor<1x8x5xf32> {
   } -> tensor<1x8x5xf32>
   return %r : tensor<1x8x5xf32>
 }
+
+// A pad, a serial copy once bufferized, is split too.
+// CHECK-LABEL: func @pad
+// CHECK: scf.forall (%{{.*}}) = (0) to (8) step (2)
+// CHECK: tensor.pad
+func.func @pad(%x: tensor<8x5xf32>) -> tensor<8x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<8x5xf32> to tensor<8x7xf32>
+  return %p : tensor<8x7xf32>
+}
