@@ -98,35 +98,37 @@ std::optional<TargetInfo> describeTarget(const TargetOptions &target, std::strin
   return result;
 }
 
-/// The target machine and the optimized LLVM module, or false with `error`.
-static bool compileModule(mlir::ModuleOp module, const TargetOptions &target,
-                          llvm::LLVMContext &llvmContext,
-                          std::unique_ptr<llvm::TargetMachine> &machine,
-                          std::unique_ptr<llvm::Module> &llvmModule, std::string &error) {
-  machine = createTargetMachine(target, error);
-  if (!machine)
-    return false;
-  llvmModule = translate(module, llvmContext, *machine, error);
-  return llvmModule != nullptr;
+/// An optimized LLVM module with the target machine it was built for.
+struct CompiledModule {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+};
+
+/// Translates and optimizes `module`; null with `error` set on failure.
+static std::unique_ptr<CompiledModule> compileModule(mlir::ModuleOp module, const TargetOptions &target,
+                                                     std::string &error) {
+  auto compiled = std::make_unique<CompiledModule>();
+  compiled->machine = createTargetMachine(target, error);
+  if (!compiled->machine)
+    return nullptr;
+  compiled->module = translate(module, compiled->context, *compiled->machine, error);
+  return compiled->module ? std::move(compiled) : nullptr;
 }
 
 bool emitLLVMIR(mlir::ModuleOp module, const TargetOptions &target, llvm::raw_ostream &os,
                 std::string &error) {
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  std::unique_ptr<llvm::Module> llvmModule;
-  if (!compileModule(module, target, llvmContext, machine, llvmModule, error))
+  std::unique_ptr<CompiledModule> compiled = compileModule(module, target, error);
+  if (!compiled)
     return false;
-  llvmModule->print(os, nullptr);
+  compiled->module->print(os, nullptr);
   return true;
 }
 
 bool emitObjectFile(mlir::ModuleOp module, const TargetOptions &target, const std::string &path,
                     std::string &error) {
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  std::unique_ptr<llvm::Module> llvmModule;
-  if (!compileModule(module, target, llvmContext, machine, llvmModule, error))
+  std::unique_ptr<CompiledModule> compiled = compileModule(module, target, error);
+  if (!compiled)
     return false;
   std::error_code ec;
   llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
@@ -135,11 +137,12 @@ bool emitObjectFile(mlir::ModuleOp module, const TargetOptions &target, const st
     return false;
   }
   llvm::legacy::PassManager codegen;
-  if (machine->addPassesToEmitFile(codegen, out.os(), nullptr, llvm::CodeGenFileType::ObjectFile)) {
+  if (compiled->machine->addPassesToEmitFile(codegen, out.os(), nullptr,
+                                             llvm::CodeGenFileType::ObjectFile)) {
     error = "the target cannot emit object files";
     return false;
   }
-  codegen.run(*llvmModule);
+  codegen.run(*compiled->module);
   out.keep();
   return true;
 }
