@@ -1,9 +1,10 @@
 //===- Npy.cpp - numpy .npy files -----------------------------------------===//
 #include "symc/Npy.h"
 
+#include "FileIO.h"
+
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <regex>
 
 namespace symc {
@@ -25,10 +26,10 @@ constexpr Descr kDescrs[] = {{"<f4", DType::Float32}, {"<f8", DType::Float64},
 } // namespace
 
 NDArray loadNpy(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  std::vector<uint8_t> raw;
+  if (!readWholeFile(path, raw))
     throw Error("MXNetError", "cannot open " + path);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes(raw.begin(), raw.end());
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
     fail(path, 0, "not a .npy file (bad magic)");
   uint8_t major = bytes[6];

@@ -1,9 +1,11 @@
 //===- Params.cpp - MXNet's .params (NDArray list) format -----------------===//
 #include "symc/Params.h"
 
+#include "FileIO.h"
+
 #include <cstring>
 #include <fstream>
-#include <iterator>
+#include <iterator> // std::size
 #include <limits>
 
 namespace symc {
@@ -226,12 +228,11 @@ bool parseParams(const uint8_t *bytes, size_t size, ParamsFile &out, std::string
 }
 
 bool loadParams(const std::string &path, ParamsFile &out, std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::vector<uint8_t> bytes;
+  if (!readWholeFile(path, bytes)) {
     error = "cannot open " + path;
     return false;
   }
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!parseParams(bytes.data(), bytes.size(), out, error)) {
     error = path + ": " + error;
     return false;
