@@ -203,7 +203,7 @@ std::optional<Lowered> lowerElementwiseOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::CastOp c) { return lowerCast(b, c); })
       .Case([&](sym::AddNOp a) { return lowerAddN(b, a); })
       .Case([&](sym::ClipOp c) { return lowerClip(b, c); })
-      .Case([&](sym::LogisticRegressionOutputOp r) { return unary(b, op, sigmoid); })
+      .Case([&](sym::LogisticRegressionOutputOp) { return unary(b, op, sigmoid); })
       .Case<sym::CopyOp, sym::BlockGradOp, sym::IdentityLossOp, sym::MakeLossOp,
             sym::LinearRegressionOutputOp, sym::MAERegressionOutputOp>(
           [&](auto) { return single(op->getOperand(0)); })

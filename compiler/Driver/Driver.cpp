@@ -231,11 +231,13 @@ bool symc::checkParams(ModuleOp module, const std::string &paramsPath) {
     for (size_t d = 0; shapeMatches && d < array.shape.size(); ++d)
       shapeMatches = type.isDynamicDim(d) || type.getDimSize(d) == array.shape[d];
     if (!shapeMatches) {
-      std::string provided, inferred;
-      llvm::raw_string_ostream(provided) << "(" << llvm::join(llvm::map_range(array.shape, [](int64_t d) { return std::to_string(d); }), ",") << ")";
+      SmallVector<std::string> dims;
+      for (int64_t d : array.shape)
+        dims.push_back(std::to_string(d));
+      std::string inferred;
       llvm::raw_string_ostream(inferred) << type;
-      ok = reportError(paramsPath + ": '" + array.name + "' has shape " + provided +
-                       " but the symbol needs " + inferred);
+      ok = reportError(paramsPath + ": '" + array.name + "' has shape (" + llvm::join(dims, ",") +
+                       ") but the symbol needs " + inferred);
     }
   }
   return ok;

@@ -75,7 +75,8 @@ public:
 private:
   Executor(std::shared_ptr<const Artifact> artifact, Context ctx);
   void checkArray(const TensorSpec &spec, const NDArray &array, const char *what) const;
-  void allocateOutputs();
+  /// Allocates outputs and workspace and builds the entry frame.
+  void finishBinding();
 
   std::shared_ptr<const Artifact> artifact_;
   Context ctx_;

@@ -146,9 +146,14 @@ void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const ch
                             dtypeName(array.dtype()) + ", compiled " + dtypeName(spec.dtype));
 }
 
-void Executor::allocateOutputs() {
+void Executor::finishBinding() {
   for (const TensorSpec &spec : manifest().outputs)
     outputs_.emplace_back(spec.shape, spec.dtype, ctx_);
+  // Bound arrays are never replaced (forward copies into them), so the
+  // frame of buffer pointers is built once.
+  for (auto *group : {&args_, &aux_, &outputs_})
+    for (const NDArray &a : *group)
+      frame_.push_back(a.data());
   workspace_ = NDArray({static_cast<int64_t>(manifest().workspaceBytes)}, DType::UInt8, ctx_);
 }
 
@@ -173,7 +178,7 @@ Executor Executor::bind(std::shared_ptr<const Artifact> artifact, Context ctx, c
   }
   for (size_t i = 0; i < m.auxStates.size(); ++i)
     exec.checkArray(m.auxStates[i], exec.aux_[i], "Input");
-  exec.allocateOutputs();
+  exec.finishBinding();
   return exec;
 }
 
@@ -211,7 +216,7 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
     check(spec);
     exec.aux_.emplace_back(spec.shape, spec.dtype, ctx);
   }
-  exec.allocateOutputs();
+  exec.finishBinding();
   return exec;
 }
 
@@ -238,10 +243,6 @@ const std::vector<NDArray> &Executor::forward(bool isTrain, const ArrayDict &kwa
                             (m.trainSensitiveNodes.empty() ? "" : m.trainSensitiveNodes.front()) +
                             "' behaves differently in training)");
   artifact_->setNumThreads(numThreads_);
-  frame_.clear();
-  for (auto *group : {&args_, &aux_, &outputs_})
-    for (const NDArray &a : *group)
-      frame_.push_back(a.data());
   if (variant->entry(frame_.data(), nullptr, workspace_.data()) != 0)
     raise("MXNetError", "the compiled forward of '" + m.prefix + "' failed");
   return outputs_;
