@@ -56,9 +56,9 @@ LogicalResult toDestinationPassing(func::FuncOp main, StringRef prefix) {
   return success();
 }
 
-/// An identity-layout memref descriptor over `pointer`, cast to `type`. A
-/// dynamic (workspace) dim gets size 0: nothing reads it.
-Value buildDescriptor(OpBuilder &b, Location loc, Value pointer, MemRefType type) {
+/// An identity-layout memref descriptor over `pointer`, cast to `type`, whose
+/// dynamic dims have size `dynamicSize` (an i64).
+Value buildDescriptor(OpBuilder &b, Location loc, Value pointer, MemRefType type, Value dynamicSize) {
   MLIRContext *ctx = b.getContext();
   auto i64 = b.getI64Type();
   auto ptr = LLVM::LLVMPointerType::get(ctx);
@@ -67,42 +67,50 @@ Value buildDescriptor(OpBuilder &b, Location loc, Value pointer, MemRefType type
   if (rank > 0)
     fields.append(2, LLVM::LLVMArrayType::get(i64, rank));
   auto structType = LLVM::LLVMStructType::getLiteral(ctx, fields);
-  auto constant = [&](int64_t v) { return b.create<LLVM::ConstantOp>(loc, i64, v); };
+  auto constant = [&](int64_t v) -> Value { return b.create<LLVM::ConstantOp>(loc, i64, v); };
   Value desc = b.create<LLVM::UndefOp>(loc, structType);
   desc = b.create<LLVM::InsertValueOp>(loc, desc, pointer, 0);
   desc = b.create<LLVM::InsertValueOp>(loc, desc, pointer, 1);
   desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(0), 2);
-  int64_t stride = 1;
+  Value stride = constant(1);
   for (int64_t i = rank - 1; i >= 0; --i) {
-    int64_t size = type.isDynamicDim(i) ? 0 : type.getDimSize(i);
-    desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(size), ArrayRef<int64_t>{3, i});
-    desc = b.create<LLVM::InsertValueOp>(loc, desc, constant(stride), ArrayRef<int64_t>{4, i});
-    stride *= size;
+    Value size = type.isDynamicDim(i) ? dynamicSize : constant(type.getDimSize(i));
+    desc = b.create<LLVM::InsertValueOp>(loc, desc, size, ArrayRef<int64_t>{3, i});
+    desc = b.create<LLVM::InsertValueOp>(loc, desc, stride, ArrayRef<int64_t>{4, i});
+    stride = b.create<LLVM::MulOp>(loc, stride, size);
   }
   return b.create<UnrealizedConversionCastOp>(loc, type, desc).getResult(0);
 }
 
 /// int32_t <prefix>_forward(void *const *buffers, const int64_t *dims, void *workspace)
+/// A dynamic dim is the batch size, dims[0].
 void buildForwardEntry(ModuleOp module, func::FuncOp impl, StringRef prefix) {
   MLIRContext *ctx = module.getContext();
   Location loc = impl.getLoc();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   auto i32 = b.getI32Type();
+  auto i64 = b.getI64Type();
   auto entry = b.create<LLVM::LLVMFuncOp>(loc, forwardEntryName(prefix),
                                           LLVM::LLVMFunctionType::get(i32, {ptr, ptr, ptr}));
   Block *block = entry.addEntryBlock(b);
   b.setInsertionPointToStart(block);
   Value buffers = block->getArgument(0);
-  SmallVector<Value> memrefs;
   ArrayRef<Type> bufferTypes = impl.getArgumentTypes().drop_back();
+  bool dynamic = llvm::any_of(bufferTypes, [](Type t) { return !cast<MemRefType>(t).hasStaticShape(); });
+  // The batch is read only where it exists: a static artifact accepts null dims.
+  Value batch = dynamic ? b.create<LLVM::LoadOp>(loc, i64, block->getArgument(1)).getResult()
+                        : b.create<LLVM::ConstantOp>(loc, i64, 0).getResult();
+  SmallVector<Value> memrefs;
   for (auto [i, type] : llvm::enumerate(bufferTypes)) {
     Value slot = b.create<LLVM::GEPOp>(loc, ptr, ptr, buffers, ArrayRef<LLVM::GEPArg>{int32_t(i)});
     Value pointer = b.create<LLVM::LoadOp>(loc, ptr, slot);
-    memrefs.push_back(buildDescriptor(b, loc, pointer, cast<MemRefType>(type)));
+    memrefs.push_back(buildDescriptor(b, loc, pointer, cast<MemRefType>(type), batch));
   }
+  // Nothing reads the workspace's size.
   memrefs.push_back(buildDescriptor(b, loc, block->getArgument(2),
-                                    cast<MemRefType>(impl.getArgumentTypes().back())));
+                                    cast<MemRefType>(impl.getArgumentTypes().back()),
+                                    b.create<LLVM::ConstantOp>(loc, i64, 0)));
   b.create<func::CallOp>(loc, impl, memrefs);
   b.create<LLVM::ReturnOp>(loc, ValueRange{b.create<LLVM::ConstantOp>(loc, i32, 0)});
 }

@@ -9,17 +9,6 @@ using namespace mlir;
 namespace symc::cpu {
 namespace {
 
-/// The axes sum/mean reduce: all without `axis`, the complement with `exclude`.
-SmallVector<int64_t> reducedAxes(std::optional<ArrayRef<int64_t>> axis, bool exclude, int64_t rank) {
-  SmallVector<int64_t> axes;
-  for (int64_t i = 0; i < rank; ++i) {
-    bool listed = axis && llvm::any_of(*axis, [&](int64_t a) { return (a < 0 ? a + rank : a) == i; });
-    if (!axis || axis->empty() || listed != exclude)
-      axes.push_back(i);
-  }
-  return axes;
-}
-
 template <typename ReduceOp>
 Lowered lowerReduce(OpBuilder &b, ReduceOp op, bool mean) {
   Location loc = op.getLoc();

@@ -19,7 +19,6 @@ SmallVector<OpFoldResult> folds(OpBuilder &b, ArrayRef<int64_t> values) {
   return getAsIndexOpFoldResult(b.getContext(), values);
 }
 
-int64_t normalizeAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
 Lowered reshapeToResult(OpBuilder &b, Operation *op) {
   return SmallVector<Value>{

@@ -9,6 +9,18 @@ using namespace mlir;
 
 namespace symc::cpu {
 
+int64_t normalizeAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
+
+SmallVector<int64_t> reducedAxes(std::optional<ArrayRef<int64_t>> axis, bool exclude, int64_t rank) {
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool listed = axis && llvm::any_of(*axis, [&](int64_t a) { return normalizeAxis(a, rank) == i; });
+    if (!axis || axis->empty() || listed != exclude)
+      axes.push_back(i);
+  }
+  return axes;
+}
+
 RankedTensorType tensorType(Value value) { return cast<RankedTensorType>(value.getType()); }
 
 Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elementType) {

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
+#include <optional>
 
 namespace symc::cpu {
 
@@ -27,6 +28,12 @@ using Lowered = mlir::FailureOr<llvm::SmallVector<Value>>;
 
 /// Computes one output element from the input elements of a linalg.generic.
 using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// A possibly negative (Python-style) axis as an index into `rank` dims.
+int64_t normalizeAxis(int64_t axis, int64_t rank);
+/// The axes sum/mean reduce: all without `axis`, the complement with `exclude`.
+llvm::SmallVector<int64_t> reducedAxes(std::optional<llvm::ArrayRef<int64_t>> axis, bool exclude,
+                                       int64_t rank);
 
 RankedTensorType tensorType(Value value);
 Value emptyTensor(OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> shape, Type elementType);

@@ -19,6 +19,26 @@ def SymLowerToLinalg : Pass<"sym-lower-to-linalg", "::mlir::func::FuncOp"> {
   ];
 }
 
+def SymChunkBatch : Pass<"sym-chunk-batch", "::mlir::func::FuncOp"> {
+  let summary = "Run the sym ops that see a dynamic batch dim in loops over static chunks";
+  let description = [{
+    The sym ops with a dynamic (leading, batch) dim are cloned into an
+    scf.for over chunks of `chunk` batch rows, then into a second loop over
+    the remaining single rows; inside, every type is static, so the static
+    lowering and schedules apply unchanged and intermediate tensors are
+    chunk-sized. Inputs are sliced by rows and results inserted into
+    batch-sized tensors. An op that combines batch rows (a reduction or
+    softmax over axis 0, a reshape that changes the row size, ...) or a
+    dynamic dim other than the leading one is an error at its node.
+  }];
+  let options = [
+    Option<"chunk", "chunk", "int64_t", "16", "batch rows per loop iteration">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def SymFuseElementwise : Pass<"sym-fuse-elementwise", "::mlir::func::FuncOp"> {
   let summary = "Fuse chains of elementwise linalg.generic ops into one loop nest";
   let description = [{

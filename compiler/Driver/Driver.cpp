@@ -171,7 +171,7 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   if (!info)
     return reportError(error);
   buildCPUPipeline(pm, CPUOptions{options.prefix, options.emit == EmitKind::Linalg, info->vectorBits,
-                                  info->checkedFeatures});
+                                  info->checkedFeatures, options.batchChunk});
   if (failed(pm.run(module)))
     return false;
   timer.done(options.emit == EmitKind::Linalg ? "lower to linalg" : "lower to LLVM dialect");

@@ -28,6 +28,8 @@ struct ArtifactOptions {
   std::string cpu = "native";
   /// Prints each phase and its time to stderr.
   bool printPhases = true;
+  /// Batch rows per step of the loops over a dynamic batch dim.
+  int64_t batchChunk = 16;
 };
 
 /// Registers the dialects symc's IR uses with `ctx`.

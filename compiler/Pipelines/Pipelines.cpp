@@ -39,8 +39,11 @@ void symc::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &optio
   pm.addNestedPass<func::FuncOp>(sym::createSymInferShapes(inferOptions));
 }
 
-static void addTensorPasses(OpPassManager &pm) {
+static void addTensorPasses(OpPassManager &pm, int64_t batchChunk) {
   OpPassManager &func = pm.nest<func::FuncOp>();
+  symc::cpu::SymChunkBatchOptions chunking;
+  chunking.chunk = batchChunk;
+  func.addPass(symc::cpu::createSymChunkBatch(chunking));
   func.addPass(symc::cpu::createSymLowerToLinalg());
   func.addPass(createCanonicalizerPass());
   func.addPass(symc::cpu::createSymFuseElementwise());
@@ -107,7 +110,7 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   SymArtifactABIOptions abi;
   abi.prefix = options.prefix;
   pm.addPass(createSymArtifactABI(abi));
-  addTensorPasses(pm);
+  addTensorPasses(pm, options.batchChunk);
   cpu::SymScheduleMatmulsOptions schedule;
   schedule.vectorBits = options.vectorBits;
   pm.addPass(cpu::createSymScheduleMatmuls(schedule));

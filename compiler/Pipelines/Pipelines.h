@@ -25,6 +25,8 @@ struct CPUOptions {
   unsigned vectorBits = 256;
   /// CPU features the artifact needs, recorded in its manifest.
   std::vector<std::string> cpuFeatures;
+  /// Batch rows per step of the loops over a dynamic batch dim.
+  int64_t batchChunk = 16;
 };
 
 /// Shape-inferred sym IR -> LLVM dialect with the artifact ABI: lowering to

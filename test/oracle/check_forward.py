@@ -44,6 +44,14 @@ UNSUPPORTED = {
     "cast_uint8": "unsigned",
 }
 
+# Models compiled once with a dynamic batch dim and run at several sizes: with
+# chunks of 2 rows, batch 3 runs both the chunk loop and the single-row loop.
+DYNAMIC_MODELS = ("mlp", "lenet", "resnet18_v1", "mobilenet1.0", "lstm_lm")
+DYNAMIC_CHUNK = 2
+DYNAMIC_BATCHES = (1, 3)
+# The LSTM's Reshape merges the batch and time dims into one.
+DYNAMIC_REJECTED = {"dynamic_lstm_lm": "combines elements across the dynamic batch dim"}
+
 # Outputs MXNet leaves uninitialized in inference, so nothing to compare.
 UNCOMPARED_OUTPUTS = {"leaky_rrelu": {1}}  # the rrelu mask
 
@@ -102,19 +110,22 @@ def check_rejected(name, sym, shapes, work, tools):
         raise RuntimeError("expected a clear '%s' error, got: %s" % (UNSUPPORTED[name], result.stderr))
 
 
-def run_case(name, sym, shapes, work, tools, rng, tolerance):
-    if name in UNSUPPORTED:
-        return check_rejected(name, sym, shapes, work, tools)
-    args, aux, outputs = mxnet_forward(sym, shapes, name in POSITIVE, rng)
-    base = os.path.join(work, name)
-    sym.save(base + "-symbol.json")
+def save_arrays(base, args, aux):
     saved = {"arg:" + k: v for k, v in args.items()}
     saved.update({"aux:" + k: v for k, v in aux.items()})
     mx.nd.save(base + ".params", saved)
-    result = subprocess.run(compile_command(tools, base, shapes), capture_output=True, text=True)
+
+
+def compile_symbol(tools, base, shapes, extra=()):
+    result = subprocess.run(compile_command(tools, base, shapes) + list(extra),
+                            capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError("symc compile failed: " + result.stderr.strip())
-    run_cmd = [tools.symc_run, base + ".so", "--params", base + ".params",
+
+
+def compare_outputs(name, artifact, base, outputs, tools, tolerance):
+    """symc-run on `artifact` with `base`.params against MXNet's `outputs`."""
+    run_cmd = [tools.symc_run, artifact, "--params", base + ".params",
                "--rtol", str(tolerance), "--atol", str(tolerance)]
     for i, out in enumerate(outputs):
         if i in UNCOMPARED_OUTPUTS.get(name, ()):
@@ -128,6 +139,36 @@ def run_case(name, sym, shapes, work, tools, rng, tolerance):
         raise RuntimeError((result.stdout + result.stderr).strip())
 
 
+def run_case(name, sym, shapes, work, tools, rng, tolerance):
+    if name in UNSUPPORTED:
+        return check_rejected(name, sym, shapes, work, tools)
+    args, aux, outputs = mxnet_forward(sym, shapes, name in POSITIVE, rng)
+    base = os.path.join(work, name)
+    sym.save(base + "-symbol.json")
+    save_arrays(base, args, aux)
+    compile_symbol(tools, base, shapes)
+    compare_outputs(name, base + ".so", base, outputs, tools, tolerance)
+
+
+def run_dynamic_batch(name, sym, shapes, work, tools, rng, tolerance):
+    """Compiled once with the batch dim as '?', checked at several batch sizes."""
+    base = os.path.join(work, name)
+    sym.save(base + "-symbol.json")
+    dynamic = {k: ("?",) + tuple(v[1:]) for k, v in shapes.items()}
+    if name in DYNAMIC_REJECTED:
+        result = subprocess.run(compile_command(tools, base, dynamic), capture_output=True, text=True)
+        if result.returncode == 0 or DYNAMIC_REJECTED[name] not in result.stderr:
+            raise RuntimeError("expected a clear '%s' error, got: %s" % (DYNAMIC_REJECTED[name], result.stderr))
+        return
+    compile_symbol(tools, base, dynamic, ["--batch-chunk=%d" % DYNAMIC_CHUNK])
+    for batch in DYNAMIC_BATCHES:
+        sized = {k: (batch,) + tuple(v[1:]) for k, v in shapes.items()}
+        args, aux, outputs = mxnet_forward(sym, sized, False, rng)
+        run_base = "%s.b%d" % (base, batch)
+        save_arrays(run_base, args, aux)
+        compare_outputs(name, base + ".so", run_base, outputs, tools, tolerance)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--symc", required=True)
@@ -138,16 +179,19 @@ def main():
     tools = parser.parse_args()
 
     rng = np.random.default_rng(0)
-    work_items = [(n, s, shp, TOLERANCE.get(n, 1e-5)) for n, s, shp in cases()]
+    work_items = [(n, s, shp, TOLERANCE.get(n, 1e-5), run_case) for n, s, shp in cases()]
     if not tools.no_models:
-        work_items += [("model_" + n, s, shp, MODEL_TOLERANCE) for n, s, shp in models()]
+        for n, s, shp in models():
+            work_items.append(("model_" + n, s, shp, MODEL_TOLERANCE, run_case))
+            if n in DYNAMIC_MODELS:
+                work_items.append(("dynamic_" + n, s, shp, MODEL_TOLERANCE, run_dynamic_batch))
     passed, failed = 0, []
     with tempfile.TemporaryDirectory() as work:
-        for name, sym, shapes, tolerance in work_items:
+        for name, sym, shapes, tolerance, check in work_items:
             if tools.only and tools.only not in name:
                 continue
             try:
-                run_case(name, sym, shapes, work, tools, rng, tolerance)
+                check(name, sym, shapes, work, tools, rng, tolerance)
                 passed += 1
                 if tools.verbose:
                     print("PASS", name, flush=True)

@@ -84,16 +84,23 @@ ParamsFile readParams(const std::string &path) {
 }
 
 /// arg:/aux: prefixed arrays of a .params file, as copy_params_from wants them.
-void loadParamsInto(Executor &exec, const std::string &path) {
+/// A .params file's arrays, split into arguments and aux states.
+struct ParamArrays {
   ArrayDict args, aux;
+};
+
+ParamArrays readParamArrays(const std::string &path) {
+  ParamArrays params;
+  if (path.empty())
+    return params;
   for (const NDArrayRecord &record : readParams(path).arrays) {
     std::string name = record.name;
     bool isAux = name.rfind("aux:", 0) == 0;
     if (isAux || name.rfind("arg:", 0) == 0)
       name = name.substr(4);
-    (isAux ? aux : args)[name] = toNDArray(record);
+    (isAux ? params.aux : params.args)[name] = toNDArray(record);
   }
-  exec.copyParamsFrom(args, aux);
+  return params;
 }
 
 ArrayDict readInputs(const Options &o) {
@@ -158,11 +165,20 @@ bool compare(const NDArray &got, const std::string &refPath, const Options &o) {
 }
 
 int run(const Options &o) {
-  Executor exec = Executor::simpleBind(Artifact::load(o.artifact, o.prefix), Context::cpu(), {}, "null");
+  std::shared_ptr<const Artifact> artifact = Artifact::load(o.artifact, o.prefix);
+  ParamArrays params = readParamArrays(o.params);
+  ArrayDict inputs = readInputs(o);
+  // Arrays with a dynamic batch dim give it its size; the others are checked
+  // when they are copied in, with MXNet's messages.
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (const TensorSpec &spec : artifact->manifest().arguments)
+    for (const ArrayDict *given : {&inputs, &params.args})
+      if (auto array = given->find(spec.name); array != given->end() && spec.isDynamic())
+        shapes[spec.name] = array->second.shape();
+  Executor exec = Executor::simpleBind(artifact, Context::cpu(), shapes, "null");
   exec.setNumThreads(o.threads);
   if (!o.params.empty())
-    loadParamsInto(exec, o.params);
-  ArrayDict inputs = readInputs(o);
+    exec.copyParamsFrom(params.args, params.aux);
   exec.forward(o.isTrain, inputs);
   if (o.bench > 0)
     bench(exec, o);

@@ -51,6 +51,10 @@ cl::opt<std::string> prefix("name", cl::desc("prefix of the artifact's exported 
 cl::opt<std::string> cpu("cpu", cl::desc("target CPU (an LLVM CPU name) or 'native'"),
                          cl::init("native"), cl::sub(compileCommand));
 
+cl::opt<int64_t> batchChunk("batch-chunk",
+                            cl::desc("batch rows per step when the batch dim is dynamic ('?')"),
+                            cl::init(16), cl::sub(compileCommand));
+
 cl::opt<bool> quiet("q", cl::desc("do not print the compile phases"), cl::sub(compileCommand));
 
 /// model-symbol.json -> model.so (or .o)
@@ -96,7 +100,7 @@ int runCompile() {
   std::string path = outputPath.empty() ? defaultOutputPath() : outputPath;
   if (emit == EmitKind::Sym || emit == EmitKind::Interface)
     return writeSymOutput(*module, path) ? 0 : 1;
-  symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet};
+  symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet, batchChunk};
   return symc::emitArtifact(*module, artifact) ? 0 : 1;
 }
 

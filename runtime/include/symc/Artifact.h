@@ -24,8 +24,9 @@ using EntryPoint = int32_t (*)(void *const *, const int64_t *, void *);
 
 struct TensorSpec {
   std::string name;
-  std::vector<int64_t> shape; // -1: a dynamic dim
+  std::vector<int64_t> shape; // -1: the dynamic batch dim
   DType dtype = DType::Float32;
+  bool isDynamic() const;
 };
 
 struct NodeSpec {

@@ -74,7 +74,9 @@ public:
 
 private:
   Executor(std::shared_ptr<const Artifact> artifact, Context ctx);
-  void checkArray(const TensorSpec &spec, const NDArray &array, const char *what) const;
+  /// MXNet's context, shape and dtype checks of a bound array; its dynamic
+  /// dims fix the batch size.
+  void checkArray(const TensorSpec &spec, const NDArray &array, const char *what);
   /// Allocates outputs and workspace and builds the entry frame.
   void finishBinding();
 
@@ -83,6 +85,9 @@ private:
   std::vector<NDArray> args_, grads_, aux_, outputs_;
   std::vector<GradReq> gradReqs_;
   std::vector<void *> frame_;
+  /// The entry's dynamic dims: the batch size, for the manifest's -1 dims.
+  std::vector<int64_t> dims_;
+  int64_t batch_ = -1;
   NDArray workspace_; // the planned arena for intermediate buffers, 64-byte aligned
   int numThreads_ = 0;
 };

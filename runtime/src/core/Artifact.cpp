@@ -3,9 +3,12 @@
 
 #include "Json.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 
 namespace symc {
+
+bool TensorSpec::isDynamic() const { return std::find(shape.begin(), shape.end(), -1) != shape.end(); }
 namespace {
 
 TensorSpec readTensor(const json::Value &v) {

@@ -1,6 +1,7 @@
 //===- Executor.cpp - MXNet's Executor over a compiled artifact -----------===//
 #include "symc/Executor.h"
 
+#include <algorithm>
 
 namespace symc {
 namespace {
@@ -119,7 +120,33 @@ int indexOf(const std::vector<TensorSpec> &specs, const std::string &name) {
   return -1;
 }
 
-std::string shapeOfSpec(const TensorSpec &spec) { return shapeToString(spec.shape); }
+/// The compiled shape; a dynamic dim (-1) is the batch size, when known.
+std::string shapeOfSpec(const TensorSpec &spec, int64_t batch) {
+  std::string text = shapeToString(spec.shape);
+  if (spec.isDynamic() && batch >= 0)
+    text += " with the batch size (-1) already bound to " + std::to_string(batch);
+  return text;
+}
+
+/// Whether `shape` fits `spec`; its first dynamic dim fixes an unknown (-1) `batch`.
+bool matchShape(const TensorSpec &spec, const std::vector<int64_t> &shape, int64_t &batch) {
+  if (shape.size() != spec.shape.size())
+    return false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (spec.shape[i] >= 0 ? shape[i] != spec.shape[i] : batch >= 0 && shape[i] != batch)
+      return false;
+    if (spec.shape[i] < 0)
+      batch = shape[i];
+  }
+  return true;
+}
+
+/// The compiled shape with its dynamic dims set to `batch`.
+std::vector<int64_t> resolveShape(const TensorSpec &spec, int64_t batch) {
+  std::vector<int64_t> shape = spec.shape;
+  std::replace(shape.begin(), shape.end(), int64_t(-1), batch);
+  return shape;
+}
 
 } // namespace
 
@@ -130,17 +157,19 @@ Executor::Executor(std::shared_ptr<const Artifact> artifact, Context ctx)
                             ctx.str());
 }
 
-void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const char *what) const {
+void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const char *what) {
   if (array.context() != ctx_)
     raise("MXNetError", std::string(what) + " array is in " + array.context().str() +
                             " while binding with ctx=" + ctx_.str() + ". All " +
                             (std::string(what) == "Input" ? "arguments" : "gradients") +
                             " must be in global context (" + ctx_.str() +
                             ") unless group2ctx is specified for cross-device graph.");
-  if (array.shape() != spec.shape)
+  int64_t batch = batch_;
+  if (!matchShape(spec, array.shape(), batch))
     raise("MXNetError", "Shape inconsistent for '" + spec.name + "': provided " +
-                            shapeToString(array.shape()) + ", compiled " + shapeOfSpec(spec) +
+                            shapeToString(array.shape()) + ", compiled " + shapeOfSpec(spec, batch_) +
                             " (recompile with --shape " + spec.name + "=... for other shapes)");
+  batch_ = batch;
   if (array.dtype() != spec.dtype)
     raise("MXNetError", std::string("Type inconsistent for '") + spec.name + "': provided " +
                             dtypeName(array.dtype()) + ", compiled " + dtypeName(spec.dtype));
@@ -148,7 +177,8 @@ void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const ch
 
 void Executor::finishBinding() {
   for (const TensorSpec &spec : manifest().outputs)
-    outputs_.emplace_back(spec.shape, spec.dtype, ctx_);
+    outputs_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
+  dims_ = {batch_};
   // Bound arrays are never replaced (forward copies into them), so the
   // frame of buffer pointers is built once.
   for (auto *group : {&args_, &aux_, &outputs_})
@@ -191,9 +221,12 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
     auto shape = shapes.find(spec.name);
     auto type = typeDict.find(spec.name);
     std::string problem;
-    if (shape != shapes.end() && shape->second != spec.shape)
+    if (shape != shapes.end() && !matchShape(spec, shape->second, exec.batch_))
       problem = "shape " + shapeToString(shape->second) + " of '" + spec.name +
-                "' differs from the compiled shape " + shapeOfSpec(spec);
+                "' differs from the compiled shape " + shapeOfSpec(spec, exec.batch_);
+    else if (shape == shapes.end() && spec.isDynamic() && exec.batch_ < 0)
+      problem = "the shape of '" + spec.name + "' has a dynamic batch dim " +
+                shapeOfSpec(spec, -1) + "; give its shape, or the shape of another argument with one";
     else if (type != typeDict.end() && type->second != spec.dtype)
       problem = std::string("dtype ") + dtypeName(type->second) + " of '" + spec.name +
                 "' differs from the compiled dtype " + dtypeName(spec.dtype);
@@ -205,17 +238,22 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
     raise("RuntimeError", message + problem);
   };
   exec.gradReqs_ = simpleBindGradReqs(gradReq, m.arguments);
+  // Given shapes first: any of them may fix the batch size the others take.
+  for (const auto *specs : {&m.arguments, &m.auxStates})
+    for (const TensorSpec &spec : *specs)
+      if (shapes.count(spec.name))
+        check(spec);
+  for (const auto *specs : {&m.arguments, &m.auxStates})
+    for (const TensorSpec &spec : *specs)
+      check(spec);
   for (size_t i = 0; i < m.arguments.size(); ++i) {
-    check(m.arguments[i]);
-    exec.args_.emplace_back(m.arguments[i].shape, m.arguments[i].dtype, ctx);
-    exec.grads_.push_back(exec.gradReqs_[i] == GradReq::Null
-                              ? NDArray()
-                              : NDArray(m.arguments[i].shape, m.arguments[i].dtype, ctx));
+    std::vector<int64_t> shape = resolveShape(m.arguments[i], exec.batch_);
+    exec.args_.emplace_back(shape, m.arguments[i].dtype, ctx);
+    exec.grads_.push_back(exec.gradReqs_[i] == GradReq::Null ? NDArray()
+                                                              : NDArray(shape, m.arguments[i].dtype, ctx));
   }
-  for (const TensorSpec &spec : m.auxStates) {
-    check(spec);
-    exec.aux_.emplace_back(spec.shape, spec.dtype, ctx);
-  }
+  for (const TensorSpec &spec : m.auxStates)
+    exec.aux_.emplace_back(resolveShape(spec, exec.batch_), spec.dtype, ctx);
   exec.finishBinding();
   return exec;
 }
@@ -243,7 +281,7 @@ const std::vector<NDArray> &Executor::forward(bool isTrain, const ArrayDict &kwa
                             (m.trainSensitiveNodes.empty() ? "" : m.trainSensitiveNodes.front()) +
                             "' behaves differently in training)");
   artifact_->setNumThreads(numThreads_);
-  if (variant->entry(frame_.data(), nullptr, workspace_.data()) != 0)
+  if (variant->entry(frame_.data(), dims_.data(), workspace_.data()) != 0)
     raise("MXNetError", "the compiled forward of '" + m.prefix + "' failed");
   return outputs_;
 }

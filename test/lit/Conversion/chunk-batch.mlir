@@ -1,0 +1,68 @@
+// RUN: symc-opt %s -split-input-file -verify-diagnostics \
+// RUN:   -pass-pipeline='builtin.module(func.func(sym-chunk-batch{chunk=8}))' | FileCheck %s
+
+// The ops that see the dynamic batch run on static 8-row chunks, then on
+// single rows; the weights are used whole and the results are inserted into
+// a batch-sized tensor.
+// CHECK-LABEL: func @mlp
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4xf32>, %[[W:.*]]: tensor<3x4xf32>)
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %[[ZERO:.*]] :
+// CHECK: %[[OUT:.*]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
+// CHECK: %[[WHOLE:.*]] = arith.subi %[[N]]
+// CHECK: %[[CHUNKS:.*]] = scf.for %[[ROW:.*]] = %[[ZERO]] to %[[WHOLE]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[OUT]])
+// CHECK:   %[[SLICE:.*]] = tensor.extract_slice %[[X]][%[[ROW]], 0] [8, 4] [1, 1]
+// CHECK:   %[[FC:.*]] = sym.FullyConnected %[[SLICE]], %[[W]] {{.*}} -> tensor<8x3xf32>
+// CHECK:   %[[RELU:.*]] = sym.relu %[[FC]] : (tensor<8x3xf32>) -> tensor<8x3xf32>
+// CHECK:   tensor.insert_slice %[[RELU]] into %[[ACC]][%[[ROW]], 0] [8, 3] [1, 1]
+// CHECK: %[[REST:.*]] = scf.for %{{.*}} = %[[WHOLE]] to %[[N]] step %{{.*}} iter_args(%{{.*}} = %[[CHUNKS]])
+// CHECK:   sym.FullyConnected {{.*}} -> tensor<1x3xf32>
+// CHECK: return %[[REST]]
+func.func @mlp(%x: tensor<?x4xf32>, %w: tensor<3x4xf32>) -> tensor<?x3xf32> {
+  %0 = sym.FullyConnected %x, %w {num_hidden = 3 : i64, no_bias = true} : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x3xf32>
+  %1 = sym.relu %0 : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %1 : tensor<?x3xf32>
+}
+
+// -----
+
+// Ops on static values stay outside the loops.
+// CHECK-LABEL: func @weights_outside
+// CHECK: sym._mul_scalar {{.*}} -> tensor<3x4xf32>
+// CHECK: scf.for
+func.func @weights_outside(%x: tensor<?x4xf32>, %w: tensor<3x4xf32>) -> tensor<?x3xf32> {
+  %s = sym._mul_scalar %w {scalar = 2.0 : f64} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %0 = sym.FullyConnected %x, %s {num_hidden = 3 : i64, no_bias = true} : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+func.func @sum_over_batch(%x: tensor<?x4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'sum' turns the dynamic batch dim into a static one}}
+  %0 = sym.sum %x {axis = array<i64: 0>} : (tensor<?x4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @softmax_over_batch(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'softmax' combines elements across the dynamic batch dim}}
+  %0 = sym.softmax %x {axis = 0 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @rows_merged(%x: tensor<?x4xf32>) -> tensor<?xf32> {
+  // expected-error @+1 {{'Reshape' combines elements across the dynamic batch dim}}
+  %0 = sym.Reshape %x {shape = array<i64: -1>} : (tensor<?x4xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @dynamic_inner_dim(%x: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  // expected-error @+1 {{the CPU backend keeps only the leading (batch) dim dynamic; 'relu' has type 'tensor<4x?xf32>'}}
+  %0 = sym.relu %x : (tensor<4x?xf32>) -> tensor<4x?xf32>
+  return %0 : tensor<4x?xf32>
+}
