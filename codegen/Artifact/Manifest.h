@@ -1,8 +1,9 @@
 //===- Manifest.h - what an artifact tells the runtime about itself -*- C++ -*-===//
 //
 // The manifest is JSON embedded in every artifact. It names the arguments, aux
-// states and outputs in MXNet's orders with their shapes (-1 for a dynamic
-// dim) and MXNet dtype names, lists the graph's op nodes in MXNet's order and
+// states and outputs in MXNet's orders with their shapes and MXNet dtype
+// names; a -1 dim is the dynamic batch size, one value for all of them, which
+// the runtime passes to the entry point as dims[0]. It lists the graph's op nodes in MXNet's order and
 // the compiled entry points. The runtime reads nothing else.
 //
 //===----------------------------------------------------------------------===//
@@ -23,7 +24,7 @@ inline constexpr llvm::StringLiteral kWorkspaceBytesAttr = "symc.workspace_bytes
 inline constexpr llvm::StringLiteral kImplAttr = "symc.entry_impl";
 
 /// Bumped whenever the entry-point signature or the manifest layout changes.
-inline constexpr int kArtifactAbiVersion = 1;
+inline constexpr int kArtifactAbiVersion = 2;
 
 /// Arguments, aux states and outputs of a sym-level @main.
 llvm::json::Object describeInterface(mlir::func::FuncOp main);

@@ -180,7 +180,8 @@ std::string artifactHeader(llvm::StringRef prefix) {
 extern "C" {{
 #endif
 /* buffers: arguments, then aux states, then outputs, in the manifest's orders.
-   dims: values of the dynamic dims. Returns 0 on success. */
+   dims: dims[0] is the batch size where the manifest's shapes have -1 dims
+   (may be null otherwise). Returns 0 on success. */
 int32_t {3}(void *const *buffers, const int64_t *dims, void *workspace);
 /* The manifest: JSON describing names, shapes, dtypes and entry points. */
 const char *{4}(void);

@@ -75,6 +75,55 @@ TEST(Executor, FullyConnectedReluSoftmax) {
     EXPECT_NEAR(got[i], expected[i], 1e-6) << i;
 }
 
+/// fc-softmax's weights of the docstring example: all ones, bias [1,4,4,4,5,6].
+void setDocstringParams(Executor &exec) {
+  std::vector<float> ones(24, 1.0f);
+  exec.copyParamsFrom({{"fc_weight", NDArray::fromData({6, 4}, DType::Float32, ones.data())},
+                       {"fc_bias", vector({1, 4, 4, 4, 5, 6})}});
+}
+
+TEST(Executor, DynamicBatchRunsAnyBatchSize) {
+  // Batch 5 with chunks of 2: two whole chunks and one single row.
+  for (int64_t batch : {1, 5}) {
+    Executor exec = Executor::simpleBind(load("fc-softmax-dynamic"), Context::cpu(), {{"data", {batch, 4}}});
+    setDocstringParams(exec);
+    std::vector<float> data(batch * 4);
+    for (int64_t i = 0; i < batch * 4; ++i)
+      data[i] = static_cast<float>(i % 4 == 0 ? i / 4 : 1); // row r: [r, 1, 1, 1]
+    exec.forward(false, {{"data", NDArray::fromData({batch, 4}, DType::Float32, data.data())}});
+    ASSERT_EQ(exec.outputs()[0].shape(), (std::vector<int64_t>{batch, 6}));
+    EXPECT_EQ(exec.argMap().at("softmax_label").shape(), (std::vector<int64_t>{batch}));
+    // Row r has logits r+3 + bias: the docstring row shifted by r-1, the same softmax.
+    std::vector<float> got = values(exec.outputs()[0]);
+    for (int64_t r = 0; r < batch; ++r)
+      EXPECT_NEAR(got[r * 6 + 5], 0.5616011f, 1e-6) << "row " << r;
+  }
+}
+
+TEST(Executor, DynamicBatchErrors) {
+  auto artifact = load("fc-softmax-dynamic");
+  EXPECT_EQ(errorOf([&] { Executor::simpleBind(artifact, Context::cpu()); }, "RuntimeError"),
+            "simple_bind error. Arguments:\nthe shape of 'data' has a dynamic batch dim (-1, 4); give "
+            "its shape, or the shape of another argument with one");
+  EXPECT_EQ(errorOf([&] {
+              Executor::simpleBind(artifact, Context::cpu(), {{"data", {3, 4}}, {"softmax_label", {2}}});
+            }, "RuntimeError"),
+            "simple_bind error. Arguments:\ndata: (3, 4)\nsoftmax_label: (2,)\nshape (2,) of "
+            "'softmax_label' differs from the compiled shape (-1,) with the batch size (-1) already "
+            "bound to 3");
+  std::vector<float> ones(24, 1.0f);
+  ArrayDict args{{"data", NDArray({3, 4}, DType::Float32)},
+                 {"fc_weight", NDArray({6, 4}, DType::Float32)},
+                 {"fc_bias", NDArray({6}, DType::Float32)},
+                 {"softmax_label", NDArray({4}, DType::Float32)}};
+  EXPECT_EQ(errorOf([&] { Executor::bind(artifact, Context::cpu(), args); }, "MXNetError"),
+            "Shape inconsistent for 'softmax_label': provided (4,), compiled (-1,) with the batch "
+            "size (-1) already bound to 3 (recompile with --shape softmax_label=... for other shapes)");
+  args["softmax_label"] = NDArray({3}, DType::Float32);
+  EXPECT_EQ(Executor::bind(artifact, Context::cpu(), args).outputs()[0].shape(),
+            (std::vector<int64_t>{3, 6}));
+}
+
 TEST(Executor, BindErrors) {
   auto artifact = load("fc-softmax");
   EXPECT_EQ(errorOf([&] { Executor::bind(artifact, Context::cpu(), ArrayList{vector({1})}); },

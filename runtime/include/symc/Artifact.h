@@ -16,10 +16,11 @@
 namespace symc {
 
 /// The entry-point ABI this runtime speaks (codegen/Artifact/Manifest.h).
-inline constexpr int kArtifactAbiVersion = 1;
+inline constexpr int kArtifactAbiVersion = 2;
 
 /// int32_t entry(void *const *buffers, const int64_t *dims, void *workspace):
-/// buffers are the arguments, aux states and outputs in manifest order.
+/// buffers are the arguments, aux states and outputs in manifest order; dims[0]
+/// is the batch size where the manifest has dynamic (-1) dims.
 using EntryPoint = int32_t (*)(void *const *, const int64_t *, void *);
 
 struct TensorSpec {
