@@ -71,6 +71,7 @@ def mxnet_worker(name, work, repeat):
     sym.save(base + "-symbol.json")
     mx.nd.save(base + ".params", params)
     print("mxnet_ms %f" % median_ms(forward, repeat))
+    np.save(base + ".mxnet_out.npy", forward.outputs[0].asnumpy())
 
 
 def mxnet_model(sym, shapes, rng):
@@ -86,16 +87,68 @@ def mxnet_model(sym, shapes, rng):
     def forward():
         exe.forward(is_train=False)
         exe.outputs[0].wait_to_read()
+    forward.outputs = exe.outputs
     return forward, params
 
 
-def torch_ms(name, repeat):
+def torch_model(name, params):
+    """The workload in PyTorch with the MXNet params."""
+    import torch
+    import torchvision
+    arrays = {k.split(":", 1)[1]: torch.from_numpy(v.asnumpy()) for k, v in params.items()}
+    if name == "mlp":
+        layers = []
+        for i, layer in enumerate(("fc0", "fc1", "fc_out")):
+            linear = torch.nn.Linear(*arrays[layer + "_weight"].shape[::-1])
+            linear.weight.data, linear.bias.data = arrays[layer + "_weight"], arrays[layer + "_bias"]
+            layers += [linear, torch.nn.ReLU() if i < 2 else torch.nn.Softmax(dim=1)]
+        return torch.nn.Sequential(*layers).eval()
+    model = torchvision.models.resnet18(num_classes=1000).eval()
+    # Gluon names layers by creation order, which torchvision's module order matches.
+    def creation_order(param):
+        m = re.match(r"resnetv10_(?:stage(\d)_)?(conv|batchnorm|dense)(\d+)_", param)
+        stage = 5 if m.group(2) == "dense" else int(m.group(1) or 0)
+        return stage, int(m.group(3)), m.group(2) != "conv"
+    layers = sorted({re.sub(r"_(weight|gamma|beta|bias|running_mean|running_var)$", "", k)
+                     for k in arrays if k != "data"}, key=lambda l: creation_order(l + "_"))
+    modules = [m for m in model.modules() if isinstance(m, (torch.nn.Conv2d, torch.nn.BatchNorm2d, torch.nn.Linear))]
+    for layer, module in zip(layers, modules):
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.weight.data, module.bias.data = arrays[layer + "_gamma"], arrays[layer + "_beta"]
+            module.running_mean.data = arrays[layer + "_running_mean"]
+            module.running_var.data = arrays[layer + "_running_var"]
+            module.eps = 1e-5
+        else:
+            module.weight.data = arrays[layer + "_weight"]
+            if module.bias is not None:
+                module.bias.data = arrays[layer + "_bias"]
+    return model
+
+
+def torch_worker(name, work, repeat):
+    """Times the workload in PyTorch with the params and input MXNet saved, and
+    checks that it computes MXNet's output."""
+    import torch
+    torch.set_num_threads(int(THREADS))
+    base = os.path.join(work, name)
+    params = mx.nd.load(base + ".params")
+    model = torch_model(name, params)
+    data = torch.from_numpy(params["arg:data"].asnumpy())
+    with torch.inference_mode():
+        out = model(data)
+        error = float(np.abs(out.numpy() - np.load(base + ".mxnet_out.npy")).max())
+        if error > 1e-3:
+            raise RuntimeError("PyTorch %s differs from MXNet by %g: weights mapped wrongly" % (name, error))
+        print("torch_ms %f" % median_ms(lambda: model(data), repeat))
+
+
+def torch_available():
     try:
         import torch  # noqa: F401
         import torchvision  # noqa: F401
+        return True
     except ImportError:
-        return None
-    return None  # weight mapping for torchvision models is not wired up yet
+        return False
 
 
 def gemm_symc_gflops(tools, work, m, k, n, repeat):
@@ -125,30 +178,37 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results.md"))
     parser.add_argument("--mxnet-worker", dest="worker", help=argparse.SUPPRESS)
+    parser.add_argument("--torch-worker", dest="torch_worker", help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
     tools = parser.parse_args()
     if tools.worker:
         return mxnet_worker(tools.worker, tools.work, tools.repeat)
+    if tools.torch_worker:
+        return torch_worker(tools.torch_worker, tools.work, tools.repeat)
 
     lines = ["# symc forward benchmark", "",
              "Machine: %s, %s threads; MXNet %s (pip, oneDNN); best of %d rounds of the median of %d "
              "forwards." % (cpu_name(), THREADS, mx.__version__, tools.rounds, tools.repeat), "",
-             "| workload | symc ms | MXNet ms | symc/MXNet | PyTorch ms |",
-             "|---|---:|---:|---:|---:|"]
+             "| workload | symc ms | MXNet ms | symc/MXNet | PyTorch ms | symc/PyTorch |",
+             "|---|---:|---:|---:|---:|---:|"]
+    have_torch = torch_available()
     with tempfile.TemporaryDirectory() as work:
+        def worker(flag, name, key):
+            run = subprocess.run([sys.executable, __file__, "--symc", tools.symc, "--symc-run",
+                                  tools.symc_run, flag, name, "--work", work, "--repeat", str(tools.repeat)],
+                                 check=True, capture_output=True, text=True)
+            return float(re.search(key + r" ([0-9.]+)", run.stdout).group(1))
         for name, (title, _, shapes) in workloads().items():
-            mx_ms = sy_ms = float("inf")
+            mx_ms = sy_ms = pt_ms = float("inf")
             for _ in range(tools.rounds):
-                worker = subprocess.run([sys.executable, __file__, "--symc", tools.symc, "--symc-run",
-                                         tools.symc_run, "--mxnet-worker", name, "--work", work,
-                                         "--repeat", str(tools.repeat)],
-                                        check=True, capture_output=True, text=True)
-                mx_ms = min(mx_ms, float(re.search(r"mxnet_ms ([0-9.]+)", worker.stdout).group(1)))
+                mx_ms = min(mx_ms, worker("--mxnet-worker", name, "mxnet_ms"))
                 sy_ms = min(sy_ms, symc_ms(tools, os.path.join(work, name), shapes, tools.repeat,
                                            with_params=True))
-            pt = torch_ms(name, tools.repeat)
-            lines.append("| %s | %.2f | %.2f | %.2f | %s |" % (
-                title, sy_ms, mx_ms, sy_ms / mx_ms, "%.2f" % pt if pt else "n/a (not installed)"))
+                if have_torch:
+                    pt_ms = min(pt_ms, worker("--torch-worker", name, "torch_ms"))
+            lines.append("| %s | %.2f | %.2f | %.2f | %s | %s |" % (
+                title, sy_ms, mx_ms, sy_ms / mx_ms, "%.2f" % pt_ms if have_torch else "n/a",
+                "%.2f" % (sy_ms / pt_ms) if have_torch else "n/a"))
             print(lines[-1], flush=True)
         lines += ["", "| GEMM f32 (M x K x N) | symc GFLOP/s | OpenBLAS GFLOP/s | symc/OpenBLAS |",
                   "|---|---:|---:|---:|"]

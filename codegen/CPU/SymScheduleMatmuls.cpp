@@ -67,12 +67,23 @@ Tiling chooseTiling(linalg::LinalgOp op, MicroKernel kernel) {
   t.batchDims = batch;
   t.mr = std::min(kernel.mr, m);
   t.nr = kernel.nr;
-  // Thread tiles: whole register tiles, about 96 x 128 (A and B panels in L2).
-  t.mt = std::min<int64_t>(t.mr * (96 / kernel.mr), llvm::alignTo(m, t.mr));
-  t.nt = std::min<int64_t>(128, llvm::alignTo(n, t.nr));
+  // Thread tiles: whole register tiles, at most about 96 x 128 (A and B
+  // panels in L2), of equal sizes so that threads get equal work.
+  int64_t mTiles = llvm::divideCeil(m, 96), nTiles = llvm::divideCeil(n, 128);
+  // A few tiles split evenly over an even thread count only when even
+  // (worth it for products big enough to be worth two threads).
+  if (mTiles * nTiles % 2 == 1 && mTiles * nTiles < 16 && m * n >= 4096) {
+    if (n / (nTiles + 1) >= t.nr)
+      ++nTiles;
+    else if (m / (mTiles + 1) >= t.mr)
+      ++mTiles;
+  }
+  t.mt = llvm::alignTo(llvm::divideCeil(m, mTiles), t.mr);
+  t.nt = llvm::alignTo(llvm::divideCeil(n, nTiles), t.nr);
   t.kt = 256;
   t.chunkK = k > t.kt;
-  t.peelI = m % t.mt != 0 || t.mt % t.mr != 0;
+  // (A unit-step loop has no remainder to peel.)
+  t.peelI = t.mr > 1 && (m % t.mt != 0 || t.mt % t.mr != 0);
   t.peelJ = n % t.nt != 0 || t.nt % t.nr != 0;
   return t;
 }
