@@ -95,5 +95,6 @@ llvm::json::Object buildManifest(func::FuncOp main, StringRef prefix) {
 
 std::string forwardEntryName(StringRef prefix) { return (prefix + "_forward").str(); }
 std::string manifestEntryName(StringRef prefix) { return (prefix + "_manifest").str(); }
+std::string paramsEntryName(StringRef prefix) { return (prefix + "_params").str(); }
 
 } // namespace symc

@@ -36,6 +36,7 @@ llvm::json::Object buildManifest(mlir::func::FuncOp main, llvm::StringRef prefix
 /// Entry point names, shared by the code generator and the manifest.
 std::string forwardEntryName(llvm::StringRef prefix);
 std::string manifestEntryName(llvm::StringRef prefix);
+std::string paramsEntryName(llvm::StringRef prefix);
 
 } // namespace symc
 

@@ -41,8 +41,9 @@ bool emitLLVMIR(mlir::ModuleOp module, const TargetOptions &target, llvm::raw_os
 bool linkSharedLibrary(const std::vector<std::string> &objects, const std::string &output,
                        std::string &error);
 
-/// A C header declaring the artifact's entry points for static linking.
-std::string artifactHeader(llvm::StringRef prefix);
+/// A C header declaring the artifact's entry points for static linking (and the
+/// embedded params' accessor when there is one).
+std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams);
 
 } // namespace symc
 

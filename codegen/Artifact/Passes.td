@@ -38,11 +38,15 @@ def SymEmbedManifest : Pass<"sym-embed-manifest", "::mlir::ModuleOp"> {
     workspace size (`symc.workspace_bytes`, 0 when absent) and embeds it as a
     constant string returned by `const char *<prefix>_manifest(void)`, with
     the CPU features the code needs (`cpu_features`), which the runtime
-    checks before running it.
+    checks before running it. With `params-file`, that .params file is
+    embedded too, returned by `const uint8_t *<prefix>_params(int64_t
+    *size)`, and the manifest says so (`embedded_params`).
   }];
   let options = [
     ListOption<"cpuFeatures", "cpu-features", "std::string",
                "CPU features the generated code uses (avx2, fma, avx512f, ...)">,
+    Option<"paramsFile", "params-file", "std::string", "\"\"",
+           ".params file to embed (none when empty)">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

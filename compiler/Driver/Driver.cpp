@@ -171,7 +171,7 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   if (!info)
     return reportError(error);
   buildCPUPipeline(pm, CPUOptions{options.prefix, options.emit == EmitKind::Linalg, info->vectorBits,
-                                  info->checkedFeatures, options.batchChunk});
+                                  info->checkedFeatures, options.batchChunk, options.embeddedParams});
   if (failed(pm.run(module)))
     return false;
   timer.done(options.emit == EmitKind::Linalg ? "lower to linalg" : "lower to LLVM dialect");
@@ -194,7 +194,8 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   timer.done("optimize and emit object code");
   if (options.emit == EmitKind::Object) {
     std::string headerPath = llvm::StringRef(objectPath).rsplit('.').first.str() + ".h";
-    return writeText(headerPath, [&](llvm::raw_ostream &os) { os << artifactHeader(options.prefix); });
+    return writeText(headerPath, [&](llvm::raw_ostream &os) { os << artifactHeader(options.prefix, !options.embeddedParams.empty());
+    });
   }
   bool linked = linkSharedLibrary({objectPath}, options.outputPath, error);
   llvm::sys::fs::remove(objectPath);

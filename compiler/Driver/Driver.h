@@ -30,6 +30,8 @@ struct ArtifactOptions {
   bool printPhases = true;
   /// Batch rows per step of the loops over a dynamic batch dim.
   int64_t batchChunk = 16;
+  /// A .params file to embed in the artifact (none when empty).
+  std::string embeddedParams;
 };
 
 /// Registers the dialects symc's IR uses with `ctx`.

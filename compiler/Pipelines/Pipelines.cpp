@@ -79,9 +79,11 @@ static void addBufferizationPasses(OpPassManager &pm) {
 // The order matters in MLIR 19 (shared/TOOLCHAIN.md): OpenMP conversion only
 // sees scf.parallel (from scf.forall); memref lowering comes before scf-to-cf and affine
 // lowering after expand-strided-metadata.
-static void addLLVMPasses(OpPassManager &pm, ArrayRef<std::string> cpuFeatures) {
+static void addLLVMPasses(OpPassManager &pm, ArrayRef<std::string> cpuFeatures,
+                          const std::string &embeddedParams) {
   symc::SymEmbedManifestOptions manifest;
   manifest.cpuFeatures = cpuFeatures; // copied by the pass constructor
+  manifest.paramsFile = embeddedParams;
   pm.addPass(symc::createSymEmbedManifest(manifest));
   // Threads come only from scf.forall (sym-schedule-matmuls,
   // sym-distribute-threads); the loops inside stay sequential for LLVM's
@@ -119,7 +121,7 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   if (options.stopAtLinalg)
     return;
   addBufferizationPasses(pm);
-  addLLVMPasses(pm, options.cpuFeatures);
+  addLLVMPasses(pm, options.cpuFeatures, options.embeddedParams);
 }
 
 void symc::registerPassesAndPipelines() {
@@ -127,7 +129,7 @@ void symc::registerPassesAndPipelines() {
       "sym-cpu-to-llvm", "Bufferize scheduled linalg-on-tensors IR and lower it to the LLVM dialect",
       [](OpPassManager &pm) {
         addBufferizationPasses(pm);
-        addLLVMPasses(pm, {});
+        addLLVMPasses(pm, {}, "");
       });
   sym::registerSymPasses();
   cpu::registerSymCPUPasses();

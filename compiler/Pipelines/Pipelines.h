@@ -27,6 +27,8 @@ struct CPUOptions {
   std::vector<std::string> cpuFeatures;
   /// Batch rows per step of the loops over a dynamic batch dim.
   int64_t batchChunk = 16;
+  /// A .params file to embed in the artifact (none when empty).
+  std::string embeddedParams;
 };
 
 /// Shape-inferred sym IR -> LLVM dialect with the artifact ABI: lowering to

@@ -69,12 +69,6 @@ Options parseOptions(int argc, char **argv) {
   return o;
 }
 
-NDArray toNDArray(const NDArrayRecord &record) {
-  if (record.isNone)
-    return NDArray();
-  return NDArray::fromData(record.shape, record.dtype, record.data.data());
-}
-
 ParamsFile readParams(const std::string &path) {
   ParamsFile file;
   std::string error;
@@ -83,35 +77,13 @@ ParamsFile readParams(const std::string &path) {
   return file;
 }
 
-/// arg:/aux: prefixed arrays of a .params file, as copy_params_from wants them.
-/// A .params file's arrays, split into arguments and aux states.
-struct ParamArrays {
-  ArrayDict args, aux;
-};
-
-ParamArrays readParamArrays(const std::string &path) {
-  ParamArrays params;
-  if (path.empty())
-    return params;
-  for (const NDArrayRecord &record : readParams(path).arrays) {
-    std::string name = record.name;
-    bool isAux = name.rfind("aux:", 0) == 0;
-    if (isAux || name.rfind("arg:", 0) == 0)
-      name = name.substr(4);
-    (isAux ? params.aux : params.args)[name] = toNDArray(record);
-  }
-  return params;
-}
-
 ArrayDict readInputs(const Options &o) {
   ArrayDict inputs;
   for (const auto &[name, file] : o.inputs) {
     if (file.size() > 7 && file.compare(file.size() - 7, 7, ".params") == 0) {
-      for (const NDArrayRecord &record : readParams(file).arrays) {
-        std::string key = record.name.rfind("arg:", 0) == 0 ? record.name.substr(4) : record.name;
+      for (const auto &[key, array] : splitParams(readParams(file)).args)
         if (name.empty() || name == key)
-          inputs[key] = toNDArray(record);
-      }
+          inputs[key] = array;
     } else {
       if (name.empty())
         throw Error("UsageError", "--input " + file + " needs a name: NAME=" + file);
@@ -166,7 +138,7 @@ bool compare(const NDArray &got, const std::string &refPath, const Options &o) {
 
 int run(const Options &o) {
   std::shared_ptr<const Artifact> artifact = Artifact::load(o.artifact, o.prefix);
-  ParamArrays params = readParamArrays(o.params);
+  ParamArrays params = o.params.empty() ? ParamArrays() : splitParams(readParams(o.params));
   ArrayDict inputs = readInputs(o);
   // Arrays with a dynamic batch dim give it its size; the others are checked
   // when they are copied in, with MXNet's messages.

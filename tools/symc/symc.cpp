@@ -45,6 +45,11 @@ cl::opt<std::string> outputPath("o", cl::desc("output file ('-' for stdout)"), c
 cl::opt<std::string> paramsPath("params", cl::desc("check this .params file against the symbol"),
                                 cl::value_desc("path"), cl::sub(compileCommand));
 
+cl::opt<bool> embedParams("embed-params",
+                          cl::desc("embed the --params file in the artifact (simple_bind fills the "
+                                   "parameters from it)"),
+                          cl::sub(compileCommand));
+
 cl::opt<std::string> prefix("name", cl::desc("prefix of the artifact's exported symbols"),
                             cl::init("symc"), cl::sub(compileCommand));
 
@@ -97,10 +102,15 @@ int runCompile() {
 
   if (!paramsPath.empty() && !symc::checkParams(*module, paramsPath))
     return 1;
+  if (embedParams && paramsPath.empty()) {
+    llvm::errs() << "symc: --embed-params needs --params FILE\n";
+    return 1;
+  }
   std::string path = outputPath.empty() ? defaultOutputPath() : outputPath;
   if (emit == EmitKind::Sym || emit == EmitKind::Interface)
     return writeSymOutput(*module, path) ? 0 : 1;
-  symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet, batchChunk};
+  symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet, batchChunk,
+                                 embedParams ? paramsPath.getValue() : std::string()};
   return symc::emitArtifact(*module, artifact) ? 0 : 1;
 }
 

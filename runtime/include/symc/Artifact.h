@@ -10,6 +10,7 @@
 #include "symc/NDArray.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ namespace symc {
 
 /// The entry-point ABI this runtime speaks (codegen/Artifact/Manifest.h).
 inline constexpr int kArtifactAbiVersion = 2;
+
+/// const uint8_t *params(int64_t *size): the embedded .params file.
+using ParamsAccessor = const uint8_t *(*)(int64_t *);
 
 /// int32_t entry(void *const *buffers, const int64_t *dims, void *workspace):
 /// buffers are the arguments, aux states and outputs in manifest order; dims[0]
@@ -51,6 +55,8 @@ struct Manifest {
   /// CPU features the code was compiled for; checked when loading.
   std::vector<std::string> cpuFeatures;
   std::vector<Variant> variants;
+  /// Whether `symc compile --embed-params` put a .params file in the artifact.
+  bool embeddedParams = false;
 };
 
 class Artifact {
@@ -59,12 +65,16 @@ public:
   /// manifest. Throws symc::Error.
   static std::shared_ptr<const Artifact> load(const std::string &path,
                                               const std::string &prefix = "symc");
-  /// For an artifact linked into the program (`symc compile --emit=obj`).
+  /// For an artifact linked into the program (`symc compile --emit=obj`);
+  /// `params` is its `<prefix>_params` when compiled with --embed-params.
   static std::shared_ptr<const Artifact> fromEntryPoints(const char *manifestJson,
-                                                         EntryPoint forward);
+                                                         EntryPoint forward,
+                                                         ParamsAccessor params = nullptr);
   ~Artifact();
 
   const Manifest &manifest() const { return manifest_; }
+  /// The embedded parameters, or null when none were embedded.
+  const ParamsFile *embeddedParams() const { return params_ ? &*params_ : nullptr; }
   /// The variant for is_train, or null when none was compiled.
   const Variant *variant(bool isTrain) const;
   /// Sets the OpenMP thread count of the calling thread for the artifact's
@@ -76,6 +86,7 @@ private:
   void *handle_ = nullptr;
   void (*ompSetNumThreads_)(int) = nullptr;
   Manifest manifest_;
+  std::optional<ParamsFile> params_;
 };
 
 } // namespace symc

@@ -28,6 +28,13 @@ using Arrays = std::variant<ArrayList, ArrayDict>;
 using GradReqSpec = std::variant<std::string, std::vector<std::string>,
                                  std::map<std::string, std::string>>;
 
+/// A .params file's arrays as copy_params_from takes them: "arg:" and "aux:"
+/// prefixes split off (a bare name is an argument).
+struct ParamArrays {
+  ArrayDict args, aux;
+};
+ParamArrays splitParams(const ParamsFile &file);
+
 class Executor {
 public:
   /// Symbol.bind: the arrays are used as they are, never copied.
@@ -35,7 +42,8 @@ public:
                        const std::optional<Arrays> &argsGrad = std::nullopt,
                        const GradReqSpec &gradReq = std::string("write"),
                        const std::optional<Arrays> &auxStates = std::nullopt);
-  /// Symbol.simple_bind: zero-filled arrays of the given (or compiled) shapes.
+  /// Symbol.simple_bind: zero-filled arrays of the given (or compiled) shapes;
+  /// parameters embedded in the artifact (--embed-params) are copied in.
   static Executor simpleBind(std::shared_ptr<const Artifact> artifact, Context ctx,
                              const std::map<std::string, std::vector<int64_t>> &shapes = {},
                              const GradReqSpec &gradReq = std::string("write"),
@@ -77,6 +85,7 @@ private:
   /// MXNet's context, shape and dtype checks of a bound array; its dynamic
   /// dims fix the batch size.
   void checkArray(const TensorSpec &spec, const NDArray &array, const char *what);
+  void copyEmbeddedParams(const ParamsFile &file);
   /// Allocates outputs and workspace and builds the entry frame.
   void finishBinding();
 

@@ -76,9 +76,23 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
   m.workspaceBytes = static_cast<size_t>(root.at("workspace_bytes").number);
   for (const json::Value &f : root.at("cpu_features").array)
     m.cpuFeatures.push_back(f.string);
+  m.embeddedParams = root.at("embedded_params").boolean;
   for (const json::Value &v : root.at("variants").array)
     m.variants.push_back({v.at("name").string, v.at("is_train").boolean, resolve(v.at("entry").string)});
   return m;
+}
+
+/// The embedded .params file, parsed; `where` names the artifact in errors.
+ParamsFile readEmbeddedParams(ParamsAccessor accessor, const std::string &where) {
+  if (!accessor)
+    throw Error("MXNetError", where + ": its manifest lists embedded params, but it has no accessor");
+  int64_t size = 0;
+  const uint8_t *bytes = accessor(&size);
+  ParamsFile file;
+  std::string error;
+  if (!parseParams(bytes, static_cast<size_t>(size), file, error))
+    throw Error("MXNetError", where + ": embedded params: " + error);
+  return file;
 }
 
 } // namespace
@@ -104,16 +118,21 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
     return entry;
   });
   checkCpuFeatures(artifact->manifest_, path);
+  if (artifact->manifest_.embeddedParams)
+    artifact->params_ = readEmbeddedParams(
+        reinterpret_cast<ParamsAccessor>(dlsym(handle, (prefix + "_params").c_str())), path);
   return artifact;
 }
 
 std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJson,
-                                                          EntryPoint forward) {
+                                                          EntryPoint forward, ParamsAccessor params) {
   std::shared_ptr<Artifact> artifact(new Artifact());
   artifact->ompSetNumThreads_ =
       reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
   artifact->manifest_ = readManifest(manifestJson, [&](const std::string &) { return forward; });
   checkCpuFeatures(artifact->manifest_, "the linked-in artifact");
+  if (artifact->manifest_.embeddedParams)
+    artifact->params_ = readEmbeddedParams(params, "the linked-in artifact");
   return artifact;
 }
 

@@ -254,6 +254,8 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
   }
   for (const TensorSpec &spec : m.auxStates)
     exec.aux_.emplace_back(resolveShape(spec, exec.batch_), spec.dtype, ctx);
+  if (const ParamsFile *embedded = exec.artifact_->embeddedParams())
+    exec.copyEmbeddedParams(*embedded);
   exec.finishBinding();
   return exec;
 }
@@ -284,6 +286,28 @@ const std::vector<NDArray> &Executor::forward(bool isTrain, const ArrayDict &kwa
   if (variant->entry(frame_.data(), dims_.data(), workspace_.data()) != 0)
     raise("MXNetError", "the compiled forward of '" + m.prefix + "' failed");
   return outputs_;
+}
+
+ParamArrays splitParams(const ParamsFile &file) {
+  ParamArrays params;
+  for (const NDArrayRecord &record : file.arrays) {
+    std::string name = record.name;
+    bool isAux = name.rfind("aux:", 0) == 0;
+    if (isAux || name.rfind("arg:", 0) == 0)
+      name = name.substr(4);
+    (isAux ? params.aux : params.args)[name] =
+        record.isNone ? NDArray() : NDArray::fromData(record.shape, record.dtype, record.data.data());
+  }
+  return params;
+}
+
+void Executor::copyEmbeddedParams(const ParamsFile &file) {
+  ParamArrays params = splitParams(file);
+  // Arguments with the dynamic batch dim are inputs, whatever the file holds.
+  for (const TensorSpec &spec : manifest().arguments)
+    if (spec.isDynamic())
+      params.args.erase(spec.name);
+  copyParamsFrom(params.args, params.aux, /*allowExtraParams=*/true);
 }
 
 static ArrayDict zipFirst(const std::vector<TensorSpec> &specs, const std::vector<NDArray> &arrays) {
