@@ -140,6 +140,8 @@ int run(const Options &o) {
   std::shared_ptr<const Artifact> artifact = Artifact::load(o.artifact, o.prefix);
   ParamArrays params = o.params.empty() ? ParamArrays() : splitParams(readParams(o.params));
   ArrayDict inputs = readInputs(o);
+  for (const auto &input : inputs) // an --input replaces the array of that name in --params
+    params.args.erase(input.first);
   // Arrays with a dynamic batch dim give it its size; the others are checked
   // when they are copied in, with MXNet's messages.
   std::map<std::string, std::vector<int64_t>> shapes;
