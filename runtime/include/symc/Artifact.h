@@ -17,7 +17,7 @@
 namespace symc {
 
 /// The entry-point ABI this runtime speaks (codegen/Artifact/Manifest.h).
-inline constexpr int kArtifactAbiVersion = 2;
+inline constexpr int kArtifactAbiVersion = 3;
 
 /// const uint8_t *params(int64_t *size): the embedded .params file.
 using ParamsAccessor = const uint8_t *(*)(int64_t *);
