@@ -137,7 +137,10 @@ void symc::registerPassesAndPipelines() {
   PassPipelineRegistration<CPUPipelineOptions>(
       "sym-cpu", "Lower shape-inferred sym IR to the LLVM dialect with the artifact ABI",
       [](OpPassManager &pm, const CPUPipelineOptions &opts) {
-        buildCPUPipeline(pm, CPUOptions{opts.prefix, false, opts.vectorBits, {}});
+        CPUOptions options;
+        options.prefix = opts.prefix;
+        options.vectorBits = opts.vectorBits;
+        buildCPUPipeline(pm, options);
       });
   PassPipelineRegistration<FrontendPipelineOptions>(
       "sym-frontend", "Shape-infer imported sym IR",
