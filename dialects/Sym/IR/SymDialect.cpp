@@ -13,4 +13,5 @@ void SymDialect::initialize() {
 #define GET_OP_LIST
 #include "dialects/Sym/IR/SymOps.cpp.inc"
       >();
+  registerGradientRules(*getContext());
 }

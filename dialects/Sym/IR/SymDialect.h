@@ -11,6 +11,10 @@ namespace mlir::sym {
 /// Function argument / result attributes written by the importer.
 inline constexpr llvm::StringLiteral kNameAttr = "sym.name";   // MXNet name
 inline constexpr llvm::StringLiteral kAuxAttr = "sym.aux";     // unit: aux state
+// On @main_backward: the output a head-gradient argument belongs to, and the
+// argument a result is the gradient of (MXNet names).
+inline constexpr llvm::StringLiteral kHeadGradAttr = "sym.head_grad_of";
+inline constexpr llvm::StringLiteral kGradOfAttr = "sym.grad_of";
 inline constexpr llvm::StringLiteral kHiddenAttr = "sym.attrs"; // __hidden__ attrs
 } // namespace mlir::sym
 

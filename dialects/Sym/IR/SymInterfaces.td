@@ -27,4 +27,32 @@ def Sym_ShapeInferenceOpInterface : OpInterface<"ShapeInferenceOpInterface"> {
   let verify = [{ return ::mlir::sym::verifyShapesAgree($_op); }];
 }
 
+def Sym_GradientOpInterface : OpInterface<"GradientOpInterface"> {
+  let cppNamespace = "::mlir::sym";
+  let description = [{
+    MXNet's FGradient: the op's vector-Jacobian product, built from sym ops.
+    Given the gradient flowing into each result (null where none flows), the
+    rule appends one gradient per operand (null for an operand that gets
+    none, such as a label). Rules are attached to the ops as external models
+    (Gradients.cpp), so an op without one simply lacks the interface.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds the operand gradients at `b`'s insertion point from
+        `resultGrads`; reports an error at the op on failure.
+      }],
+      "::mlir::LogicalResult", "buildGradient",
+      (ins "::mlir::OpBuilder &":$b, "::mlir::ValueRange":$resultGrads,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>,
+    InterfaceMethod<[{
+        Whether the rule reads the gradient of result `index`. Loss heads
+        (SoftmaxOutput, MakeLoss, ...) do not: an executor needs no head
+        gradient for them.
+      }],
+      "bool", "readsResultGradient", (ins "unsigned":$index), [{}], [{
+        return true;
+      }]>,
+  ];
+}
+
 #endif // SYM_INTERFACES_TD

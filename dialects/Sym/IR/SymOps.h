@@ -13,4 +13,10 @@
 #define GET_OP_CLASSES
 #include "dialects/Sym/IR/SymOps.h.inc"
 
+namespace mlir::sym {
+/// Attaches the GradientOpInterface rules (Gradients.cpp) to the ops that
+/// have one.
+void registerGradientRules(MLIRContext &ctx);
+} // namespace mlir::sym
+
 #endif

@@ -4,6 +4,7 @@
 
 #include "dialects/Sym/IR/SymDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::sym {

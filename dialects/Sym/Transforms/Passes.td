@@ -25,4 +25,26 @@ def SymInferShapes : Pass<"sym-infer-shapes", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::sym::SymDialect"];
 }
 
+def SymGenerateGradients : Pass<"sym-generate-gradients", "::mlir::ModuleOp"> {
+  let summary = "Reverse-mode differentiation of @main into @main_backward";
+  let description = [{
+    Builds `@main_backward(arguments..., aux states..., head gradients...)`
+    returning the gradient of every argument whose grad_req is not null, in
+    argument order (`sym.grad_of` names it). The forward ops are recomputed
+    in it; then each op, last first, adds its operands' gradients through
+    its GradientOpInterface rule: contributions to one value are summed,
+    BlockGrad stops them, and an argument with none gets zeros. An output
+    whose producer ignores the head gradient (a loss head) gets no
+    head-gradient argument; the others get one (`sym.head_grad_of`). An op
+    on the gradient path without a rule is an error at its node.
+
+    `grad-req` entries are `NAME=write|add|null`; arguments not listed are
+    `write`, aux states never get gradients.
+  }];
+  let options = [
+    ListOption<"gradReq", "grad-req", "std::string", "NAME=write|add|null per argument">,
+  ];
+  let dependentDialects = ["::mlir::sym::SymDialect"];
+}
+
 #endif // SYM_PASSES_TD

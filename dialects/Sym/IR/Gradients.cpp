@@ -1,0 +1,435 @@
+//===- Gradients.cpp - MXNet's FGradient rules as sym ops -----------------===//
+//
+// Each rule builds an op's vector-Jacobian product from forward sym ops, the
+// way MXNet's FGradient builds `_backward_*` nodes; sym-generate-gradients
+// then shape-infers the result, so rules may leave result types unranked.
+// Ops whose gradient needs a kernel of its own (relu's step, one-hot, the
+// convolution, pooling and normalization backwards) have no rule here yet.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Sym/IR/SymOps.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::sym;
+
+namespace {
+
+/// Builds sym ops at one location; a result type left unranked is filled in
+/// by shape inference.
+class GradBuilder {
+public:
+  GradBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  template <typename OpTy>
+  Value make(Type type, ValueRange operands, ArrayRef<NamedAttribute> attrs = {}) {
+    return b.create<OpTy>(loc, TypeRange{type}, operands, attrs)->getResult(0);
+  }
+  /// An elementwise op whose result has `like`'s type.
+  template <typename OpTy> Value same(Value like, ValueRange operands, ArrayRef<NamedAttribute> attrs = {}) {
+    return make<OpTy>(like.getType(), operands, attrs);
+  }
+  Type unknown(Value v) { return UnrankedTensorType::get(getElementTypeOrSelf(v.getType())); }
+  NamedAttribute attr(StringRef name, Attribute value) { return b.getNamedAttr(name, value); }
+
+  Value add(Value x, Value y) { return same<ElemwiseAddOp>(x, {x, y}); }
+  Value mul(Value x, Value y) { return same<ElemwiseMulOp>(x, {x, y}); }
+  Value div(Value x, Value y) { return same<ElemwiseDivOp>(x, {x, y}); }
+  Value neg(Value x) { return same<NegativeOp>(x, x); }
+  template <typename ScalarOpTy> Value scalar(Value x, double s) {
+    return same<ScalarOpTy>(x, x, {attr("scalar", b.getF64FloatAttr(s)), attr("is_int", b.getBoolAttr(false))});
+  }
+
+  /// `g` reshaped to `like`'s shape (at most one dynamic dim).
+  FailureOr<Value> reshapeLike(Value g, Value like) {
+    if (g.getType() == like.getType())
+      return g;
+    auto type = dyn_cast<RankedTensorType>(like.getType());
+    if (!type || llvm::count_if(type.getShape(), ShapedType::isDynamic) > 1)
+      return failure();
+    SmallVector<int64_t> shape(type.getShape());
+    std::replace(shape.begin(), shape.end(), ShapedType::kDynamic, int64_t(-1));
+    return make<ReshapeOp>(like.getType(), g, {attr("shape", b.getDenseI64ArrayAttr(shape))});
+  }
+
+  /// Sums the broadcast gradient `g` down to `operand`'s shape.
+  FailureOr<Value> sumToShapeOf(Value g, Value operand) {
+    if (g.getType() == operand.getType())
+      return g;
+    auto gType = dyn_cast<RankedTensorType>(g.getType());
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!gType || !type)
+      return failure();
+    int64_t lead = gType.getRank() - type.getRank();
+    SmallVector<int64_t> axes;
+    for (int64_t i = 0; i < gType.getRank(); ++i)
+      if (i < lead || (type.getDimSize(i - lead) == 1 && gType.getDimSize(i) != 1))
+        axes.push_back(i);
+    Value summed = make<SumOp>(unknown(g), g, {attr("axis", b.getDenseI64ArrayAttr(axes)),
+                                               attr("keepdims", b.getBoolAttr(true))});
+    return reshapeLike(summed, operand);
+  }
+
+  /// A constant tensor of `like`'s (static) shape.
+  template <typename FillOpTy> FailureOr<Value> filledLike(Value like) {
+    auto type = dyn_cast<RankedTensorType>(like.getType());
+    if (!type || !type.hasStaticShape())
+      return failure();
+    return make<FillOpTy>(type, {}, {attr("shape", b.getDenseI64ArrayAttr(type.getShape())),
+                                     attr("dtype", TypeAttr::get(type.getElementType()))});
+  }
+
+  Value dot(Value lhs, Value rhs, bool transposeA, bool transposeB) {
+    return make<DotOp>(unknown(lhs), {lhs, rhs}, {attr("transpose_a", b.getBoolAttr(transposeA)),
+                                                  attr("transpose_b", b.getBoolAttr(transposeB))});
+  }
+  Value batchDot(Value lhs, Value rhs, bool transposeA, bool transposeB) {
+    return make<BatchDotOp>(unknown(lhs), {lhs, rhs}, {attr("transpose_a", b.getBoolAttr(transposeA)),
+                                                       attr("transpose_b", b.getBoolAttr(transposeB))});
+  }
+  /// sum(g, axis, keepdims=true).
+  Value sumKeep(Value g, int64_t axis) {
+    return make<SumOp>(unknown(g), g, {attr("axis", b.getDenseI64ArrayAttr({axis})),
+                                       attr("keepdims", b.getBoolAttr(true))});
+  }
+
+  OpBuilder &b;
+  Location loc;
+};
+
+using Grads = SmallVectorImpl<Value>;
+
+/// The single result's gradient (never null: ops whose results get no
+/// gradient are skipped, loss heads excepted).
+Value resultGrad(ValueRange resultGrads) { return resultGrads.front(); }
+
+LogicalResult noShape(Operation *op) {
+  return op->emitError("no gradient for '") << op->getName().stripDialect()
+                                            << "' with these shapes (a dynamic dim it cannot follow)";
+}
+
+/// The operand gradients `dl` and `dr` of a binary op, summed down to the
+/// operands' shapes where they were broadcast.
+LogicalResult binaryGrads(Operation *op, GradBuilder &gb, Value dl, Value dr, Grads &grads) {
+  FailureOr<Value> l = gb.sumToShapeOf(dl, op->getOperand(0));
+  FailureOr<Value> r = gb.sumToShapeOf(dr, op->getOperand(1));
+  if (failed(l) || failed(r))
+    return noShape(op);
+  grads.append({*l, *r});
+  return success();
+}
+
+template <typename OpTy, typename MulOpTy, typename DivOpTy, char Kind>
+LogicalResult arithmeticRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads), lhs = op.getLhs(), rhs = op.getRhs();
+  switch (Kind) {
+  case '+':
+    return binaryGrads(op, gb, g, g, grads);
+  case '-':
+    return binaryGrads(op, gb, g, gb.neg(g), grads);
+  case '*':
+    return binaryGrads(op, gb, gb.same<MulOpTy>(g, {g, rhs}),
+                                         gb.same<MulOpTy>(g, {g, lhs}), grads);
+  default: // d(l/r)/dr = -(l/r)/r
+    return binaryGrads(
+        op, gb, gb.same<DivOpTy>(g, {g, rhs}),
+        gb.neg(gb.same<DivOpTy>(g, {gb.mul(g, op.getOutput()), rhs})), grads);
+  }
+}
+
+/// Rules whose one operand gradient is a function of (g, x, out).
+using UnaryFn = function_ref<Value(GradBuilder &, Value g, Value x, Value out)>;
+
+LogicalResult unary(GradBuilder &gb, Operation *op, ValueRange resultGrads, Grads &grads, UnaryFn fn) {
+  grads.push_back(fn(gb, resultGrad(resultGrads), op->getOperand(0), op->getResult(0)));
+  return success();
+}
+
+Value sigmoidGrad(GradBuilder &gb, Value g, Value, Value out) {
+  return gb.mul(g, gb.mul(out, gb.scalar<RMinusScalarOp>(out, 1.0)));
+}
+Value tanhGrad(GradBuilder &gb, Value g, Value, Value out) {
+  return gb.mul(g, gb.scalar<RMinusScalarOp>(gb.same<SquareOp>(out, out), 1.0));
+}
+
+LogicalResult activationRule(GradBuilder &gb, ActivationOp op, ValueRange resultGrads, Grads &grads) {
+  StringRef act = op.getActType();
+  if (act == "sigmoid")
+    return unary(gb, op, resultGrads, grads, sigmoidGrad);
+  if (act == "tanh")
+    return unary(gb, op, resultGrads, grads, tanhGrad);
+  if (act == "softrelu") // log(1 + e^x)' = sigmoid(x)
+    return unary(gb, op, resultGrads, grads, [](GradBuilder &gb, Value g, Value x, Value) {
+      return gb.mul(g, gb.same<SigmoidOp>(x, x));
+    });
+  if (act == "softsign") // (x / (1 + |x|))' = 1 / (1 + |x|)^2
+    return unary(gb, op, resultGrads, grads, [](GradBuilder &gb, Value g, Value x, Value) {
+      Value denominator = gb.scalar<PlusScalarOp>(gb.same<AbsOp>(x, x), 1.0);
+      return gb.div(g, gb.same<SquareOp>(x, denominator));
+    });
+  return op.emitError("no gradient rule for Activation act_type '") << act << "' yet";
+}
+
+LogicalResult reshapeRule(GradBuilder &gb, Operation *op, ValueRange resultGrads, Grads &grads) {
+  FailureOr<Value> grad = gb.reshapeLike(resultGrad(resultGrads), op->getOperand(0));
+  if (failed(grad))
+    return noShape(op);
+  grads.push_back(*grad);
+  return success();
+}
+
+LogicalResult transposeRule(GradBuilder &gb, TransposeOp op, ValueRange resultGrads, Grads &grads) {
+  ArrayRef<int64_t> axes = op.getAxes();
+  SmallVector<int64_t> inverse(axes.size());
+  for (auto [i, a] : llvm::enumerate(axes))
+    inverse[a < 0 ? a + axes.size() : a] = i;
+  // No axes reverses the dims, its own inverse.
+  grads.push_back(gb.make<TransposeOp>(gb.unknown(op.getData()), resultGrad(resultGrads),
+                                       {gb.attr("axes", gb.b.getDenseI64ArrayAttr(inverse))}));
+  return success();
+}
+
+LogicalResult swapAxisRule(GradBuilder &gb, SwapAxisOp op, ValueRange resultGrads, Grads &grads) {
+  grads.push_back(gb.make<SwapAxisOp>(op.getData().getType(), resultGrad(resultGrads),
+                                      op->getAttrDictionary().getValue()));
+  return success();
+}
+
+/// C = op(A) op(B): dA = g op(B)^T (transposed back when op(A) = A^T), and
+/// dB = op(A)^T g (likewise).
+template <typename OpTy>
+LogicalResult productRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
+  constexpr bool batched = std::is_same_v<OpTy, BatchDotOp>;
+  unsigned rank = batched ? 3 : 2;
+  auto ranked = [&](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.getRank() == rank;
+  };
+  if (!ranked(op.getLhs()) || !ranked(op.getRhs()))
+    return op.emitError("no gradient rule for '") << op->getName().stripDialect()
+                                                  << "' of operands other than " << rank << "-d yet";
+  auto product = [&](Value l, Value r, bool ta, bool tb) {
+    return batched ? gb.batchDot(l, r, ta, tb) : gb.dot(l, r, ta, tb);
+  };
+  Value g = resultGrad(resultGrads), a = op.getLhs(), b = op.getRhs();
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  grads.push_back(ta ? product(b, g, tb, true) : product(g, b, false, !tb));
+  grads.push_back(tb ? product(g, a, true, ta) : product(a, g, !ta, false));
+  return success();
+}
+
+/// y = x W^T + b on x flattened to (rows, K).
+LogicalResult fullyConnectedRule(GradBuilder &gb, FullyConnectedOp op, ValueRange resultGrads,
+                                 Grads &grads) {
+  Value g = resultGrad(resultGrads), x = op.getData(), w = op.getWeight();
+  auto wType = dyn_cast<RankedTensorType>(w.getType());
+  if (!wType || !wType.hasStaticShape())
+    return noShape(op);
+  auto matrix = [&](Value v, int64_t cols) {
+    return gb.make<ReshapeOp>(gb.unknown(v), v, {gb.attr("shape", gb.b.getDenseI64ArrayAttr({-1, cols}))});
+  };
+  Value x2 = matrix(x, wType.getDimSize(1)), g2 = matrix(g, wType.getDimSize(0));
+  FailureOr<Value> dx = gb.reshapeLike(gb.dot(g2, w, false, false), x);
+  if (failed(dx))
+    return noShape(op);
+  grads.append({*dx, gb.dot(g2, x2, true, false)});
+  if (op.getBias())
+    grads.push_back(gb.make<SumOp>(op.getBias().getType(), g2,
+                                   {gb.attr("axis", gb.b.getDenseI64ArrayAttr({0}))}));
+  return success();
+}
+
+template <typename ReduceOpTy>
+LogicalResult reduceRule(GradBuilder &gb, ReduceOpTy op, ValueRange resultGrads, Grads &grads) {
+  auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+  FailureOr<Value> zeros = gb.filledLike<ZerosOp>(op.getData());
+  if (!type || failed(zeros))
+    return noShape(op);
+  SmallVector<int64_t> kept(type.getShape());
+  int64_t count = 1;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    bool listed = op.getAxis() && llvm::any_of(*op.getAxis(), [&](int64_t a) {
+                    return (a < 0 ? a + type.getRank() : a) == i;
+                  });
+    if (!op.getAxis() || op.getAxis()->empty() || listed != op.getExclude()) {
+      count *= kept[i];
+      kept[i] = 1;
+    }
+  }
+  Value g = gb.make<ReshapeOp>(gb.unknown(op.getData()), resultGrad(resultGrads),
+                               {gb.attr("shape", gb.b.getDenseI64ArrayAttr(kept))});
+  if constexpr (std::is_same_v<ReduceOpTy, MeanOp>)
+    g = gb.scalar<DivScalarOp>(g, static_cast<double>(count));
+  grads.push_back(gb.make<BroadcastAddOp>(type, {*zeros, g}));
+  return success();
+}
+
+template <typename SoftmaxOpTy>
+LogicalResult softmaxRule(GradBuilder &gb, SoftmaxOpTy op, ValueRange resultGrads, Grads &grads) {
+  if (op.getUseLength())
+    return op.emitError("no gradient rule for softmax with use_length yet");
+  Value g = resultGrad(resultGrads), out = op.getOutput();
+  int64_t axis = op.getAxis();
+  Value grad;
+  if constexpr (std::is_same_v<SoftmaxOpTy, SoftmaxOp>) // out * (g - sum(g * out))
+    grad = gb.mul(out, gb.same<BroadcastSubOp>(g, {g, gb.sumKeep(gb.mul(g, out), axis)}));
+  else // g - exp(out) * sum(g)
+    grad = gb.same<BroadcastSubOp>(
+        g, {g, gb.same<BroadcastMulOp>(g, {gb.same<ExpOp>(out, out), gb.sumKeep(g, axis)})});
+  if (std::optional<double> t = op.getTemperature(); t && *t != 1.0)
+    grad = gb.scalar<DivScalarOp>(grad, *t);
+  grads.push_back(grad);
+  return success();
+}
+
+LogicalResult concatRule(GradBuilder &gb, ConcatOp op, ValueRange resultGrads, Grads &grads) {
+  int64_t offset = 0;
+  for (Value input : op.getInputs()) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    int64_t axis = op.getDim() < 0 ? op.getDim() + (type ? type.getRank() : 0) : op.getDim();
+    if (!type || type.isDynamicDim(axis))
+      return noShape(op);
+    int64_t size = type.getDimSize(axis);
+    grads.push_back(gb.make<SliceAxisOp>(type, resultGrad(resultGrads),
+                                         {gb.attr("axis", gb.b.getI64IntegerAttr(axis)),
+                                          gb.attr("begin", gb.b.getI64IntegerAttr(offset)),
+                                          gb.attr("end", gb.b.getI64IntegerAttr(offset + size))}));
+    offset += size;
+  }
+  return success();
+}
+
+LogicalResult addNRule(GradBuilder &, AddNOp op, ValueRange resultGrads, Grads &grads) {
+  grads.append(op.getNumOperands(), resultGrad(resultGrads));
+  return success();
+}
+
+LogicalResult identityRule(GradBuilder &, Operation *, ValueRange resultGrads, Grads &grads) {
+  grads.push_back(resultGrad(resultGrads));
+  return success();
+}
+
+LogicalResult blockGradRule(GradBuilder &, Operation *, ValueRange, Grads &grads) {
+  grads.push_back(Value());
+  return success();
+}
+
+/// make_loss: the gradient is ones, whatever the head gradient.
+LogicalResult identityLossRule(GradBuilder &gb, IdentityLossOp op, ValueRange, Grads &grads) {
+  FailureOr<Value> ones = gb.filledLike<OnesOp>(op.getData());
+  if (failed(ones))
+    return noShape(op);
+  grads.push_back(*ones);
+  return success();
+}
+
+LogicalResult castRule(GradBuilder &gb, CastOp op, ValueRange resultGrads, Grads &grads) {
+  Type from = getElementTypeOrSelf(op.getData().getType());
+  grads.push_back(gb.make<CastOp>(op.getData().getType(), resultGrad(resultGrads),
+                                  {gb.attr("dtype", TypeAttr::get(from))}));
+  return success();
+}
+
+template <typename OpTy, auto Rule, bool ReadsResultGradient = true>
+struct GradientModel
+    : GradientOpInterface::ExternalModel<GradientModel<OpTy, Rule, ReadsResultGradient>, OpTy> {
+  LogicalResult buildGradient(Operation *op, OpBuilder &b, ValueRange resultGrads,
+                              SmallVectorImpl<Value> &operandGrads) const {
+    GradBuilder gb(b, op->getLoc());
+    return Rule(gb, cast<OpTy>(op), resultGrads, operandGrads);
+  }
+  bool readsResultGradient(Operation *, unsigned) const { return ReadsResultGradient; }
+};
+
+template <typename OpTy, auto Rule, bool Reads = true> void attach(MLIRContext &ctx) {
+  OpTy::template attachInterface<GradientModel<OpTy, Rule, Reads>>(ctx);
+}
+
+/// A rule taking the op as a plain Operation *.
+template <typename OpTy, LogicalResult (*Rule)(GradBuilder &, Operation *, ValueRange, Grads &)>
+LogicalResult generic(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
+  return Rule(gb, op, resultGrads, grads);
+}
+
+template <typename OpTy, Value (*Fn)(GradBuilder &, Value, Value, Value)>
+LogicalResult unaryRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
+  return unary(gb, op, resultGrads, grads, Fn);
+}
+
+Value expGrad(GradBuilder &gb, Value g, Value, Value out) { return gb.mul(g, out); }
+Value logGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.div(g, x); }
+Value sqrtGrad(GradBuilder &gb, Value g, Value, Value out) {
+  return gb.div(g, gb.scalar<MulScalarOp>(out, 2.0));
+}
+Value squareGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.mul(g, gb.scalar<MulScalarOp>(x, 2.0)); }
+Value negativeGrad(GradBuilder &gb, Value g, Value, Value) { return gb.neg(g); }
+Value sinGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.mul(g, gb.same<CosOp>(x, x)); }
+Value cosGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.neg(gb.mul(g, gb.same<SinOp>(x, x))); }
+Value sameGrad(GradBuilder &, Value g, Value, Value) { return g; }
+Value rdivGrad(GradBuilder &gb, Value g, Value x, Value out) { return gb.neg(gb.div(gb.mul(g, out), x)); }
+
+template <typename OpTy, Value (*Fn)(GradBuilder &, Value, Value, Value)>
+void attachUnary(MLIRContext &ctx) {
+  attach<OpTy, unaryRule<OpTy, Fn>>(ctx);
+}
+
+template <typename OpTy> LogicalResult scaledRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  double s = op.getScalar();
+  if constexpr (std::is_same_v<OpTy, MulScalarOp>)
+    grads.push_back(gb.scalar<MulScalarOp>(g, s));
+  else if constexpr (std::is_same_v<OpTy, DivScalarOp>)
+    grads.push_back(gb.scalar<DivScalarOp>(g, s));
+  else // x ** s: s * x ** (s - 1)
+    grads.push_back(gb.scalar<MulScalarOp>(gb.mul(g, gb.scalar<PowerScalarOp>(op.getData(), s - 1)), s));
+  return success();
+}
+
+} // namespace
+
+void mlir::sym::registerGradientRules(MLIRContext &ctx) {
+  attach<ElemwiseAddOp, arithmeticRule<ElemwiseAddOp, ElemwiseMulOp, ElemwiseDivOp, '+'>>(ctx);
+  attach<ElemwiseSubOp, arithmeticRule<ElemwiseSubOp, ElemwiseMulOp, ElemwiseDivOp, '-'>>(ctx);
+  attach<ElemwiseMulOp, arithmeticRule<ElemwiseMulOp, ElemwiseMulOp, ElemwiseDivOp, '*'>>(ctx);
+  attach<ElemwiseDivOp, arithmeticRule<ElemwiseDivOp, ElemwiseMulOp, ElemwiseDivOp, '/'>>(ctx);
+  attach<BroadcastAddOp, arithmeticRule<BroadcastAddOp, BroadcastMulOp, BroadcastDivOp, '+'>>(ctx);
+  attach<BroadcastSubOp, arithmeticRule<BroadcastSubOp, BroadcastMulOp, BroadcastDivOp, '-'>>(ctx);
+  attach<BroadcastMulOp, arithmeticRule<BroadcastMulOp, BroadcastMulOp, BroadcastDivOp, '*'>>(ctx);
+  attach<BroadcastDivOp, arithmeticRule<BroadcastDivOp, BroadcastMulOp, BroadcastDivOp, '/'>>(ctx);
+  attachUnary<PlusScalarOp, sameGrad>(ctx);
+  attachUnary<MinusScalarOp, sameGrad>(ctx);
+  attachUnary<RMinusScalarOp, negativeGrad>(ctx);
+  attachUnary<RDivScalarOp, rdivGrad>(ctx);
+  attach<MulScalarOp, scaledRule<MulScalarOp>>(ctx);
+  attach<DivScalarOp, scaledRule<DivScalarOp>>(ctx);
+  attach<PowerScalarOp, scaledRule<PowerScalarOp>>(ctx);
+  attachUnary<ExpOp, expGrad>(ctx);
+  attachUnary<LogOp, logGrad>(ctx);
+  attachUnary<SqrtOp, sqrtGrad>(ctx);
+  attachUnary<SquareOp, squareGrad>(ctx);
+  attachUnary<NegativeOp, negativeGrad>(ctx);
+  attachUnary<SinOp, sinGrad>(ctx);
+  attachUnary<CosOp, cosGrad>(ctx);
+  attachUnary<TanhOp, tanhGrad>(ctx);
+  attachUnary<SigmoidOp, sigmoidGrad>(ctx);
+  attach<ActivationOp, activationRule>(ctx);
+  attach<AddNOp, addNRule>(ctx);
+  attach<CopyOp, generic<CopyOp, identityRule>>(ctx);
+  attach<BlockGradOp, generic<BlockGradOp, blockGradRule>>(ctx);
+  attach<IdentityLossOp, identityLossRule, /*reads=*/false>(ctx);
+  attach<CastOp, castRule>(ctx);
+  attach<FlattenOp, generic<FlattenOp, reshapeRule>>(ctx);
+  attach<ReshapeOp, generic<ReshapeOp, reshapeRule>>(ctx);
+  attach<ExpandDimsOp, generic<ExpandDimsOp, reshapeRule>>(ctx);
+  attach<TransposeOp, transposeRule>(ctx);
+  attach<SwapAxisOp, swapAxisRule>(ctx);
+  attach<FullyConnectedOp, fullyConnectedRule>(ctx);
+  attach<DotOp, productRule<DotOp>>(ctx);
+  attach<BatchDotOp, productRule<BatchDotOp>>(ctx);
+  attach<SumOp, reduceRule<SumOp>>(ctx);
+  attach<MeanOp, reduceRule<MeanOp>>(ctx);
+  attach<SoftmaxOp, softmaxRule<SoftmaxOp>>(ctx);
+  attach<LogSoftmaxOp, softmaxRule<LogSoftmaxOp>>(ctx);
+  attach<ConcatOp, concatRule>(ctx);
+}

@@ -1,0 +1,202 @@
+//===- GenerateGradients.cpp - reverse-mode differentiation of @main -------===//
+//
+// MXNet builds the backward graph by walking the forward graph in reverse and
+// asking each node's FGradient for the gradients of its inputs; several
+// contributions to one input are summed, an input with none gets zeros, and
+// outputs whose FGradient ignores the head gradient (loss heads) need no
+// head-gradient input. This pass does the same on the sym dialect.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/Sym/IR/SymOps.h"
+#include "dialects/Sym/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::sym {
+#define GEN_PASS_DEF_SYMGENERATEGRADIENTS
+#include "dialects/Sym/Transforms/Passes.h.inc"
+} // namespace mlir::sym
+
+using namespace mlir;
+using namespace mlir::sym;
+
+namespace {
+
+/// The gradient requirement of each argument of @main: write, add or null.
+/// Aux states never get gradients.
+FailureOr<SmallVector<std::string>> gradReqs(func::FuncOp main, ArrayRef<std::string> given) {
+  SmallVector<std::string> reqs(main.getNumArguments(), "write");
+  for (unsigned i = 0; i < main.getNumArguments(); ++i)
+    if (main.getArgAttr(i, kAuxAttr))
+      reqs[i] = "null";
+  for (StringRef entry : given) {
+    auto [name, req] = entry.split('=');
+    if (req != "write" && req != "add" && req != "null") {
+      main.emitError("invalid grad_req '") << entry << "': expected NAME=write|add|null";
+      return failure();
+    }
+    bool found = false;
+    for (unsigned i = 0; i < main.getNumArguments(); ++i)
+      if (main.getArgAttrOfType<StringAttr>(i, kNameAttr).getValue() == name && !main.getArgAttr(i, kAuxAttr)) {
+        reqs[i] = req.str();
+        found = true;
+      }
+    if (!found) {
+      main.emitError("grad_req for '") << name << "', which is not an argument of the symbol";
+      return failure();
+    }
+  }
+  return reqs;
+}
+
+class GradientBuilder {
+public:
+  explicit GradientBuilder(func::FuncOp backward) : backward(backward), b(backward.getContext()) {}
+
+  /// Adds `grad` to the gradient of `value` (the first contribution is it).
+  void accumulate(Value value, Value grad) {
+    b.setInsertionPoint(backward.getBody().front().getTerminator());
+    Value &slot = grads[value];
+    slot = slot ? b.create<ElemwiseAddOp>(grad.getLoc(), value.getType(), slot, grad).getResult() : grad;
+  }
+
+  Value gradientOf(Value value) const { return grads.lookup(value); }
+
+  /// Asks every op, last first, for its operands' gradients.
+  LogicalResult sweep() {
+    Block &body = backward.getBody().front();
+    SmallVector<Operation *> ops;
+    for (Operation &op : body.without_terminator())
+      ops.push_back(&op);
+    for (Operation *op : llvm::reverse(ops))
+      if (failed(visit(op)))
+        return failure();
+    return success();
+  }
+
+private:
+  LogicalResult visit(Operation *op) {
+    SmallVector<Value> resultGrads;
+    for (Value result : op->getResults())
+      resultGrads.push_back(gradientOf(result));
+    auto rule = dyn_cast<GradientOpInterface>(op);
+    bool anyGrad = llvm::any_of(resultGrads, [](Value g) { return bool(g); });
+    bool lossHead = rule && llvm::none_of(llvm::seq(op->getNumResults()), [&](unsigned i) {
+                      return rule.readsResultGradient(i);
+                    });
+    if (!anyGrad && !lossHead)
+      return success(); // nothing flows back through it
+    if (!rule)
+      return op->emitError("no gradient rule for '") << op->getName().stripDialect() << "' yet";
+    b.setInsertionPoint(backward.getBody().front().getTerminator());
+    SmallVector<Value> operandGrads;
+    if (failed(rule.buildGradient(b, resultGrads, operandGrads)))
+      return failure();
+    for (auto [operand, grad] : llvm::zip(op->getOperands(), operandGrads))
+      if (grad)
+        accumulate(operand, grad);
+    return success();
+  }
+
+  func::FuncOp backward;
+  OpBuilder b;
+  DenseMap<Value, Value> grads;
+};
+
+/// A zero tensor like `value` (which must have a static shape).
+FailureOr<Value> zerosLike(OpBuilder &b, Value value, Location loc) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return failure();
+  return b.create<ZerosOp>(loc, TypeRange{type}, ValueRange{},
+                           ArrayRef<NamedAttribute>{
+                               b.getNamedAttr("shape", b.getDenseI64ArrayAttr(type.getShape())),
+                               b.getNamedAttr("dtype", TypeAttr::get(type.getElementType()))})
+      ->getResult(0);
+}
+
+struct SymGenerateGradientsPass : sym::impl::SymGenerateGradientsBase<SymGenerateGradientsPass> {
+  using SymGenerateGradientsBase::SymGenerateGradientsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto main = module.lookupSymbol<func::FuncOp>("main");
+    if (!main) {
+      module.emitError("no @main function to differentiate");
+      return signalPassFailure();
+    }
+    FailureOr<SmallVector<std::string>> reqs = gradReqs(main, gradReq);
+    if (failed(reqs) || failed(buildBackward(main, *reqs)))
+      return signalPassFailure();
+  }
+
+  /// @main_backward(arguments, aux states, head gradients) -> gradients of
+  /// the arguments whose grad_req is not null, in argument order.
+  LogicalResult buildBackward(func::FuncOp main, ArrayRef<std::string> reqs) {
+    OpBuilder b(main);
+    b.setInsertionPointAfter(main);
+    auto backward = cast<func::FuncOp>(b.clone(*main));
+    backward.setName("main_backward");
+    Block &body = backward.getBody().front();
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    GradientBuilder builder(backward);
+    for (auto [i, output] : llvm::enumerate(ret.getOperands())) {
+      auto rule = dyn_cast_or_null<GradientOpInterface>(output.getDefiningOp());
+      if (rule && !rule.readsResultGradient(cast<OpResult>(output).getResultNumber()))
+        continue; // a loss head: its rule ignores the head gradient
+      auto name = main.getResultAttrOfType<StringAttr>(i, kNameAttr);
+      unsigned position = backward.getNumArguments();
+      backward.insertArgument(position, output.getType(),
+                              b.getDictionaryAttr(b.getNamedAttr(kHeadGradAttr, name)), output.getLoc());
+      builder.accumulate(output, body.getArgument(position));
+    }
+    if (failed(builder.sweep()))
+      return failure();
+    return finishResults(main, backward, reqs, builder);
+  }
+
+  LogicalResult finishResults(func::FuncOp main, func::FuncOp backward, ArrayRef<std::string> reqs,
+                              const GradientBuilder &builder) {
+    Block &body = backward.getBody().front();
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    OpBuilder b(ret);
+    SmallVector<Value> results;
+    SmallVector<DictionaryAttr> resultAttrs;
+    for (unsigned i = 0; i < main.getNumArguments(); ++i) {
+      if (reqs[i] == "null")
+        continue;
+      Value arg = body.getArgument(i), grad = builder.gradientOf(arg);
+      if (!grad) {
+        FailureOr<Value> zeros = zerosLike(b, arg, ret.getLoc());
+        if (failed(zeros))
+          return backward.emitError("the gradient of '")
+                 << main.getArgAttrOfType<StringAttr>(i, kNameAttr).getValue()
+                 << "' is zeros of a shape that is not static";
+        grad = *zeros;
+      }
+      results.push_back(grad);
+      resultAttrs.push_back(b.getDictionaryAttr(
+          b.getNamedAttr(kGradOfAttr, main.getArgAttrOfType<StringAttr>(i, kNameAttr))));
+    }
+    b.create<func::ReturnOp>(ret.getLoc(), results);
+    ret.erase();
+    backward.setType(b.getFunctionType(body.getArgumentTypes(), ValueRange(results).getTypes()));
+    backward.setAllResultAttrs(resultAttrs);
+    return inferShapes(backward);
+  }
+
+  /// Rules leave some types unranked: MXNet's shape rules fill them in.
+  LogicalResult inferShapes(func::FuncOp backward) {
+    OpPassManager pm(func::FuncOp::getOperationName());
+    pm.addPass(createSymInferShapes());
+    if (failed(runPipeline(pm, backward)))
+      return failure();
+    TypeRange results = backward.getBody().front().getTerminator()->getOperandTypes();
+    if (!llvm::all_of(results, [](Type t) { return isa<RankedTensorType>(t); }))
+      return backward.emitError("shape inference left a gradient unranked");
+    backward.setType(FunctionType::get(backward.getContext(), backward.getArgumentTypes(), results));
+    return success();
+  }
+};
+
+} // namespace

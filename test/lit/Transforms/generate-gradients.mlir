@@ -1,0 +1,82 @@
+// RUN: symc-opt %s -split-input-file -verify-diagnostics -sym-generate-gradients | FileCheck %s
+
+// MXNet's docstring example c = 2*a + b: a head gradient for the output, then
+// grad a = 2 * head and grad b = head.
+// CHECK-LABEL: func.func @main_backward
+// CHECK-SAME: (%[[A:.*]]: tensor<2xf32> {sym.name = "a"}, %[[B:.*]]: tensor<2xf32> {sym.name = "b"}, %[[HEAD:.*]]: tensor<2xf32> {sym.head_grad_of = "c"})
+// CHECK-SAME: -> (tensor<2xf32> {sym.grad_of = "a"}, tensor<2xf32> {sym.grad_of = "b"})
+// CHECK: %[[GA:.*]] = sym._mul_scalar %[[HEAD]] {is_int = false, scalar = 2.0{{.*}}}
+// CHECK: return %[[GA]], %[[HEAD]]
+func.func @main(%a: tensor<2xf32> {sym.name = "a"}, %b: tensor<2xf32> {sym.name = "b"}) -> (tensor<2xf32> {sym.name = "c"}) {
+  %0 = sym._mul_scalar %a {scalar = 2.0 : f64} : (tensor<2xf32>) -> tensor<2xf32>
+  %1 = sym.elemwise_add %0, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
+// A duplicated input accumulates: d(x*x) = g*x + g*x.
+// CHECK-LABEL: func.func @main_backward
+// CHECK-SAME: (%[[X:.*]]: tensor<3xf32> {sym.name = "x"}, %[[HEAD:.*]]: tensor<3xf32> {sym.head_grad_of = "y"})
+// CHECK: %[[L:.*]] = sym.elemwise_mul %[[HEAD]], %[[X]]
+// CHECK: %[[R:.*]] = sym.elemwise_mul %[[HEAD]], %[[X]]
+// CHECK: %[[SUM:.*]] = sym.elemwise_add %[[L]], %[[R]]
+// CHECK: return %[[SUM]]
+func.func @main(%x: tensor<3xf32> {sym.name = "x"}) -> (tensor<3xf32> {sym.name = "y"}) {
+  %0 = sym.elemwise_mul %x, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// BlockGrad stops the gradient: x gets zeros, and nothing before the block is
+// differentiated (exp has a rule, but no gradient reaches it).
+// CHECK-LABEL: func.func @main_backward
+// CHECK-NOT: sym.elemwise_mul
+// CHECK: %[[Z:.*]] = sym._zeros {dtype = f32, shape = array<i64: 3>}
+// CHECK: return %[[Z]]
+func.func @main(%x: tensor<3xf32> {sym.name = "x"}) -> (tensor<3xf32> {sym.name = "y"}) {
+  %0 = sym.exp %x : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = sym.BlockGrad %0 : (tensor<3xf32>) -> tensor<3xf32>
+  return %1 : tensor<3xf32>
+}
+
+// -----
+
+// make_loss ignores the head gradient: no head-gradient argument, and its
+// gradient is ones.
+// CHECK-LABEL: func.func @main_backward
+// CHECK-SAME: (%{{.*}}: tensor<2x3xf32> {sym.name = "x"}) -> (tensor<2x3xf32> {sym.grad_of = "x"})
+// CHECK: %[[ONES:.*]] = sym._ones {dtype = f32, shape = array<i64: 2, 3>}
+// CHECK: %[[G:.*]] = sym.elemwise_mul %[[ONES]]
+// CHECK: return %[[G]]
+func.func @main(%x: tensor<2x3xf32> {sym.name = "x"}) -> (tensor<2x3xf32> {sym.name = "loss"}) {
+  %0 = sym.square %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = sym.make_loss %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+
+// -----
+
+// FullyConnected: dX = g W, dW = g^T X, db = sum(g, 0); a broadcast operand's
+// gradient is summed over its broadcast dims. Shapes are inferred.
+// CHECK-LABEL: func.func @main_backward
+// CHECK-SAME: -> (tensor<4x5xf32> {sym.grad_of = "x"}, tensor<6x5xf32> {sym.grad_of = "w"}, tensor<6xf32> {sym.grad_of = "bias"}, tensor<1x6xf32> {sym.grad_of = "shift"})
+// CHECK: sym.sum {{.*}} {axis = array<i64: 0>, keepdims = true} : (tensor<4x6xf32>) -> tensor<1x6xf32>
+// CHECK: sym.dot {{.*}} : (tensor<4x6xf32>, tensor<6x5xf32>) -> tensor<4x5xf32>
+// CHECK: sym.dot {{.*}} {transpose_a = true} : (tensor<4x6xf32>, tensor<4x5xf32>) -> tensor<6x5xf32>
+// CHECK: sym.sum {{.*}} {axis = array<i64: 0>} : (tensor<4x6xf32>) -> tensor<6xf32>
+func.func @main(%x: tensor<4x5xf32> {sym.name = "x"}, %w: tensor<6x5xf32> {sym.name = "w"}, %bias: tensor<6xf32> {sym.name = "bias"}, %shift: tensor<1x6xf32> {sym.name = "shift"}) -> (tensor<4x6xf32> {sym.name = "y"}) {
+  %0 = sym.FullyConnected %x, %w, %bias {num_hidden = 6 : i64} : (tensor<4x5xf32>, tensor<6x5xf32>, tensor<6xf32>) -> tensor<4x6xf32>
+  %1 = sym.broadcast_add %0, %shift : (tensor<4x6xf32>, tensor<1x6xf32>) -> tensor<4x6xf32>
+  return %1 : tensor<4x6xf32>
+}
+
+// -----
+
+// An op on the gradient path without a rule is an error at its node.
+func.func @main(%x: tensor<3xf32> {sym.name = "x"}) -> (tensor<3xf32> {sym.name = "y"}) {
+  // expected-error @+1 {{no gradient rule for 'relu' yet}}
+  %0 = sym.relu %x : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
