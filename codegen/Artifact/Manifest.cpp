@@ -82,7 +82,22 @@ llvm::json::Object describeInterface(func::FuncOp main) {
                             {"outputs", std::move(outputs)}};
 }
 
-llvm::json::Object buildManifest(func::FuncOp main, StringRef prefix) {
+/// The backward entry: its head gradients (named by output) and the
+/// gradients it computes (named by argument), in frame order.
+static llvm::json::Object describeBackward(func::FuncOp backward, StringRef prefix) {
+  llvm::json::Array heads, grads;
+  for (unsigned i = 0; i < backward.getNumArguments(); ++i)
+    if (auto output = backward.getArgAttrOfType<StringAttr>(i, sym::kHeadGradAttr))
+      heads.push_back(describeValue(backward.getArgument(i).getType(), output));
+  for (unsigned i = 0; i < backward.getNumResults(); ++i)
+    grads.push_back(describeValue(backward.getResultTypes()[i],
+                                  backward.getResultAttrOfType<StringAttr>(i, sym::kGradOfAttr)));
+  return llvm::json::Object{{"entry", backwardEntryName(prefix)},
+                            {"head_gradients", std::move(heads)},
+                            {"gradients", std::move(grads)}};
+}
+
+llvm::json::Object buildManifest(func::FuncOp main, func::FuncOp backward, StringRef prefix) {
   llvm::json::Object manifest = describeInterface(main);
   manifest["abi_version"] = kArtifactAbiVersion;
   manifest["prefix"] = prefix;
@@ -90,10 +105,12 @@ llvm::json::Object buildManifest(func::FuncOp main, StringRef prefix) {
   manifest["train_sensitive_nodes"] = trainSensitiveNodes(main);
   manifest["variants"] = llvm::json::Array{llvm::json::Object{
       {"name", "inference"}, {"entry", forwardEntryName(prefix)}, {"is_train", false}}};
+  manifest["backward"] = backward ? llvm::json::Value(describeBackward(backward, prefix)) : nullptr;
   return manifest;
 }
 
 std::string forwardEntryName(StringRef prefix) { return (prefix + "_forward").str(); }
+std::string backwardEntryName(StringRef prefix) { return (prefix + "_backward").str(); }
 std::string manifestEntryName(StringRef prefix) { return (prefix + "_manifest").str(); }
 std::string paramsEntryName(StringRef prefix) { return (prefix + "_params").str(); }
 

@@ -15,9 +15,9 @@ using namespace mlir;
 namespace symc {
 namespace {
 
-/// Turns @main into `<prefix>_forward_impl(inputs..., outputs...)` writing its
+/// Turns `main` into `implName(inputs..., outputs..., workspace)` writing its
 /// results into the output memrefs.
-LogicalResult toDestinationPassing(func::FuncOp main, StringRef prefix) {
+LogicalResult toDestinationPassing(func::FuncOp main, StringRef implName) {
   OpBuilder b(main.getContext());
   Block &body = main.getBody().front();
   b.setInsertionPointToStart(&body);
@@ -49,7 +49,7 @@ LogicalResult toDestinationPassing(func::FuncOp main, StringRef prefix) {
   main.setFunctionType(b.getFunctionType(body.getArgumentTypes(), {}));
   main.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
   main.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
-  main.setName((prefix + "_forward_impl").str());
+  main.setName(implName);
   main.setPrivate();
   main->setAttr("llvm.linkage", LLVM::LinkageAttr::get(main.getContext(), LLVM::Linkage::Internal));
   main->setAttr(kImplAttr, b.getUnitAttr());
@@ -82,16 +82,16 @@ Value buildDescriptor(OpBuilder &b, Location loc, Value pointer, MemRefType type
   return b.create<UnrealizedConversionCastOp>(loc, type, desc).getResult(0);
 }
 
-/// int32_t <prefix>_forward(void *const *buffers, const int64_t *dims, void *workspace)
-/// A dynamic dim is the batch size, dims[0].
-void buildForwardEntry(ModuleOp module, func::FuncOp impl, StringRef prefix) {
+/// int32_t <name>(void *const *buffers, const int64_t *dims, void *workspace)
+/// calling `impl`; a dynamic dim is the batch size, dims[0].
+void buildEntry(ModuleOp module, func::FuncOp impl, StringRef name) {
   MLIRContext *ctx = module.getContext();
   Location loc = impl.getLoc();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   auto i32 = b.getI32Type();
   auto i64 = b.getI64Type();
-  auto entry = b.create<LLVM::LLVMFuncOp>(loc, forwardEntryName(prefix),
+  auto entry = b.create<LLVM::LLVMFuncOp>(loc, name,
                                           LLVM::LLVMFunctionType::get(i32, {ptr, ptr, ptr}));
   Block *block = entry.addEntryBlock(b);
   b.setInsertionPointToStart(block);
@@ -125,11 +125,17 @@ struct SymArtifactABIPass : impl::SymArtifactABIBase<SymArtifactABIPass> {
       module.emitError("no @main function to compile");
       return signalPassFailure();
     }
+    auto backward = module.lookupSymbol<func::FuncOp>("main_backward");
     std::string manifest;
-    llvm::raw_string_ostream(manifest) << llvm::json::Value(buildManifest(main, prefix));
-    if (failed(toDestinationPassing(main, prefix)))
+    llvm::raw_string_ostream(manifest) << llvm::json::Value(buildManifest(main, backward, prefix));
+    if (failed(toDestinationPassing(main, forwardEntryName(prefix) + "_impl")))
       return signalPassFailure();
-    buildForwardEntry(module, main, prefix);
+    buildEntry(module, main, forwardEntryName(prefix));
+    if (backward) {
+      if (failed(toDestinationPassing(backward, backwardEntryName(prefix) + "_impl")))
+        return signalPassFailure();
+      buildEntry(module, backward, backwardEntryName(prefix));
+    }
     // Embedded by sym-embed-manifest once the workspace size is known.
     module->setAttr(kManifestAttr, StringAttr::get(&getContext(), manifest));
   }

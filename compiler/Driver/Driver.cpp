@@ -104,6 +104,8 @@ symc::NodeDiagnosticPrinter::~NodeDiagnosticPrinter() { ctx.getDiagEngine().eras
 OwningOpRef<ModuleOp> symc::compileToSym(MLIRContext &ctx, const CompileOptions &options) {
   loadDialects(ctx);
   FrontendOptions frontend;
+  frontend.train = options.train;
+  frontend.gradReqs = options.gradReqs;
   for (const std::string &shape : options.shapes) {
     FailureOr<std::string> converted = toPassShape(ctx, shape);
     if (failed(converted))

@@ -14,6 +14,9 @@ struct CompileOptions {
   std::string symbolPath;
   /// `name=d0,d1,...` as given on the command line ('?' keeps a dim dynamic).
   std::vector<std::string> shapes;
+  /// Compile the backward too (`--train`), with these grad_reqs (NAME=REQ).
+  bool train = false;
+  std::vector<std::string> gradReqs;
 };
 
 /// What `symc compile` produces.

@@ -37,6 +37,11 @@ void symc::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &optio
   sym::SymInferShapesOptions inferOptions;
   inferOptions.shapes = options.shapes;
   pm.addNestedPass<func::FuncOp>(sym::createSymInferShapes(inferOptions));
+  if (!options.train)
+    return;
+  sym::SymGenerateGradientsOptions gradients;
+  gradients.gradReq = options.gradReqs;
+  pm.addPass(sym::createSymGenerateGradients(gradients));
 }
 
 static void addTensorPasses(OpPassManager &pm, int64_t batchChunk) {
@@ -145,6 +150,8 @@ void symc::registerPassesAndPipelines() {
   PassPipelineRegistration<FrontendPipelineOptions>(
       "sym-frontend", "Shape-infer imported sym IR",
       [](OpPassManager &pm, const FrontendPipelineOptions &opts) {
-        buildFrontendPipeline(pm, FrontendOptions{{opts.shapes.begin(), opts.shapes.end()}});
+        FrontendOptions options;
+        options.shapes.assign(opts.shapes.begin(), opts.shapes.end());
+        buildFrontendPipeline(pm, options);
       });
 }

@@ -11,9 +11,13 @@ namespace symc {
 struct FrontendOptions {
   /// Input shapes as `name:d0xd1x...` ('?' keeps a dim dynamic).
   std::vector<std::string> shapes;
+  /// Also differentiate @main into @main_backward.
+  bool train = false;
+  /// `NAME=write|add|null` per argument (the others are write).
+  std::vector<std::string> gradReqs;
 };
 
-/// Imported sym IR -> shape-inferred sym IR.
+/// Imported sym IR -> shape-inferred sym IR (and its backward, for training).
 void buildFrontendPipeline(mlir::OpPassManager &pm, const FrontendOptions &options);
 
 struct CPUOptions {

@@ -124,6 +124,50 @@ TEST(Executor, DynamicBatchErrors) {
             (std::vector<int64_t>{3, 6}));
 }
 
+TEST(Executor, TwoAPlusBBackward) {
+  // The docstring: backward(out) with head [4,7] gives grad a = [8,14], b = [4,7].
+  NDArray gradA = vector({0, 0}), gradB = vector({0, 0});
+  Executor exec = Executor::bind(load("axpb-train"), Context::cpu(), ArrayList{vector({1, 2}), vector({2, 3})},
+                                 ArrayList{gradA, gradB});
+  const NDArray out = exec.forward(true)[0];
+  exec.backward({out});
+  EXPECT_EQ(values(gradA), (std::vector<float>{8, 14}));
+  EXPECT_EQ(values(gradB), (std::vector<float>{4, 7}));
+  EXPECT_EQ(values(exec.gradMap().at("a")), (std::vector<float>{8, 14}));
+}
+
+TEST(Executor, GradReqAddAccumulatesAndNullLeavesAlone) {
+  NDArray gradA = vector({1, 1}), gradB = vector({5, 5});
+  Executor exec = Executor::bind(load("axpb-train"), Context::cpu(), ArrayList{vector({1, 2}), vector({2, 3})},
+                                 ArrayList{gradA, gradB}, std::map<std::string, std::string>{{"a", "add"}, {"b", "null"}});
+  exec.forward(true);
+  exec.backward({vector({1, 1})});
+  exec.backward({vector({1, 1})});
+  EXPECT_EQ(values(gradA), (std::vector<float>{5, 5})); // 1 + 2 + 2, never zeroed
+  EXPECT_EQ(values(gradB), (std::vector<float>{5, 5}));
+}
+
+TEST(Executor, BackwardErrors) {
+  Executor exec = Executor::simpleBind(load("axpb-train"), Context::cpu());
+  exec.forward(true);
+  EXPECT_EQ(errorOf([&] { exec.backward(); }, "MXNetError"),
+            "Because the last operator is not Loss function, head_gradient is required when calling "
+            "backward. If you are attempting to minimize the output as an objective, please modify "
+            "your network and pass it through the make_loss symbol.");
+  Executor inference = Executor::simpleBind(load("axpb"), Context::cpu());
+  EXPECT_EQ(errorOf([&] { inference.backward({vector({1, 1})}); }, "MXNetError"),
+            "'symc' was compiled for inference only; compile it with symc compile --train for backward");
+  EXPECT_EQ(errorOf([&] { Executor::simpleBind(load("axpb-train-a"), Context::cpu()); }, "MXNetError"),
+            "the gradient of 'b' was not compiled (symc compile --grad-req b=null); bind it with "
+            "grad_req 'null'");
+  Executor onlyA = Executor::simpleBind(load("axpb-train-a"), Context::cpu(),
+                                        {}, std::map<std::string, std::string>{{"a", "write"}, {"b", "null"}});
+  onlyA.forward(true);
+  onlyA.backward({vector({1, 1})});
+  EXPECT_EQ(values(onlyA.gradMap().at("a")), (std::vector<float>{2, 2}));
+  EXPECT_TRUE(onlyA.gradMap().at("b").isNone());
+}
+
 TEST(Executor, BindErrors) {
   auto artifact = load("fc-softmax");
   EXPECT_EQ(errorOf([&] { Executor::bind(artifact, Context::cpu(), ArrayList{vector({1})}); },

@@ -45,6 +45,13 @@ cl::opt<std::string> outputPath("o", cl::desc("output file ('-' for stdout)"), c
 cl::opt<std::string> paramsPath("params", cl::desc("check this .params file against the symbol"),
                                 cl::value_desc("path"), cl::sub(compileCommand));
 
+cl::opt<bool> train("train", cl::desc("compile the backward too (gradients of the arguments)"),
+                    cl::sub(compileCommand));
+
+cl::list<std::string> gradReqs("grad-req",
+                               cl::desc("NAME=write|add|null: which gradients exist (default write)"),
+                               cl::value_desc("NAME=REQ"), cl::sub(compileCommand));
+
 cl::opt<bool> embedParams("embed-params",
                           cl::desc("embed the --params file in the artifact (simple_bind fills the "
                                    "parameters from it)"),
@@ -95,7 +102,12 @@ int runCompile() {
   mlir::MLIRContext ctx;
   ctx.printOpOnDiagnostic(false);
   symc::NodeDiagnosticPrinter diagnostics(ctx, llvm::errs());
-  symc::CompileOptions options{symbolPath, std::vector<std::string>(shapes.begin(), shapes.end())};
+  if (!gradReqs.empty() && !train) {
+    llvm::errs() << "symc: --grad-req needs --train\n";
+    return 1;
+  }
+  symc::CompileOptions options{symbolPath, std::vector<std::string>(shapes.begin(), shapes.end()),
+                               train, std::vector<std::string>(gradReqs.begin(), gradReqs.end())};
   mlir::OwningOpRef<mlir::ModuleOp> module = symc::compileToSym(ctx, options);
   if (!module)
     return 1;

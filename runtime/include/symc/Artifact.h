@@ -44,6 +44,14 @@ struct Variant {
   EntryPoint entry = nullptr;
 };
 
+/// The gradient entry of an artifact compiled with --train.
+struct BackwardSpec {
+  EntryPoint entry = nullptr;
+  /// Frame order: the head gradients (named by output), then the gradients
+  /// computed (named by argument).
+  std::vector<TensorSpec> headGradients, gradients;
+};
+
 struct Manifest {
   int abiVersion = 0;
   std::string prefix;
@@ -57,6 +65,7 @@ struct Manifest {
   std::vector<Variant> variants;
   /// Whether `symc compile --embed-params` put a .params file in the artifact.
   bool embeddedParams = false;
+  std::optional<BackwardSpec> backward;
 };
 
 class Artifact {
@@ -69,7 +78,8 @@ public:
   /// `params` is its `<prefix>_params` when compiled with --embed-params.
   static std::shared_ptr<const Artifact> fromEntryPoints(const char *manifestJson,
                                                          EntryPoint forward,
-                                                         ParamsAccessor params = nullptr);
+                                                         ParamsAccessor params = nullptr,
+                                                         EntryPoint backward = nullptr);
   ~Artifact();
 
   const Manifest &manifest() const { return manifest_; }

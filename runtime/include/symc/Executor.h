@@ -52,6 +52,11 @@ public:
   /// Copies each keyword input into its bound argument, then runs forward.
   const std::vector<NDArray> &forward(bool isTrain = false, const ArrayDict &kwargs = {});
 
+  /// executor.backward(out_grads): `outGrads` by output position; an output
+  /// whose gradient the backward reads needs one (none elsewhere). Each
+  /// gradient is written, added or skipped as its grad_req says.
+  void backward(const std::vector<NDArray> &outGrads = {}, bool isTrain = true);
+
   /// One array per visible output; the same buffers after every forward.
   const std::vector<NDArray> &outputs() const { return outputs_; }
   const std::vector<NDArray> &argArrays() const { return args_; }
@@ -86,6 +91,10 @@ private:
   /// dims fix the batch size.
   void checkArray(const TensorSpec &spec, const NDArray &array, const char *what);
   void copyEmbeddedParams(const ParamsFile &file);
+  /// The gradients asked for must have been compiled (--train, --grad-req).
+  void checkCompiledGradients() const;
+  /// Copies the head gradients in, with MXNet's checks.
+  void setHeadGradients(const std::vector<NDArray> &outGrads);
   /// Allocates outputs and workspace and builds the entry frame.
   void finishBinding();
 
@@ -94,6 +103,10 @@ private:
   std::vector<NDArray> args_, grads_, aux_, outputs_;
   std::vector<GradReq> gradReqs_;
   std::vector<void *> frame_;
+  /// The backward entry's frame: arguments, aux states, head gradients and
+  /// the computed gradients, which are then written or added to grads_.
+  std::vector<void *> backwardFrame_;
+  std::vector<NDArray> headGrads_, computedGrads_;
   /// The entry's dynamic dims: the batch size, for the manifest's -1 dims.
   std::vector<int64_t> dims_;
   int64_t batch_ = -1;

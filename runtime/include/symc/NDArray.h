@@ -59,6 +59,8 @@ public:
   NDArray reshape(std::vector<int64_t> shape) const;
   /// Copies `src` (same shape) into this array, converting the dtype.
   void copyFrom(const NDArray &src);
+  /// this += src, elementwise (grad_req 'add').
+  void addFrom(const NDArray &src);
   NDArray copy() const;
   bool sharesStorageWith(const NDArray &other) const { return storage_ == other.storage_; }
 

@@ -185,6 +185,16 @@ void Executor::finishBinding() {
     for (const NDArray &a : *group)
       frame_.push_back(a.data());
   workspace_ = NDArray({static_cast<int64_t>(manifest().workspaceBytes)}, DType::UInt8, ctx_);
+  if (!manifest().backward)
+    return;
+  checkCompiledGradients();
+  for (const TensorSpec &spec : manifest().backward->headGradients)
+    headGrads_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
+  for (const TensorSpec &spec : manifest().backward->gradients)
+    computedGrads_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
+  for (auto *group : {&args_, &aux_, &headGrads_, &computedGrads_})
+    for (const NDArray &a : *group)
+      backwardFrame_.push_back(a.data());
 }
 
 Executor Executor::bind(std::shared_ptr<const Artifact> artifact, Context ctx, const Arrays &args,
@@ -308,6 +318,51 @@ void Executor::copyEmbeddedParams(const ParamsFile &file) {
     if (spec.isDynamic())
       params.args.erase(spec.name);
   copyParamsFrom(params.args, params.aux, /*allowExtraParams=*/true);
+}
+
+void Executor::checkCompiledGradients() const {
+  const Manifest &m = manifest();
+  for (size_t i = 0; i < m.arguments.size(); ++i)
+    if (gradReqs_[i] != GradReq::Null && indexOf(m.backward->gradients, m.arguments[i].name) < 0)
+      raise("MXNetError", "the gradient of '" + m.arguments[i].name +
+                              "' was not compiled (symc compile --grad-req " + m.arguments[i].name +
+                              "=null); bind it with grad_req 'null'");
+}
+
+void Executor::setHeadGradients(const std::vector<NDArray> &outGrads) {
+  const Manifest &m = manifest();
+  for (size_t h = 0; h < m.backward->headGradients.size(); ++h) {
+    size_t output = indexOf(m.outputs, m.backward->headGradients[h].name);
+    if (output >= outGrads.size() || outGrads[output].isNone())
+      raise("MXNetError",
+            "Because the last operator is not Loss function, head_gradient is required when "
+            "calling backward. If you are attempting to minimize the output as an objective, "
+            "please modify your network and pass it through the make_loss symbol.");
+    headGrads_[h].copyFrom(outGrads[output]);
+  }
+}
+
+void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
+  const Manifest &m = manifest();
+  if (!m.backward)
+    raise("MXNetError", "'" + m.prefix + "' was compiled for inference only; compile it with "
+                        "symc compile --train for backward");
+  // MXNet hands is_train to the ops' backward, where only BatchNorm's
+  // moving-statistics update reads it; no compiled rule depends on it yet.
+  (void)isTrain;
+  setHeadGradients(outGrads);
+  artifact_->setNumThreads(numThreads_);
+  if (m.backward->entry(backwardFrame_.data(), dims_.data(), workspace_.data()) != 0)
+    raise("MXNetError", "the compiled backward of '" + m.prefix + "' failed");
+  for (size_t g = 0; g < m.backward->gradients.size(); ++g) {
+    size_t arg = indexOf(m.arguments, m.backward->gradients[g].name);
+    if (grads_[arg].isNone() || gradReqs_[arg] == GradReq::Null)
+      continue;
+    if (gradReqs_[arg] == GradReq::Add)
+      grads_[arg].addFrom(computedGrads_[g]);
+    else
+      grads_[arg].copyFrom(computedGrads_[g]);
+  }
 }
 
 static ArrayDict zipFirst(const std::vector<TensorSpec> &specs, const std::vector<NDArray> &arrays) {

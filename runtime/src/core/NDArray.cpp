@@ -172,6 +172,21 @@ void NDArray::copyFrom(const NDArray &src) {
     storeElement(dtype_, data(), i, loadElement(src.dtype_, src.data(), i));
 }
 
+void NDArray::addFrom(const NDArray &src) {
+  if (src.shape_ != shape_)
+    throw Error("MXNetError", "operands shape mismatch from.shape = " + shapeToString(src.shape_) +
+                                  " to.shape = " + shapeToString(shape_));
+  if (dtype_ == DType::Float32 && src.dtype_ == DType::Float32) {
+    float *to = data<float>();
+    const float *from = src.data<float>();
+    for (size_t i = 0, n = size(); i < n; ++i)
+      to[i] += from[i];
+    return;
+  }
+  for (size_t i = 0, n = size(); i < n; ++i)
+    storeElement(dtype_, data(), i, loadElement(dtype_, data(), i) + loadElement(src.dtype_, src.data(), i));
+}
+
 NDArray NDArray::copy() const {
   NDArray out(shape_, dtype_, ctx_);
   out.copyFrom(*this);
