@@ -3,6 +3,8 @@
 //   symc-run model.so --params model-0000.params --input data=img.npy \
 //            --output out.npy [--bench N] [--threads N]
 //            [--compare ref.npy --rtol 1e-5 --atol 1e-5]
+//   symc-run model.so ... --backward [--head-grad OUTPUT=g.npy] [--grad-req NAME=add]
+//            [--grads-in init.params] --grads-out grads.params
 //
 // Links only libsymrt: what a deployment needs.
 //
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <map>
 
 using namespace symc;
 
@@ -26,14 +29,27 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> inputs; // name (or "") -> file
   std::vector<std::string> outputs, compares;
   int bench = 0, threads = 0;
-  bool isTrain = false;
+  bool isTrain = false, backward = false;
+  std::vector<std::pair<std::string, std::string>> headGrads; // output name -> file
+  std::map<std::string, std::string> gradReqs;
+  std::string gradsIn, gradsOut;
   double rtol = 1e-5, atol = 1e-5;
 };
+
+/// Splits NAME=VALUE.
+std::pair<std::string, std::string> nameValue(const std::string &option, const std::string &text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error("UsageError", option + " " + text + ": expected NAME=VALUE");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
 
 const char *kUsage =
     "usage: symc-run MODEL.so [--params FILE.params] [--input NAME=FILE.npy | --input FILE.params]...\n"
     "                [--output OUT.npy]... [--bench N] [--threads N] [--train] [--name PREFIX]\n"
     "                [--compare REF.npy]... [--rtol R] [--atol A]\n"
+    "                [--backward [--head-grad OUTPUT=G.npy]... [--grad-req NAME=write|add|null]...\n"
+    "                 [--grads-in INIT.params] --grads-out GRADS.params]\n"
     "--output and --compare name the outputs in order; '-' skips one.\n";
 
 Options parseOptions(int argc, char **argv) {
@@ -59,6 +75,11 @@ Options parseOptions(int argc, char **argv) {
     else if (arg == "--atol") o.atol = std::stod(value());
     else if (arg == "--name") o.prefix = value();
     else if (arg == "--train") o.isTrain = true;
+    else if (arg == "--backward") o.backward = o.isTrain = true;
+    else if (arg == "--head-grad") o.headGrads.push_back(nameValue(arg, value()));
+    else if (arg == "--grad-req") o.gradReqs.insert(nameValue(arg, value()));
+    else if (arg == "--grads-in") o.gradsIn = value();
+    else if (arg == "--grads-out") o.gradsOut = value();
     else if (arg == "-h" || arg == "--help") { std::cout << kUsage; std::exit(0); }
     else if (!arg.empty() && arg[0] == '-') throw Error("UsageError", "unknown option " + arg);
     else if (o.artifact.empty()) o.artifact = arg;
@@ -66,6 +87,8 @@ Options parseOptions(int argc, char **argv) {
   }
   if (o.artifact.empty())
     throw Error("UsageError", "no artifact given");
+  if (!o.backward && (!o.headGrads.empty() || !o.gradReqs.empty() || !o.gradsOut.empty() || !o.gradsIn.empty()))
+    throw Error("UsageError", "--head-grad, --grad-req, --grads-in and --grads-out need --backward");
   return o;
 }
 
@@ -136,6 +159,64 @@ bool compare(const NDArray &got, const std::string &refPath, const Options &o) {
   return ok;
 }
 
+/// null without --backward; else the compiled gradients, write unless --grad-req says.
+GradReqSpec gradReqsFor(const Artifact &artifact, const Options &o) {
+  if (!o.backward)
+    return std::string("null");
+  const Manifest &m = artifact.manifest();
+  if (!m.backward)
+    throw Error("MXNetError", o.artifact + " has no backward: compile it with symc compile --train");
+  std::map<std::string, std::string> reqs;
+  for (const TensorSpec &arg : m.arguments)
+    reqs[arg.name] = "null";
+  for (const TensorSpec &grad : m.backward->gradients)
+    reqs[grad.name] = "write";
+  for (const auto &[name, req] : o.gradReqs) {
+    if (!reqs.count(name))
+      throw Error("UsageError", "--grad-req " + name + ": not an argument");
+    reqs[name] = req;
+  }
+  return reqs;
+}
+
+/// Head gradients by output position, --grads-in, backward, --grads-out.
+void runBackward(Executor &exec, const Options &o) {
+  std::vector<std::string> outputs = exec.listOutputs();
+  std::vector<NDArray> heads(outputs.size());
+  for (const auto &[name, file] : o.headGrads) {
+    auto it = std::find(outputs.begin(), outputs.end(), name);
+    if (it == outputs.end())
+      throw Error("UsageError", "--head-grad " + name + ": not an output");
+    heads[it - outputs.begin()] = loadNpy(file);
+  }
+  ArrayDict grads = exec.gradMap();
+  if (!o.gradsIn.empty())
+    for (const auto &[name, array] : splitParams(readParams(o.gradsIn)).args)
+      if (auto it = grads.find(name); it != grads.end() && !it->second.isNone())
+        it->second.copyFrom(array);
+  exec.backward(heads);
+  if (o.gradsOut.empty())
+    return;
+  // Gradients under their argument names, aux states as "aux:NAME".
+  ParamsFile file;
+  auto add = [&](const std::string &name, const NDArray &a) {
+    NDArrayRecord record;
+    record.name = name;
+    record.shape = a.shape();
+    record.dtype = a.dtype();
+    record.data.assign(static_cast<const uint8_t *>(a.data()), static_cast<const uint8_t *>(a.data()) + a.nbytes());
+    file.arrays.push_back(std::move(record));
+  };
+  for (const auto &[name, grad] : grads)
+    if (!grad.isNone())
+      add(name, grad);
+  for (const auto &[name, aux] : exec.auxMap())
+    add("aux:" + name, aux);
+  std::string error;
+  if (!saveParams(o.gradsOut, file, error))
+    throw Error("MXNetError", o.gradsOut + ": " + error);
+}
+
 int run(const Options &o) {
   std::shared_ptr<const Artifact> artifact = Artifact::load(o.artifact, o.prefix);
   ParamArrays params = o.params.empty() ? ParamArrays() : splitParams(readParams(o.params));
@@ -149,11 +230,13 @@ int run(const Options &o) {
     for (const ArrayDict *given : {&inputs, &params.args})
       if (auto array = given->find(spec.name); array != given->end() && spec.isDynamic())
         shapes[spec.name] = array->second.shape();
-  Executor exec = Executor::simpleBind(artifact, Context::cpu(), shapes, "null");
+  Executor exec = Executor::simpleBind(artifact, Context::cpu(), shapes, gradReqsFor(*artifact, o));
   exec.setNumThreads(o.threads);
   if (!o.params.empty())
     exec.copyParamsFrom(params.args, params.aux);
   exec.forward(o.isTrain, inputs);
+  if (o.backward)
+    runBackward(exec, o);
   if (o.bench > 0)
     bench(exec, o);
   const auto &outputs = exec.outputs();

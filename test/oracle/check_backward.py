@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Differential check of symc's compiled backward against MXNet 1.9.1.
+
+For every op case whose ops have gradient rules, under each grad_req (write,
+add, null): MXNet binds with that grad_req, gradient buffers pre-filled with
+random values, runs forward(is_train=True) and backward with random head
+gradients. symc compiles the symbol with --train and runs the same through
+`symc-run --backward --grads-in ... --grads-out ...`. write: the gradients
+equal MXNet's; add: they equal the initial values plus MXNet's written
+gradients (the rule of shared/mxnet-semantics.md section 1.5; MXNet 1.9.1's
+own kAddTo deviates from it for some ops: elemwise_add adds the initial value
+of its second input twice, mean divides it by the count); null: symc writes
+none.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+from check_forward import POSITIVE, compile_command, random_arrays, save_arrays
+
+import mxnet as mx
+import numpy as np
+
+from cases import cases
+
+# The cases whose ops all have gradient rules so far (dialects/Sym/IR/Gradients.cpp).
+DIFFERENTIABLE = (
+    "fc", "fc_nobias", "fc_noflatten", "act_sigmoid", "act_tanh", "act_softrelu", "act_softsign",
+    "concat", "flatten", "transpose", "transpose_rev", "expand_dims", "expand_dims_neg", "swapaxes",
+    "identity", "blockgrad", "make_loss", "softmax", "log_softmax", "elemwise_add", "elemwise_sub",
+    "elemwise_mul", "elemwise_div", "python_plus", "broadcast_add", "broadcast_sub", "broadcast_mul",
+    "broadcast_div", "scalars", "scalar_ops", "add_n", "ElementWiseSum", "unary_exp", "unary_log",
+    "unary_sqrt", "unary_square", "unary_negative", "unary_sin", "unary_cos", "unary_tanh",
+    "unary_sigmoid", "sum_all", "sum_axis", "mean_all", "mean_axis", "dot", "dot_ta", "dot_tb",
+    "batch_dot", "batch_dot_t", "shared_input", "cast_roundtrip",
+)
+REQS = ("write", "add", "null")
+TOLERANCE = 1e-4
+
+
+def is_differentiable(name):
+    return name in DIFFERENTIABLE or name.startswith("reshape")
+
+
+def mxnet_backward(sym, shapes, inputs, heads):
+    exe = sym.simple_bind(mx.cpu(), grad_req="write", **shapes)
+    exe.copy_params_from(inputs)
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.array(h) for h in heads])
+    return {k: v.asnumpy() for k, v in exe.grad_dict.items() if v is not None}
+
+
+def run_case(name, sym, shapes, work, tools, rng):
+    base = os.path.join(work, name)
+    sym.save(base + "-symbol.json")
+    result = subprocess.run(compile_command(tools, base, shapes) + ["--train"], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("symc compile --train failed: " + result.stderr.strip())
+    probe = sym.simple_bind(mx.cpu(), grad_req="null", **shapes)
+    inputs = random_arrays(sym.list_arguments(), probe.arg_dict, name in POSITIVE, rng)
+    initial = {k: rng.normal(size=v.shape).astype("float32") for k, v in probe.arg_dict.items()}
+    heads = [rng.uniform(-1, 1, o.shape).astype("float32") for o in probe.outputs]
+    save_arrays(base, inputs, {})
+    mx.nd.save(base + ".init.params", {k: mx.nd.array(v) for k, v in initial.items()})
+    run = [tools.symc_run, base + ".so", "--params", base + ".params", "--backward",
+           "--grads-in", base + ".init.params"]
+    for output, head in zip(sym.list_outputs(), heads):
+        np.save("%s.head_%s.npy" % (base, output), head)
+        run += ["--head-grad", "%s=%s.head_%s.npy" % (output, base, output)]
+    written = mxnet_backward(sym, shapes, inputs, heads)
+    for req in REQS:
+        out = "%s.%s.grads.params" % (base, req)
+        reqs = sum((["--grad-req", "%s=%s" % (a, req)] for a in sym.list_arguments()), [])
+        result = subprocess.run(run + reqs + ["--grads-out", out], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError("symc-run --backward (%s) failed: %s" % (req, result.stderr.strip()))
+        loaded = mx.nd.load(out)  # a list when nothing was written
+        got = {k: v.asnumpy() for k, v in (loaded.items() if isinstance(loaded, dict) else [])
+               if not k.startswith("aux:")}
+        if req == "null":
+            if got:
+                raise RuntimeError("grad_req null: symc wrote %s" % sorted(got))
+            continue
+        for arg in sym.list_arguments():
+            expected = written[arg] + (initial[arg] if req == "add" else 0)
+            if not np.allclose(got[arg], expected, rtol=TOLERANCE, atol=TOLERANCE):
+                worst = np.abs(got[arg] - expected).max()
+                raise RuntimeError("grad_req %s: gradient of %s differs by %g" % (req, arg, worst))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--symc", required=True)
+    parser.add_argument("--symc-run", dest="symc_run", required=True)
+    parser.add_argument("--only", help="run only cases whose name contains this")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    tools = parser.parse_args()
+    rng = np.random.default_rng(0)
+    passed, failed = 0, []
+    with tempfile.TemporaryDirectory() as work:
+        for name, sym, shapes in cases():
+            if not is_differentiable(name) or (tools.only and tools.only not in name):
+                continue
+            try:
+                run_case(name, sym, shapes, work, tools, rng)
+                passed += 1
+                if tools.verbose:
+                    print("PASS", name, flush=True)
+            except Exception as e:  # report every case, then fail
+                failed.append(name)
+                print("FAIL %s: %s" % (name, e), flush=True)
+    print("oracle backward: %d passed, %d failed" % (passed, len(failed)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
