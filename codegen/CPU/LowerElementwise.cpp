@@ -199,6 +199,14 @@ std::optional<Lowered> lowerElementwiseOp(Operation *op, OpBuilder &b) {
         });
       })
       .Case([&](sym::ActivationOp a) { return lowerActivation(b, a); })
+      .Case([&](sym::BackwardReluOp r) {
+        // out_grad where data > 0, else 0.
+        return single(mapElementwise(b, r.getLoc(), tensorType(r.getOutput()), {r.getOutGrad(), r.getData()},
+                                     [](OpBuilder &b, Location loc, ValueRange args) {
+          Value zero = scalarConstant(b, loc, args[0].getType(), 0.0);
+          return selectPositive(b, loc, args[1], args[0], zero);
+        }));
+      })
       .Case([&](sym::LeakyReLUOp a) { return lowerLeakyReLU(b, a); })
       .Case([&](sym::CastOp c) { return lowerCast(b, c); })
       .Case([&](sym::AddNOp a) { return lowerAddN(b, a); })

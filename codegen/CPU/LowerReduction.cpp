@@ -77,6 +77,87 @@ Lowered lowerSoftmaxActivation(OpBuilder &b, sym::SoftmaxActivationOp op) {
   return SmallVector<Value>{softmaxOverInstance(b, op.getLoc(), op.getData())};
 }
 
+/// (p - target) * scale on the (outer, classes, inner) view of the output,
+/// the label viewed as (outer, inner); MXNet's softmax_output-inl.h.
+Lowered lowerSoftmaxOutputBackward(OpBuilder &b, sym::BackwardSoftmaxOutputOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getOutput());
+  ArrayRef<int64_t> shape = type.getShape();
+  Type element = type.getElementType();
+  int64_t size = type.getNumElements(), batch = shape[0];
+  bool distribution = tensorType(op.getLabel()) == type;
+  int64_t outer = batch, classes = size / batch, inner = 1;
+  if (op.getMultiOutput() && type.getRank() > 2) {
+    classes = shape[1];
+    inner = size / (batch * classes);
+  } else if (op.getPreserveShape()) {
+    classes = shape.back();
+    outer = size / classes;
+  }
+  if (!distribution && tensorType(op.getLabel()).getNumElements() != outer * inner)
+    return op.emitError("no gradient rule for SoftmaxOutput with label shape ")
+           << tensorType(op.getLabel()) << " for data " << type << " yet";
+  double scale = op.getGradScale();
+  if (op.getNormalization() == "batch")
+    scale /= batch;
+  if (op.getMultiOutput() && op.getNormalization() != "valid")
+    scale /= inner;
+  Value probabilities = reshapeTo(b, loc, op.getOutput(), {outer, classes, inner});
+  Value label = reshapeTo(b, loc, op.getLabel(), distribution ? SmallVector<int64_t>{outer, classes, inner}
+                                                               : SmallVector<int64_t>{outer, inner});
+  // Labels are class indices: compared after truncation to integers, as MXNet does.
+  auto labelIndex = [&](OpBuilder &b, Location loc, Value l) {
+    return b.create<arith::FPToSIOp>(loc, b.getI64Type(), convertScalar(b, loc, l, b.getF64Type()));
+  };
+  auto labelIs = [&](OpBuilder &b, Location loc, Value l, double value) {
+    return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, labelIndex(b, loc, l),
+                                   b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(static_cast<int64_t>(value))));
+  };
+  // valid: divided by the labels not ignored, at least 1.
+  Value validCount;
+  if (op.getNormalization() == "valid" && !distribution) {
+    Value flags = mapElementwise(b, loc, RankedTensorType::get({outer, inner}, element), label,
+                                 [&](OpBuilder &b, Location loc, ValueRange args) {
+      Value ignored = labelIs(b, loc, args[0], op.getIgnoreLabel());
+      return b.create<arith::SelectOp>(loc, ignored, scalarConstant(b, loc, element, 0.0),
+                                       scalarConstant(b, loc, element, 1.0));
+    });
+    validCount = reduce(b, loc, flags, {0, 1}, /*keepDims=*/false, 0.0,
+                        [](OpBuilder &b, Location loc, ValueRange args) { return add(b, loc, args[0], args[1]); });
+  }
+  auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(3),
+                              distribution ? b.getMultiDimIdentityMap(3)
+                                           : AffineMap::get(3, 0, {d(0), d(2)}, b.getContext())};
+  SmallVector<Value> inputs{probabilities, label};
+  if (validCount) {
+    inputs.push_back(validCount);
+    maps.push_back(AffineMap::get(3, 0, {}, b.getContext()));
+  }
+  double alpha = op.getSmoothAlpha();
+  auto resultType = RankedTensorType::get({outer, classes, inner}, element);
+  Value grad = mapWithMaps(b, loc, resultType, inputs, maps, [&](OpBuilder &b, Location loc, ValueRange args) {
+    Value p = args[0], target;
+    if (distribution) {
+      target = args[1];
+    } else {
+      Value c = b.create<arith::IndexCastOp>(loc, b.getI64Type(), b.create<linalg::IndexOp>(loc, 1));
+      Value isTarget = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, c, labelIndex(b, loc, args[1]));
+      double off = classes > 1 ? alpha / (classes - 1) : 0.0;
+      target = b.create<arith::SelectOp>(loc, isTarget, scalarConstant(b, loc, element, 1.0 - alpha),
+                                         scalarConstant(b, loc, element, off));
+    }
+    Value g = mul(b, loc, sub(b, loc, p, target), scalarConstant(b, loc, element, scale));
+    if (validCount)
+      g = div(b, loc, g, max(b, loc, args[2], scalarConstant(b, loc, element, 1.0)));
+    if (op.getUseIgnore() && !distribution)
+      g = b.create<arith::SelectOp>(loc, labelIs(b, loc, args[1], op.getIgnoreLabel()),
+                                    scalarConstant(b, loc, element, 0.0), g);
+    return g;
+  });
+  return SmallVector<Value>{reshapeTo(b, loc, grad, shape)};
+}
+
 } // namespace
 
 std::optional<Lowered> lowerReductionOp(Operation *op, OpBuilder &b) {
@@ -87,6 +168,7 @@ std::optional<Lowered> lowerReductionOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::LogSoftmaxOp s) { return lowerSoftmax(b, s, /*log=*/true); })
       .Case([&](sym::SoftmaxOutputOp s) { return lowerSoftmaxOutput(b, s); })
       .Case([&](sym::SoftmaxActivationOp s) { return lowerSoftmaxActivation(b, s); })
+      .Case([&](sym::BackwardSoftmaxOutputOp s) { return lowerSoftmaxOutputBackward(b, s); })
       .Default([](Operation *) { return std::nullopt; });
 }
 

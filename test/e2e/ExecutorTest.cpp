@@ -136,6 +136,24 @@ TEST(Executor, TwoAPlusBBackward) {
   EXPECT_EQ(values(exec.gradMap().at("a")), (std::vector<float>{8, 14}));
 }
 
+TEST(Executor, SoftmaxOutputHeadBackward) {
+  // The docstring: the loss head needs no head gradient; the weight-gradient
+  // rows are p - onehot(1), each broadcast over the 4 inputs of ones.
+  Executor exec = Executor::simpleBind(load("fc-softmax-train"), Context::cpu(), {{"data", {1, 4}}});
+  setDocstringParams(exec);
+  std::vector<float> data(4, 1.0f);
+  exec.forward(true, {{"data", NDArray::fromData({1, 4}, DType::Float32, data.data())},
+                      {"softmax_label", vector({1})}});
+  exec.backward();
+  std::vector<float> p{0.00378404f, 0.07600445f, 0.07600445f, 0.07600445f, 0.20660152f, 0.5616011f};
+  std::vector<float> weightGrad = values(exec.gradMap().at("fc_weight"));
+  for (size_t row = 0; row < 6; ++row)
+    for (size_t col = 0; col < 4; ++col)
+      EXPECT_NEAR(weightGrad[row * 4 + col], p[row] - (row == 1 ? 1.0f : 0.0f), 1e-6) << row;
+  EXPECT_NEAR(weightGrad[4], -0.92399555f, 1e-6);
+  EXPECT_EQ(values(exec.gradMap().at("softmax_label")), std::vector<float>{0});
+}
+
 TEST(Executor, GradReqAddAccumulatesAndNullLeavesAlone) {
   NDArray gradA = vector({1, 1}), gradB = vector({5, 5});
   Executor exec = Executor::bind(load("axpb-train"), Context::cpu(), ArrayList{vector({1, 2}), vector({2, 3})},

@@ -27,7 +27,8 @@ from cases import cases
 
 # The cases whose ops all have gradient rules so far (dialects/Sym/IR/Gradients.cpp).
 DIFFERENTIABLE = (
-    "fc", "fc_nobias", "fc_noflatten", "act_sigmoid", "act_tanh", "act_softrelu", "act_softsign",
+    "fc", "fc_nobias", "fc_noflatten", "act_relu", "unary_relu", "softmaxoutput", "softmaxoutput_multi",
+    "softmaxoutput_prob", "act_sigmoid", "act_tanh", "act_softrelu", "act_softsign",
     "concat", "flatten", "transpose", "transpose_rev", "expand_dims", "expand_dims_neg", "swapaxes",
     "identity", "blockgrad", "make_loss", "softmax", "log_softmax", "elemwise_add", "elemwise_sub",
     "elemwise_mul", "elemwise_div", "python_plus", "broadcast_add", "broadcast_sub", "broadcast_mul",

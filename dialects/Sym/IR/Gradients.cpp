@@ -3,8 +3,9 @@
 // Each rule builds an op's vector-Jacobian product from forward sym ops, the
 // way MXNet's FGradient builds `_backward_*` nodes; sym-generate-gradients
 // then shape-infers the result, so rules may leave result types unranked.
-// Ops whose gradient needs a kernel of its own (relu's step, one-hot, the
-// convolution, pooling and normalization backwards) have no rule here yet.
+// Gradients that forward ops cannot express get a `_backward_*` op of their
+// own (relu's step, SoftmaxOutput's one-hot); the convolution, pooling and
+// normalization backwards have no rule here yet.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Sym/IR/SymOps.h"
@@ -153,8 +154,12 @@ Value tanhGrad(GradBuilder &gb, Value g, Value, Value out) {
   return gb.mul(g, gb.scalar<RMinusScalarOp>(gb.same<SquareOp>(out, out), 1.0));
 }
 
+Value reluGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.same<BackwardReluOp>(g, {g, x}); }
+
 LogicalResult activationRule(GradBuilder &gb, ActivationOp op, ValueRange resultGrads, Grads &grads) {
   StringRef act = op.getActType();
+  if (act == "relu")
+    return unary(gb, op, resultGrads, grads, reluGrad);
   if (act == "sigmoid")
     return unary(gb, op, resultGrads, grads, sigmoidGrad);
   if (act == "tanh")
@@ -324,11 +329,29 @@ LogicalResult identityLossRule(GradBuilder &gb, IdentityLossOp op, ValueRange, G
   return success();
 }
 
+/// The head gradient is ignored (multiplied in with out_grad); the label
+/// gets none.
+LogicalResult softmaxOutputRule(GradBuilder &gb, SoftmaxOutputOp op, ValueRange resultGrads, Grads &grads) {
+  Value grad = gb.same<BackwardSoftmaxOutputOp>(op.getData(), {op.getOutput(), op.getLabel()},
+                                                op->getAttrDictionary().getValue());
+  if (op.getOutGrad())
+    grad = gb.mul(grad, resultGrad(resultGrads));
+  grads.append({grad, Value()});
+  return success();
+}
+
 LogicalResult castRule(GradBuilder &gb, CastOp op, ValueRange resultGrads, Grads &grads) {
   Type from = getElementTypeOrSelf(op.getData().getType());
   grads.push_back(gb.make<CastOp>(op.getData().getType(), resultGrad(resultGrads),
                                   {gb.attr("dtype", TypeAttr::get(from))}));
   return success();
+}
+
+/// Loss heads read the head gradient only when told to (SoftmaxOutput's out_grad).
+template <typename OpTy> bool readsHeadGradient(OpTy op) {
+  if constexpr (std::is_same_v<OpTy, SoftmaxOutputOp>)
+    return op.getOutGrad();
+  return true;
 }
 
 template <typename OpTy, auto Rule, bool ReadsResultGradient = true>
@@ -339,7 +362,9 @@ struct GradientModel
     GradBuilder gb(b, op->getLoc());
     return Rule(gb, cast<OpTy>(op), resultGrads, operandGrads);
   }
-  bool readsResultGradient(Operation *, unsigned) const { return ReadsResultGradient; }
+  bool readsResultGradient(Operation *op, unsigned) const {
+    return ReadsResultGradient && readsHeadGradient(cast<OpTy>(op));
+  }
 };
 
 template <typename OpTy, auto Rule, bool Reads = true> void attach(MLIRContext &ctx) {
@@ -413,6 +438,8 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attachUnary<CosOp, cosGrad>(ctx);
   attachUnary<TanhOp, tanhGrad>(ctx);
   attachUnary<SigmoidOp, sigmoidGrad>(ctx);
+  attachUnary<ReluOp, reluGrad>(ctx);
+  attach<SoftmaxOutputOp, softmaxOutputRule>(ctx);
   attach<ActivationOp, activationRule>(ctx);
   attach<AddNOp, addNRule>(ctx);
   attach<CopyOp, generic<CopyOp, identityRule>>(ctx);

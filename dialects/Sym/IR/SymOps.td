@@ -458,4 +458,41 @@ class Sym_FillOp<string mnemonic, string doc>
 def Sym_ZerosOp : Sym_FillOp<"_zeros", "a tensor of zeros">;
 def Sym_OnesOp : Sym_FillOp<"_ones", "a tensor of ones">;
 
+//===----------------------------------------------------------------------===//
+// Backward ops: built by gradient rules (Gradients.cpp), never imported
+//===----------------------------------------------------------------------===//
+
+def Sym_BackwardReluOp : Sym_SameShapeOp<"_backward_relu", [Pure]> {
+  let summary = "relu's gradient: out_grad where data > 0, else 0";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_BackwardSoftmaxOutputOp : Sym_Op<"_backward_SoftmaxOutput", [Pure]> {
+  let summary = "SoftmaxOutput's data gradient from its output and label";
+  let description = [{
+    (p - onehot(label)) * grad_scale / valid_cnt with MXNet's ignore_label,
+    normalization and smooth_alpha; a label of the data's shape is a
+    distribution: (p - label) * grad_scale / valid_cnt. The attributes are
+    the forward op's.
+  }];
+  let arguments = (ins AnyTensor:$output, AnyTensor:$label,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$grad_scale,
+                   DefaultValuedAttr<Sym_FloatAttr, "-1.0">:$ignore_label,
+                   DefaultValuedAttr<BoolAttr, "false">:$multi_output,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_ignore,
+                   DefaultValuedAttr<BoolAttr, "false">:$preserve_shape,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["null", "batch", "valid"]>, "\"null\"">:$normalization,
+                   DefaultValuedAttr<BoolAttr, "false">:$out_grad,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.0">:$smooth_alpha);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      if (::mlir::failed(ctx.refineOutput(0, ctx.input(0))))
+        return ::mlir::failure();
+      return ctx.refineInput(0, ctx.output(0));
+    }
+  }];
+}
+
 #endif // SYM_OPS_TD

@@ -76,7 +76,25 @@ func.func @main(%x: tensor<4x5xf32> {sym.name = "x"}, %w: tensor<6x5xf32> {sym.n
 
 // An op on the gradient path without a rule is an error at its node.
 func.func @main(%x: tensor<3xf32> {sym.name = "x"}) -> (tensor<3xf32> {sym.name = "y"}) {
-  // expected-error @+1 {{no gradient rule for 'relu' yet}}
-  %0 = sym.relu %x : (tensor<3xf32>) -> tensor<3xf32>
+  // expected-error @+1 {{no gradient rule for 'abs' yet}}
+  %0 = sym.abs %x : (tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// -----
+
+// SoftmaxOutput is a loss head: no head-gradient argument; relu's gradient
+// needs its own op; the label gets zeros.
+// CHECK-LABEL: func.func @main_backward
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32> {sym.name = "x"}, %[[L:.*]]: tensor<2xf32> {sym.name = "label"}) ->
+// CHECK: %[[R:.*]] = sym.relu %[[X]]
+// CHECK: %[[P:.*]] = sym.SoftmaxOutput %[[R]], %[[L]]
+// CHECK: %[[G:.*]] = sym._backward_SoftmaxOutput %[[P]], %[[L]] {grad_scale = 2.0{{.*}}}
+// CHECK: %[[GX:.*]] = sym._backward_relu %[[G]], %[[X]]
+// CHECK: %[[Z:.*]] = sym._zeros {dtype = f32, shape = array<i64: 2>}
+// CHECK: return %[[GX]], %[[Z]]
+func.func @main(%x: tensor<2x3xf32> {sym.name = "x"}, %label: tensor<2xf32> {sym.name = "label"}) -> (tensor<2x3xf32> {sym.name = "softmax_output"}) {
+  %0 = sym.relu %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = sym.SoftmaxOutput %0, %label {grad_scale = 2.0 : f64} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
 }
