@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""libsymrt's C API from Python ctypes: load, simple_bind, forward, outputs, errors."""
+"""libsymrt's C API from Python ctypes: load, simple_bind, forward, outputs, errors,
+and backward with gradients (the artifact compiled with --train)."""
 import ctypes
 import sys
 
-lib_path, artifact = sys.argv[1], sys.argv[2]
+lib_path, artifact, train_artifact = sys.argv[1], sys.argv[2], sys.argv[3]
 lib = ctypes.CDLL(lib_path)
 lib.symcGetLastError.restype = ctypes.c_char_p
 lib.symcGetLastErrorKind.restype = ctypes.c_char_p
@@ -41,3 +42,36 @@ assert lib.symcGetLastError() == b"'nope'", lib.symcGetLastError()
 check(lib.SymcExecutorFree(exe))
 check(lib.SymcArtifactFree(art))
 print("ctypes: 2*a+b = %s" % got)
+
+
+def floats(array, n):
+    data = ctypes.c_void_p()
+    check(lib.SymcNDArrayGetData(array, ctypes.byref(data)))
+    return list(ctypes.cast(data, ctypes.POINTER(ctypes.c_float))[:n])
+
+
+# backward(out) with head [4, 7] gives grad a = [8, 14] and grad b = [4, 7].
+check(lib.SymcArtifactLoad(train_artifact.encode(), None, ctypes.byref(art)))
+check(lib.SymcExecutorSimpleBind(art, 1, 0, 0, None, None, None, b"write", ctypes.byref(exe)))
+for name, values in ((b"a", (1.0, 2.0)), (b"b", (2.0, 3.0))):
+    arr, data = handle(), ctypes.c_void_p()
+    check(lib.SymcExecutorGetArray(exe, name, ctypes.byref(arr)))
+    check(lib.SymcNDArrayGetData(arr, ctypes.byref(data)))
+    ctypes.memmove(data, (ctypes.c_float * 2)(*values), 8)
+    check(lib.SymcNDArrayFree(arr))
+check(lib.SymcExecutorForward(exe, 1))
+check(lib.SymcExecutorGetOutput(exe, 0, ctypes.byref(out)))
+assert lib.SymcExecutorBackward(exe, 0, None) == -1
+assert lib.symcGetLastError().startswith(b"Because the last operator is not Loss function")
+check(lib.SymcExecutorBackward(exe, 1, (handle * 1)(out)))
+grads = []
+for name in (b"a", b"b"):
+    grad = handle()
+    check(lib.SymcExecutorGetGrad(exe, name, ctypes.byref(grad)))
+    grads.append(floats(grad, 2))
+    check(lib.SymcNDArrayFree(grad))
+assert grads == [[8.0, 14.0], [4.0, 7.0]], grads
+check(lib.SymcNDArrayFree(out))
+check(lib.SymcExecutorFree(exe))
+check(lib.SymcArtifactFree(art))
+print("ctypes: gradients of 2*a+b = %s" % grads)

@@ -42,10 +42,14 @@ int SymcExecutorBind(SymcArtifactHandle artifact, int dev_type, int dev_id, int 
                      SymcNDArrayHandle *args, int num_aux, SymcNDArrayHandle *aux,
                      const char *grad_req, SymcExecutorHandle *out);
 int SymcExecutorForward(SymcExecutorHandle exec, int is_train);
+/* executor.backward: head_grads by output position, NULL where none is given. */
+int SymcExecutorBackward(SymcExecutorHandle exec, int num_head_grads, SymcNDArrayHandle *head_grads);
 int SymcExecutorNumOutputs(SymcExecutorHandle exec, int *count);
 int SymcExecutorGetOutput(SymcExecutorHandle exec, int index, SymcNDArrayHandle *out);
 /* An argument or aux state by name. */
 int SymcExecutorGetArray(SymcExecutorHandle exec, const char *name, SymcNDArrayHandle *out);
+/* An argument's gradient array by name; *out is NULL where none is kept. */
+int SymcExecutorGetGrad(SymcExecutorHandle exec, const char *name, SymcNDArrayHandle *out);
 int SymcExecutorSetNumThreads(SymcExecutorHandle exec, int threads);
 int SymcExecutorFree(SymcExecutorHandle exec);
 

@@ -113,6 +113,16 @@ int SymcExecutorForward(SymcExecutorHandle exec, int isTrain) {
   return guarded([&] { executorOf(exec).forward(isTrain != 0); });
 }
 
+int SymcExecutorBackward(SymcExecutorHandle exec, int numHeadGrads, SymcNDArrayHandle *headGrads) {
+  return guarded([&] {
+    std::vector<NDArray> heads(numHeadGrads);
+    for (int i = 0; i < numHeadGrads; ++i)
+      if (headGrads[i])
+        heads[i] = arrayOf(headGrads[i]);
+    executorOf(exec).backward(heads);
+  });
+}
+
 int SymcExecutorNumOutputs(SymcExecutorHandle exec, int *count) {
   return guarded([&] { *count = static_cast<int>(executorOf(exec).outputs().size()); });
 }
@@ -134,6 +144,16 @@ int SymcExecutorGetArray(SymcExecutorHandle exec, const char *name, SymcNDArrayH
         return;
       }
     throw symc::Error("KeyError", std::string("'") + name + "'");
+  });
+}
+
+int SymcExecutorGetGrad(SymcExecutorHandle exec, const char *name, SymcNDArrayHandle *out) {
+  return guarded([&] {
+    symc::ArrayDict grads = executorOf(exec).gradMap();
+    auto it = grads.find(name);
+    if (it == grads.end())
+      throw symc::Error("KeyError", std::string("'") + name + "'");
+    *out = it->second.isNone() ? nullptr : new NDArray(it->second);
   });
 }
 
