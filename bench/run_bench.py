@@ -2,7 +2,8 @@
 """symc against MXNet 1.9.1 (and PyTorch when installed) on this machine, in one run.
 
 Forward latency (median of N) for MLP 784-512-512-10 batch 64 and ResNet-18 v1
-224x224 batch 1 and 16, same random weights for every framework, plus
+224x224 batch 1 and 16, one MLP training step (forward + backward, every
+gradient written), same random weights for every framework, plus
 single-precision GEMMs against OpenBLAS (numpy's). Each measurement runs in
 --rounds rounds that alternate the peers, and the best median counts: on a
 shared machine, noise only ever slows a run down. Prints a table with ratios
@@ -41,11 +42,12 @@ def median_ms(fn, repeat, warmup=3):
     return times[len(times) // 2]
 
 
-def symc_ms(tools, base, shapes, repeat, with_params):
+def symc_ms(tools, base, shapes, repeat, with_params, train=False):
     cmd = [tools.symc, "compile", base + "-symbol.json", "-q", "-o", base + ".so"]
     cmd += ["--shape=%s=%s" % (k, ",".join(map(str, v))) for k, v in shapes.items()]
-    subprocess.run(cmd, check=True)
+    subprocess.run(cmd + (["--train"] if train else []), check=True)
     run = [tools.symc_run, base + ".so", "--bench", str(repeat), "--threads", THREADS]
+    run += ["--backward"] if train else []
     if with_params:
         run += ["--params", base + ".params"]
     out = subprocess.run(run, check=True, capture_output=True, text=True).stdout
@@ -55,6 +57,7 @@ def symc_ms(tools, base, shapes, repeat, with_params):
 def workloads():
     resnet = lambda: zoo("resnet18_v1")[0]  # noqa: E731
     return {"mlp": ("MLP 784-512-512-10, batch 64", mlp, {"data": (64, 784)}),
+            "mlp_train": ("MLP 784-512-512-10, batch 64, training step", mlp, {"data": (64, 784)}),
             "resnet18_b1": ("ResNet-18 v1 224x224, batch 1", resnet, {"data": (1, 3, 224, 224)}),
             "resnet18_b16": ("ResNet-18 v1 224x224, batch 16", resnet, {"data": (16, 3, 224, 224)})}
 
@@ -66,7 +69,7 @@ def mxnet_worker(name, work, repeat):
     while after each forward, never compete with symc's."""
     _, build, shapes = workloads()[name]
     sym = build()
-    forward, params = mxnet_model(sym, shapes, np.random.default_rng(0))
+    forward, params = mxnet_model(sym, shapes, np.random.default_rng(0), is_training(name))
     base = os.path.join(work, name)
     sym.save(base + "-symbol.json")
     mx.nd.save(base + ".params", params)
@@ -74,8 +77,12 @@ def mxnet_worker(name, work, repeat):
     np.save(base + ".mxnet_out.npy", forward.outputs[0].asnumpy())
 
 
-def mxnet_model(sym, shapes, rng):
-    exe = sym.simple_bind(mx.cpu(), grad_req="null", **shapes)
+def is_training(name):
+    return name.endswith("_train")
+
+
+def mxnet_model(sym, shapes, rng, train=False):
+    exe = sym.simple_bind(mx.cpu(), grad_req="write" if train else "null", **shapes)
     for name, arr in exe.arg_dict.items():
         fan_in = int(np.prod(arr.shape[1:])) if len(arr.shape) > 1 else 1
         arr[:] = rng.uniform(-1, 1, arr.shape) * np.sqrt(3.0 / fan_in)
@@ -85,7 +92,11 @@ def mxnet_model(sym, shapes, rng):
     params.update({"aux:" + k: v for k, v in exe.aux_dict.items()})
 
     def forward():
-        exe.forward(is_train=False)
+        exe.forward(is_train=train)
+        if train:
+            exe.backward()
+            for grad in exe.grad_arrays:
+                grad.wait_to_read()
         exe.outputs[0].wait_to_read()
     forward.outputs = exe.outputs
     return forward, params
@@ -132,14 +143,31 @@ def torch_worker(name, work, repeat):
     torch.set_num_threads(int(THREADS))
     base = os.path.join(work, name)
     params = mx.nd.load(base + ".params")
-    model = torch_model(name, params)
+    model = torch_model(name.replace("_train", ""), params)
     data = torch.from_numpy(params["arg:data"].asnumpy())
+    if is_training(name):
+        return print("torch_ms %f" % median_ms(torch_training_step(model, data, params), repeat))
     with torch.inference_mode():
         out = model(data)
         error = float(np.abs(out.numpy() - np.load(base + ".mxnet_out.npy")).max())
         if error > 1e-3:
             raise RuntimeError("PyTorch %s differs from MXNet by %g: weights mapped wrongly" % (name, error))
         print("torch_ms %f" % median_ms(lambda: model(data), repeat))
+
+
+def torch_training_step(model, data, params):
+    """forward + backward of the MLP's cross-entropy (SoftmaxOutput's gradient)."""
+    import torch
+    logits = torch.nn.Sequential(*list(model.children())[:-1])  # without the softmax
+    label = torch.from_numpy(params["arg:softmax_label"].asnumpy().astype("int64").clip(0, 9))
+    data.requires_grad_(True)
+    loss_fn = torch.nn.CrossEntropyLoss(reduction="sum")
+
+    def step():
+        for p in list(logits.parameters()) + [data]:
+            p.grad = None
+        loss_fn(logits(data), label).backward()
+    return step
 
 
 def torch_available():
@@ -176,6 +204,7 @@ def main():
     parser.add_argument("--symc-run", dest="symc_run", required=True)
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", help="run only the workloads whose key contains this (no GEMMs)")
     parser.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "results.md"))
     parser.add_argument("--mxnet-worker", dest="worker", help=argparse.SUPPRESS)
     parser.add_argument("--torch-worker", dest="torch_worker", help=argparse.SUPPRESS)
@@ -199,25 +228,28 @@ def main():
                                  check=True, capture_output=True, text=True)
             return float(re.search(key + r" ([0-9.]+)", run.stdout).group(1))
         for name, (title, _, shapes) in workloads().items():
+            if tools.only and tools.only not in name:
+                continue
             mx_ms = sy_ms = pt_ms = float("inf")
             for _ in range(tools.rounds):
                 mx_ms = min(mx_ms, worker("--mxnet-worker", name, "mxnet_ms"))
                 sy_ms = min(sy_ms, symc_ms(tools, os.path.join(work, name), shapes, tools.repeat,
-                                           with_params=True))
+                                           with_params=True, train=is_training(name)))
                 if have_torch:
                     pt_ms = min(pt_ms, worker("--torch-worker", name, "torch_ms"))
             lines.append("| %s | %.2f | %.2f | %.2f | %s | %s |" % (
                 title, sy_ms, mx_ms, sy_ms / mx_ms, "%.2f" % pt_ms if have_torch else "n/a",
                 "%.2f" % (sy_ms / pt_ms) if have_torch else "n/a"))
             print(lines[-1], flush=True)
-        lines += ["", "| GEMM f32 (M x K x N) | symc GFLOP/s | OpenBLAS GFLOP/s | symc/OpenBLAS |",
-                  "|---|---:|---:|---:|"]
-        for m, k, n in [(1024, 1024, 1024), (64, 784, 512), (64, 576, 3136), (256, 2304, 196),
-                        (512, 4608, 49)]:
-            sy = max(gemm_symc_gflops(tools, work, m, k, n, tools.repeat) for _ in range(tools.rounds))
-            ob = max(gemm_openblas_gflops(m, k, n, tools.repeat) for _ in range(tools.rounds))
-            lines.append("| %d x %d x %d | %.1f | %.1f | %.2f |" % (m, k, n, sy, ob, sy / ob))
-            print(lines[-1], flush=True)
+        if not tools.only:
+            lines += ["", "| GEMM f32 (M x K x N) | symc GFLOP/s | OpenBLAS GFLOP/s | symc/OpenBLAS |",
+                      "|---|---:|---:|---:|"]
+            for m, k, n in [(1024, 1024, 1024), (64, 784, 512), (64, 576, 3136), (256, 2304, 196),
+                            (512, 4608, 49)]:
+                sy = max(gemm_symc_gflops(tools, work, m, k, n, tools.repeat) for _ in range(tools.rounds))
+                ob = max(gemm_openblas_gflops(m, k, n, tools.repeat) for _ in range(tools.rounds))
+                lines.append("| %d x %d x %d | %.1f | %.1f | %.2f |" % (m, k, n, sy, ob, sy / ob))
+                print(lines[-1], flush=True)
     with open(tools.out, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -116,18 +116,21 @@ ArrayDict readInputs(const Options &o) {
   return inputs;
 }
 
-void bench(Executor &exec, const Options &o) {
+/// Times forward, or with --backward a training step (forward and backward).
+void bench(Executor &exec, const Options &o, const std::vector<NDArray> &heads) {
   std::vector<double> ms;
   for (int i = 0; i < o.bench; ++i) {
     auto start = std::chrono::steady_clock::now();
     exec.forward(o.isTrain);
+    if (o.backward)
+      exec.backward(heads);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(ms.begin(), ms.end());
   double median = ms[ms.size() / 2];
   double p10 = ms[ms.size() / 10], p90 = ms[ms.size() * 9 / 10];
-  std::printf("forward: median %.3f ms, p10 %.3f ms, p90 %.3f ms, min %.3f ms (%d runs)\n", median,
-              p10, p90, ms.front(), o.bench);
+  std::printf("%s: median %.3f ms, p10 %.3f ms, p90 %.3f ms, min %.3f ms (%d runs)\n",
+              o.backward ? "forward+backward" : "forward", median, p10, p90, ms.front(), o.bench);
 }
 
 /// Reports the worst element; false when it is outside rtol/atol.
@@ -179,8 +182,9 @@ GradReqSpec gradReqsFor(const Artifact &artifact, const Options &o) {
   return reqs;
 }
 
-/// Head gradients by output position, --grads-in, backward, --grads-out.
-void runBackward(Executor &exec, const Options &o) {
+/// Head gradients by output position, --grads-in, backward, --grads-out;
+/// returns the head gradients.
+std::vector<NDArray> runBackward(Executor &exec, const Options &o) {
   std::vector<std::string> outputs = exec.listOutputs();
   std::vector<NDArray> heads(outputs.size());
   for (const auto &[name, file] : o.headGrads) {
@@ -196,7 +200,7 @@ void runBackward(Executor &exec, const Options &o) {
         it->second.copyFrom(array);
   exec.backward(heads);
   if (o.gradsOut.empty())
-    return;
+    return heads;
   // Gradients under their argument names, aux states as "aux:NAME".
   ParamsFile file;
   auto add = [&](const std::string &name, const NDArray &a) {
@@ -215,6 +219,7 @@ void runBackward(Executor &exec, const Options &o) {
   std::string error;
   if (!saveParams(o.gradsOut, file, error))
     throw Error("MXNetError", o.gradsOut + ": " + error);
+  return heads;
 }
 
 int run(const Options &o) {
@@ -235,10 +240,11 @@ int run(const Options &o) {
   if (!o.params.empty())
     exec.copyParamsFrom(params.args, params.aux);
   exec.forward(o.isTrain, inputs);
+  std::vector<NDArray> heads;
   if (o.backward)
-    runBackward(exec, o);
+    heads = runBackward(exec, o);
   if (o.bench > 0)
-    bench(exec, o);
+    bench(exec, o, heads);
   const auto &outputs = exec.outputs();
   // --output and --compare are positional; '-' skips an output.
   for (size_t i = 0; i < o.outputs.size() && i < outputs.size(); ++i)
