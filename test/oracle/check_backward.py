@@ -24,6 +24,7 @@ import mxnet as mx
 import numpy as np
 
 from cases import cases
+from models import mlp
 
 # The cases whose ops all have gradient rules so far (dialects/Sym/IR/Gradients.cpp).
 DIFFERENTIABLE = (
@@ -37,6 +38,8 @@ DIFFERENTIABLE = (
     "unary_sigmoid", "sum_all", "sum_axis", "mean_all", "mean_axis", "dot", "dot_ta", "dot_tb",
     "batch_dot", "batch_dot_t", "shared_input", "cast_roundtrip",
 )
+# Whole models whose training step is checked: every parameter's gradient.
+MODELS = (("model_mlp", mlp(), {"data": (64, 784)}),)
 REQS = ("write", "add", "null")
 TOLERANCE = 1e-4
 
@@ -101,8 +104,9 @@ def main():
     rng = np.random.default_rng(0)
     passed, failed = 0, []
     with tempfile.TemporaryDirectory() as work:
-        for name, sym, shapes in cases():
-            if not is_differentiable(name) or (tools.only and tools.only not in name):
+        work_items = [c for c in cases() if is_differentiable(c[0])] + list(MODELS)
+        for name, sym, shapes in work_items:
+            if tools.only and tools.only not in name:
                 continue
             try:
                 run_case(name, sym, shapes, work, tools, rng)
