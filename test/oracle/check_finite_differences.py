@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Finite-difference check of symc's compiled gradients (no MXNet numbers involved).
+
+For every differentiable op case, the artifact compiled with --train is driven
+through libsymrt's C API (ctypes): the gradient that backward computes for each
+float input must match the central difference (f(x+e) - f(x-e)) / 2e of the
+objective f = sum(head * output) with e = 1e-3. The dialect's ops run in
+float32 here, so the tolerance is rtol = atol = 1e-2 (float32 rounding in f,
+divided by 2e). Inputs keep at least 0.1 away from 0, where relu bends and
+division blows up. Left out: loss heads (SoftmaxOutput, make_loss) and
+BlockGrad, whose gradients MXNet defines otherwise than as the derivative of
+the output, and the float16 round trip, whose output is quantized to steps
+wider than 2e.
+"""
+import argparse
+import ctypes
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+from cases import cases
+from check_backward import is_differentiable
+from check_forward import POSITIVE, compile_command
+
+NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob", "make_loss", "blockgrad",
+                   "cast_roundtrip"}
+EPSILON = 1e-3
+TOLERANCE = 1e-2
+
+
+class Runtime:
+    """The few C API calls the check needs."""
+
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.lib.symcGetLastError.restype = ctypes.c_char_p
+
+    def call(self, fn, *args):
+        if getattr(self.lib, fn)(*args) != 0:
+            raise RuntimeError("%s: %s" % (fn, self.lib.symcGetLastError().decode()))
+
+    def view(self, handle):
+        """A numpy view of an NDArray handle's float32 data."""
+        ndim, shape, data = ctypes.c_int(), ctypes.POINTER(ctypes.c_int64)(), ctypes.c_void_p()
+        self.call("SymcNDArrayGetShape", handle, ctypes.byref(ndim), ctypes.byref(shape))
+        self.call("SymcNDArrayGetData", handle, ctypes.byref(data))
+        dims = [shape[i] for i in range(ndim.value)]
+        count = int(np.prod(dims)) if dims else 1
+        buffer = (ctypes.c_float * count).from_address(data.value)
+        return np.frombuffer(buffer, dtype=np.float32).reshape(dims)
+
+
+def check_case(runtime, name, sym, shapes, work, tools, rng):
+    base = os.path.join(work, name)
+    sym.save(base + "-symbol.json")
+    result = subprocess.run(compile_command(tools, base, shapes) + ["--train"], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("symc compile --train failed: " + result.stderr.strip())
+    art, exe = ctypes.c_void_p(), ctypes.c_void_p()
+    runtime.call("SymcArtifactLoad", (base + ".so").encode(), None, ctypes.byref(art))
+    runtime.call("SymcExecutorSimpleBind", art, 1, 0, 0, None, None, None, b"write", ctypes.byref(exe))
+    handles = []  # freed at the end; their views stay valid until then
+    try:
+        def array(kind, key):
+            handle = ctypes.c_void_p()
+            runtime.call(kind, exe, key, ctypes.byref(handle))
+            handles.append(handle)
+            return runtime.view(handle)
+
+        inputs = {a: array("SymcExecutorGetArray", a.encode()) for a in sym.list_arguments()}
+        for a, x in inputs.items():
+            magnitude = rng.uniform(0.5, 2.0, x.shape) if name in POSITIVE else rng.uniform(0.1, 1.0, x.shape)
+            x[...] = magnitude if name in POSITIVE else magnitude * rng.choice([-1.0, 1.0], x.shape)
+        outputs = [array("SymcExecutorGetOutput", i) for i in range(len(sym.list_outputs()))]
+        heads = [rng.uniform(-1, 1, o.shape).astype("float32") for o in outputs]
+
+        def objective():
+            runtime.call("SymcExecutorForward", exe, 0)
+            return sum(float(np.sum(h.astype(np.float64) * o)) for h, o in zip(heads, outputs))
+
+        objective()
+        head_handles = []
+        for h in heads:
+            handle = ctypes.c_void_p()
+            runtime.call("SymcNDArrayCreate", (ctypes.c_int64 * h.ndim)(*h.shape), h.ndim, 0, ctypes.byref(handle))
+            runtime.view(handle)[...] = h
+            head_handles.append(handle)
+        handles += head_handles
+        runtime.call("SymcExecutorBackward", exe, len(heads), (ctypes.c_void_p * len(heads))(*head_handles))
+        for a, x in inputs.items():
+            analytic = array("SymcExecutorGetGrad", a.encode()).copy()
+            numeric = np.zeros_like(analytic)
+            for i in np.ndindex(x.shape):
+                saved = x[i]
+                x[i] = saved + EPSILON
+                up = objective()
+                x[i] = saved - EPSILON
+                down = objective()
+                x[i] = saved
+                numeric[i] = (up - down) / (2 * EPSILON)
+            if not np.allclose(analytic, numeric, rtol=TOLERANCE, atol=TOLERANCE):
+                worst = np.abs(analytic - numeric).max()
+                raise RuntimeError("gradient of %s differs from central differences by %g" % (a, worst))
+    finally:
+        for handle in handles:
+            runtime.call("SymcNDArrayFree", handle)
+        runtime.call("SymcExecutorFree", exe)
+        runtime.call("SymcArtifactFree", art)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--symc", required=True)
+    parser.add_argument("--symrt", required=True, help="path of libsymrt.so")
+    parser.add_argument("--only", help="run only cases whose name contains this")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    tools = parser.parse_args()
+    runtime = Runtime(tools.symrt)
+    rng = np.random.default_rng(0)
+    passed, failed = 0, []
+    with tempfile.TemporaryDirectory() as work:
+        for name, sym, shapes in cases():
+            if not is_differentiable(name) or name in NOT_DERIVATIVES:
+                continue
+            if tools.only and tools.only not in name:
+                continue
+            try:
+                check_case(runtime, name, sym, shapes, work, tools, rng)
+                passed += 1
+                if tools.verbose:
+                    print("PASS", name, flush=True)
+            except Exception as e:  # report every case, then fail
+                failed.append(name)
+                print("FAIL %s: %s" % (name, e), flush=True)
+    print("finite differences: %d passed, %d failed" % (passed, len(failed)))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
