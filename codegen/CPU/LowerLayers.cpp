@@ -275,6 +275,92 @@ Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
   return SmallVector<Value>{out};
 }
 
+/// Dims 0 and 1 swapped: (N, C, S...) <-> (C, N, S...).
+Value swapLeadingDims(OpBuilder &b, Location loc, Value v) {
+  SmallVector<int64_t> permutation{1, 0};
+  for (int64_t i = 2; i < tensorType(v).getRank(); ++i)
+    permutation.push_back(i);
+  return transposeTo(b, loc, v, permutation);
+}
+
+/// dW[f, c, k] = sum over n, o of g[n, f, o] x_padded[n, c, o * s + k * d]: a
+/// convolution of x (as C images of N channels) by g (as F filters of N
+/// channels) with stride and dilation exchanged, cut to the kernel size.
+Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value padded, const Window &w,
+                            RankedTensorType weightType) {
+  unsigned d = w.rank();
+  RankedTensorType gType = tensorType(g), pType = tensorType(padded);
+  ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
+  Window swapped(outSpatial, w.dilate, w.stride, SmallVector<int64_t>(d, 0));
+  SmallVector<int64_t> shape{pType.getDimSize(1), gType.getDimSize(1)};
+  for (unsigned i = 0; i < d; ++i)
+    shape.push_back((pType.getDimSize(2 + i) - (outSpatial[i] - 1) * w.stride[i] - 1) / w.dilate[i] + 1);
+  Value full = convolutionByGemm(b, loc, swapLeadingDims(b, loc, padded), swapLeadingDims(b, loc, g), swapped,
+                                 RankedTensorType::get(shape, pType.getElementType()));
+  SmallVector<int64_t> sizes{shape[0], shape[1]};
+  llvm::append_range(sizes, w.kernel);
+  SmallVector<int64_t> offsets(sizes.size(), 0), strides(sizes.size(), 1);
+  Value cut = b.create<tensor::ExtractSliceOp>(loc, full, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                               getAsIndexOpFoldResult(b.getContext(), sizes),
+                                               getAsIndexOpFoldResult(b.getContext(), strides));
+  return reshapeTo(b, loc, swapLeadingDims(b, loc, cut), weightType.getShape());
+}
+
+/// dX = the stride-1 convolution of g, dilated by the stride and padded by
+/// (K - 1) * d - p, with the weight flipped and its dims 0 and 1 swapped.
+FailureOr<Value> convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
+                                     RankedTensorType dataType) {
+  unsigned d = w.rank();
+  RankedTensorType gType = tensorType(g), wType = tensorType(weight);
+  Type element = gType.getElementType();
+  SmallVector<int64_t> dilatedShape(gType.getShape()), strides{1, 1}, low{0, 0}, high{0, 0};
+  for (unsigned i = 0; i < d; ++i) {
+    int64_t o = gType.getDimSize(2 + i), extent = (w.kernel[i] - 1) * w.dilate[i];
+    dilatedShape[2 + i] = (o - 1) * w.stride[i] + 1;
+    strides.push_back(w.stride[i]);
+    low.push_back(extent - w.pad[i]);
+    high.push_back(dataType.getDimSize(2 + i) + w.pad[i] - dilatedShape[2 + i]);
+    if (low.back() < 0 || high.back() < 0)
+      return failure();
+  }
+  Value dilated = g;
+  if (llvm::any_of(w.stride, [](int64_t s) { return s != 1; })) {
+    SmallVector<int64_t> offsets(strides.size(), 0);
+    dilated = b.create<tensor::InsertSliceOp>(
+        loc, g, zeros(b, loc, dilatedShape, element), getAsIndexOpFoldResult(b.getContext(), offsets),
+        getAsIndexOpFoldResult(b.getContext(), gType.getShape()), getAsIndexOpFoldResult(b.getContext(), strides));
+  }
+  Value padded = padConstant(b, loc, dilated, low, high, 0.0);
+  // flipped[c, f, k] = weight[f, c, K - 1 - k]
+  SmallVector<int64_t> flippedShape{wType.getDimSize(1), wType.getDimSize(0)};
+  llvm::append_range(flippedShape, w.kernel);
+  SmallVector<AffineExpr> exprs{b.getAffineDimExpr(1), b.getAffineDimExpr(0)};
+  for (unsigned i = 0; i < d; ++i)
+    exprs.push_back(w.kernel[i] - 1 - b.getAffineDimExpr(2 + i));
+  Value flipped = mapWithMaps(b, loc, RankedTensorType::get(flippedShape, element), weight,
+                              AffineMap::get(2 + d, 0, exprs, b.getContext()),
+                              [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  Window unit(w.kernel, SmallVector<int64_t>(d, 1), w.dilate, SmallVector<int64_t>(d, 0));
+  return convolutionByGemm(b, loc, padded, flipped, unit, dataType);
+}
+
+Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op) {
+  Location loc = op.getLoc();
+  if (op.getNumGroup() != 1)
+    return op.emitError("the CPU backend has no gradient for grouped Convolution yet");
+  Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
+  SmallVector<int64_t> low{0, 0}, high{0, 0};
+  low.append(w.pad), high.append(w.pad);
+  Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
+  FailureOr<Value> dataGrad =
+      convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, tensorType(op.getDataGrad()));
+  if (failed(dataGrad))
+    return op.emitError("the CPU backend has no data gradient for a Convolution padded by more than its "
+                        "dilated kernel extent");
+  Value weightGrad = convolutionWeightGrad(b, loc, op.getOutGrad(), padded, w, tensorType(op.getWeightGrad()));
+  return SmallVector<Value>{*dataGrad, weightGrad};
+}
+
 /// Pools `input` (N, C, S...) already padded, with loops n, c, o..., k...
 Value poolWindow(OpBuilder &b, Location loc, Value input, const Window &w,
                  ArrayRef<int64_t> outShape, double init, ScalarFn combine) {
@@ -500,6 +586,7 @@ std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::DotOp o) { return lowerDot(b, o); })
       .Case([&](sym::BatchDotOp o) { return lowerBatchDot(b, o); })
       .Case([&](sym::ConvolutionOp o) { return lowerConvolution(b, o); })
+      .Case([&](sym::BackwardConvolutionOp o) { return lowerConvolutionBackward(b, o); })
       .Case([&](sym::PoolingOp o) { return lowerPooling(b, o); })
       .Case([&](sym::BatchNormOp o) { return lowerBatchNorm(b, o); })
       .Case([&](sym::LRNOp o) { return lowerLRN(b, o); })

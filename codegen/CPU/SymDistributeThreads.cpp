@@ -41,16 +41,20 @@ SmallVector<int64_t> threadTileSizes(TilingInterface op, int64_t chunks) {
 }
 
 /// Tiling computes operand slices through the indexing maps; MLIR 19 gets
-/// them wrong for floordiv/mod/ceildiv expressions, so those ops stay whole.
-bool hasDivisionInMaps(linalg::LinalgOp op) {
+/// them wrong for floordiv/mod/ceildiv expressions and for reversed dims
+/// (a negative coefficient, as in a flipped kernel), so those ops stay whole.
+bool hasUntileableMaps(linalg::LinalgOp op) {
   return llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
     return llvm::any_of(map.getResults(), [](AffineExpr e) {
-      bool division = false;
+      bool untileable = false;
       e.walk([&](AffineExpr sub) {
-        division |= sub.getKind() == AffineExprKind::FloorDiv ||
-                    sub.getKind() == AffineExprKind::CeilDiv || sub.getKind() == AffineExprKind::Mod;
+        auto product = dyn_cast<AffineBinaryOpExpr>(sub);
+        auto factor = product ? dyn_cast<AffineConstantExpr>(product.getRHS()) : AffineConstantExpr();
+        untileable |= sub.getKind() == AffineExprKind::FloorDiv || sub.getKind() == AffineExprKind::CeilDiv ||
+                      sub.getKind() == AffineExprKind::Mod ||
+                      (sub.getKind() == AffineExprKind::Mul && factor && factor.getValue() < 0);
       });
-      return division;
+      return untileable;
     });
   });
 }
@@ -66,7 +70,7 @@ struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeTh
       if (op->getParentOfType<scf::ForallOp>())
         return;
       auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation());
-      if ((linalgOp && linalgOp.hasPureTensorSemantics() && !hasDivisionInMaps(linalgOp)) ||
+      if ((linalgOp && linalgOp.hasPureTensorSemantics() && !hasUntileableMaps(linalgOp)) ||
           isa<tensor::PadOp>(op))
         ops.push_back(op);
     });

@@ -28,7 +28,7 @@ from models import mlp
 
 # The cases whose ops all have gradient rules so far (dialects/Sym/IR/Gradients.cpp).
 DIFFERENTIABLE = (
-    "fc", "fc_nobias", "fc_noflatten", "act_relu", "unary_relu", "softmaxoutput", "softmaxoutput_multi",
+    "fc", "fc_nobias", "fc_noflatten", "conv2d", "conv2d_batched", "conv1d", "act_relu", "unary_relu", "softmaxoutput", "softmaxoutput_multi",
     "softmaxoutput_prob", "act_sigmoid", "act_tanh", "act_softrelu", "act_softsign",
     "concat", "flatten", "transpose", "transpose_rev", "expand_dims", "expand_dims_neg", "swapaxes",
     "identity", "blockgrad", "make_loss", "softmax", "log_softmax", "elemwise_add", "elemwise_sub",

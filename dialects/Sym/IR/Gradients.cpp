@@ -329,6 +329,26 @@ LogicalResult identityLossRule(GradBuilder &gb, IdentityLossOp op, ValueRange, G
   return success();
 }
 
+/// Data and weight gradients by one backward op; the bias gradient sums the
+/// output gradient over all but the channel dim.
+LogicalResult convolutionRule(GradBuilder &gb, ConvolutionOp op, ValueRange resultGrads, Grads &grads) {
+  if (op.getNumGroup() != 1)
+    return op.emitError("no gradient rule for grouped Convolution yet");
+  Value g = resultGrad(resultGrads);
+  auto backward = gb.b.create<BackwardConvolutionOp>(
+      gb.loc, TypeRange{op.getData().getType(), op.getWeight().getType()},
+      ValueRange{g, op.getData(), op.getWeight()}, op->getAttrDictionary().getValue());
+  grads.append({backward.getDataGrad(), backward.getWeightGrad()});
+  if (op.getBias()) {
+    auto type = cast<RankedTensorType>(g.getType());
+    SmallVector<int64_t> axes{0};
+    for (int64_t i = 2; i < type.getRank(); ++i)
+      axes.push_back(i);
+    grads.push_back(gb.make<SumOp>(op.getBias().getType(), g, {gb.attr("axis", gb.b.getDenseI64ArrayAttr(axes))}));
+  }
+  return success();
+}
+
 /// The head gradient is ignored (multiplied in with out_grad); the label
 /// gets none.
 LogicalResult softmaxOutputRule(GradBuilder &gb, SoftmaxOutputOp op, ValueRange resultGrads, Grads &grads) {
@@ -440,6 +460,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attachUnary<SigmoidOp, sigmoidGrad>(ctx);
   attachUnary<ReluOp, reluGrad>(ctx);
   attach<SoftmaxOutputOp, softmaxOutputRule>(ctx);
+  attach<ConvolutionOp, convolutionRule>(ctx);
   attach<ActivationOp, activationRule>(ctx);
   attach<AddNOp, addNRule>(ctx);
   attach<CopyOp, generic<CopyOp, identityRule>>(ctx);

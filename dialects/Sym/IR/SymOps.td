@@ -468,6 +468,35 @@ def Sym_BackwardReluOp : Sym_SameShapeOp<"_backward_relu", [Pure]> {
   let results = (outs AnyTensor:$output);
 }
 
+def Sym_BackwardConvolutionOp : Sym_Op<"_backward_Convolution", [Pure]> {
+  let summary = "Convolution's data and weight gradients from the output gradient";
+  let description = [{
+    data_grad is the transposed convolution of out_grad with the weight;
+    weight_grad correlates the data with out_grad. The attributes are the
+    forward op's (the bias gradient is a sum the rule builds).
+  }];
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data, AnyTensor:$weight,
+                   DenseI64ArrayAttr:$kernel,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilate,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad,
+                   Sym_PositiveIntAttr:$num_filter,
+                   DefaultValuedAttr<Sym_PositiveIntAttr, "1">:$num_group,
+                   DefaultValuedAttr<Sym_IntAttr, "1024">:$workspace,
+                   DefaultValuedAttr<BoolAttr, "false">:$no_bias,
+                   OptionalAttr<Sym_StrEnumAttr<["off", "limited_workspace", "fastest"]>>:$cudnn_tune,
+                   DefaultValuedAttr<BoolAttr, "false">:$cudnn_off,
+                   OptionalAttr<Sym_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"]>>:$layout);
+  let results = (outs AnyTensor:$data_grad, AnyTensor:$weight_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      if (::mlir::failed(ctx.refineOutput(0, ctx.input(1))))
+        return ::mlir::failure();
+      return ctx.refineOutput(1, ctx.input(2));
+    }
+  }];
+}
+
 def Sym_BackwardSoftmaxOutputOp : Sym_Op<"_backward_SoftmaxOutput", [Pure]> {
   let summary = "SoftmaxOutput's data gradient from its output and label";
   let description = [{

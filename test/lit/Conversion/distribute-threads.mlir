@@ -44,3 +44,19 @@ func.func @pad(%x: tensor<8x5xf32>) -> tensor<8x7xf32> {
   } : tensor<8x5xf32> to tensor<8x7xf32>
   return %p : tensor<8x7xf32>
 }
+
+// A reversed dim (a flipped kernel) would get wrong slices: the op stays whole.
+// CHECK-LABEL: func @reversed
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic
+#flip = affine_map<(d0, d1) -> (d0, -d1 + 7)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @reversed(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %r = linalg.generic {indexing_maps = [#flip, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}

@@ -98,3 +98,15 @@ func.func @main(%x: tensor<2x3xf32> {sym.name = "x"}, %label: tensor<2xf32> {sym
   %1 = sym.SoftmaxOutput %0, %label {grad_scale = 2.0 : f64} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
   return %1 : tensor<2x3xf32>
 }
+
+// -----
+
+// Convolution: one backward op for data and weight, a sum for the bias.
+// CHECK-LABEL: func.func @main_backward
+// CHECK: %[[DX:.*]], %[[DW:.*]] = sym._backward_Convolution %{{.*}}, %{{.*}}, %{{.*}} {kernel = array<i64: 3, 3>, num_filter = 4 : i64, pad = array<i64: 1, 1>}
+// CHECK: %[[DB:.*]] = sym.sum %{{.*}} {axis = array<i64: 0, 2, 3>} : (tensor<2x4x5x5xf32>) -> tensor<4xf32>
+// CHECK: return %[[DX]], %[[DW]], %[[DB]]
+func.func @main(%x: tensor<2x3x5x5xf32> {sym.name = "x"}, %w: tensor<4x3x3x3xf32> {sym.name = "w"}, %b: tensor<4xf32> {sym.name = "b"}) -> (tensor<2x4x5x5xf32> {sym.name = "y"}) {
+  %0 = sym.Convolution %x, %w, %b {kernel = array<i64: 3, 3>, num_filter = 4 : i64, pad = array<i64: 1, 1>} : (tensor<2x3x5x5xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<2x4x5x5xf32>
+  return %0 : tensor<2x4x5x5xf32>
+}
