@@ -4,8 +4,9 @@
 // way MXNet's FGradient builds `_backward_*` nodes; sym-generate-gradients
 // then shape-infers the result, so rules may leave result types unranked.
 // Gradients that forward ops cannot express get a `_backward_*` op of their
-// own (relu's step, SoftmaxOutput's one-hot); the convolution, pooling and
-// normalization backwards have no rule here yet.
+// own (relu's step, SoftmaxOutput's one-hot, Convolution's transposed
+// convolution); pooling, normalization, dropout and embedding have no rule
+// here yet.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Sym/IR/SymOps.h"
