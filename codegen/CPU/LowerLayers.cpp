@@ -361,6 +361,125 @@ Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op) {
   return SmallVector<Value>{*dataGrad, weightGrad};
 }
 
+/// Index arithmetic for the pooling backward's loops.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+  Value sub(Value x, Value y) { return b.create<arith::SubIOp>(loc, x, y); }
+  Value mul(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
+  Value min(Value x, Value y) { return b.create<arith::MinSIOp>(loc, x, y); }
+  Value max(Value x, Value y) { return b.create<arith::MaxSIOp>(loc, x, y); }
+};
+
+/// One pooling window of output position o along a spatial dim: [begin, end)
+/// clipped to the input as MXNet's kernels do, and its extent before that
+/// clipping (avg's divisor with count_include_pad).
+struct WindowRange {
+  Value begin, end, unclippedExtent;
+};
+
+WindowRange windowRange(IndexMath &m, Value o, int64_t kernel, int64_t stride, int64_t pad, int64_t size) {
+  Value start = m.sub(m.mul(o, m.c(stride)), m.c(pad));
+  Value stop = m.min(m.add(start, m.c(kernel)), m.c(size + pad));
+  Value extent = m.sub(stop, start);
+  return {m.max(start, m.c(0)), m.min(stop, m.c(size)), extent};
+}
+
+/// The data gradient of 2-d pooling, one (n, c) plane per parallel
+/// iteration: for each output position, max sends its gradient to the
+/// window's first largest element (MXNet's unpooling), avg and sum spread it.
+Value poolingGrad2d(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const Window &w) {
+  RankedTensorType dataType = tensorType(op.getData()), gType = tensorType(op.getOutGrad());
+  Type element = dataType.getElementType();
+  int64_t height = dataType.getDimSize(2), width = dataType.getDimSize(3);
+  StringRef kind = op.getPoolType();
+  bool includePad = op.getCountIncludePad().value_or(true);
+  Value init = zeros(b, loc, dataType.getShape(), element);
+  SmallVector<OpFoldResult> planes{b.getIndexAttr(dataType.getDimSize(0)), b.getIndexAttr(dataType.getDimSize(1))};
+  auto forall = b.create<scf::ForallOp>(loc, planes, ValueRange{init}, std::nullopt,
+                                        [&](OpBuilder &pb, Location l, ValueRange args) {
+    Value n = args[0], ch = args[1], shared = args[2];
+    IndexMath m{pb, l};
+    SmallVector<OpFoldResult> offsets{n, ch, pb.getIndexAttr(0), pb.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes{pb.getIndexAttr(1), pb.getIndexAttr(1), pb.getIndexAttr(height),
+                                    pb.getIndexAttr(width)};
+    SmallVector<OpFoldResult> unit(4, pb.getIndexAttr(1));
+    Value plane = pb.create<tensor::ExtractSliceOp>(l, shared, offsets, sizes, unit);
+    Value zero = m.c(0), one = m.c(1);
+    auto outer = pb.create<scf::ForOp>(l, zero, m.c(gType.getDimSize(2)), one, ValueRange{plane},
+                                       [&](OpBuilder &hb, Location l, Value oh, ValueRange rowAcc) {
+      auto inner = hb.create<scf::ForOp>(l, zero, m.c(gType.getDimSize(3)), one, rowAcc,
+                                         [&](OpBuilder &wb, Location l, Value ow, ValueRange acc) {
+        IndexMath m{wb, l};
+        WindowRange rows = windowRange(m, oh, w.kernel[0], w.stride[0], w.pad[0], height);
+        WindowRange cols = windowRange(m, ow, w.kernel[1], w.stride[1], w.pad[1], width);
+        Value g = wb.create<tensor::ExtractOp>(l, op.getOutGrad(), ValueRange{n, ch, oh, ow});
+        Value updated;
+        if (kind == "max") {
+          // The first largest element, in row-major order.
+          Value lowest = scalarConstant(wb, l, element, -std::numeric_limits<double>::infinity());
+          auto scanRows = wb.create<scf::ForOp>(l, rows.begin, rows.end, m.c(1),
+                                                ValueRange{lowest, rows.begin, cols.begin},
+                                                [&](OpBuilder &rb, Location l, Value h, ValueRange best) {
+            auto scanCols = rb.create<scf::ForOp>(l, cols.begin, cols.end, m.c(1), best,
+                                                  [&](OpBuilder &cb, Location l, Value x, ValueRange cur) {
+              Value v = cb.create<tensor::ExtractOp>(l, op.getData(), ValueRange{n, ch, h, x});
+              Value better = cb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v, cur[0]);
+              cb.create<scf::YieldOp>(l, ValueRange{cb.create<arith::SelectOp>(l, better, v, cur[0]),
+                                                    cb.create<arith::SelectOp>(l, better, h, cur[1]),
+                                                    cb.create<arith::SelectOp>(l, better, x, cur[2])});
+            });
+            rb.create<scf::YieldOp>(l, scanCols.getResults());
+          });
+          SmallVector<Value> at{zero, zero, scanRows.getResult(1), scanRows.getResult(2)};
+          Value old = wb.create<tensor::ExtractOp>(l, acc[0], at);
+          updated = wb.create<tensor::InsertOp>(l, add(wb, l, old, g), acc[0], at);
+        } else {
+          Value share = g;
+          if (kind == "avg") {
+            Value count = includePad ? m.mul(rows.unclippedExtent, cols.unclippedExtent)
+                                     : m.mul(m.sub(rows.end, rows.begin), m.sub(cols.end, cols.begin));
+            Value countF = wb.create<arith::SIToFPOp>(
+                l, element, wb.create<arith::IndexCastOp>(l, wb.getI64Type(), count));
+            share = div(wb, l, g, countF);
+          }
+          auto spreadRows = wb.create<scf::ForOp>(l, rows.begin, rows.end, m.c(1), acc,
+                                                  [&](OpBuilder &rb, Location l, Value h, ValueRange racc) {
+            auto spreadCols = rb.create<scf::ForOp>(l, cols.begin, cols.end, m.c(1), racc,
+                                                    [&](OpBuilder &cb, Location l, Value x, ValueRange cacc) {
+              SmallVector<Value> at{zero, zero, h, x};
+              Value old = cb.create<tensor::ExtractOp>(l, cacc[0], at);
+              cb.create<scf::YieldOp>(l, cb.create<tensor::InsertOp>(l, add(cb, l, old, share), cacc[0], at)
+                                             .getResult());
+            });
+            rb.create<scf::YieldOp>(l, spreadCols.getResults());
+          });
+          updated = spreadRows.getResult(0);
+        }
+        wb.create<scf::YieldOp>(l, updated);
+      });
+      hb.create<scf::YieldOp>(l, inner.getResults());
+    });
+    auto terminator = pb.create<scf::InParallelOp>(l);
+    OpBuilder::InsertionGuard guard(pb);
+    pb.setInsertionPointToStart(terminator.getBody());
+    pb.create<tensor::ParallelInsertSliceOp>(l, outer.getResult(0), shared, offsets, sizes, unit);
+  });
+  return forall.getResult(0);
+}
+
+Lowered lowerPoolingBackward(OpBuilder &b, sym::BackwardPoolingOp op) {
+  RankedTensorType dataType = tensorType(op.getData());
+  if (op.getPoolType() == "lp" || op.getPoolingConvention() == "same" || dataType.getRank() != 4 ||
+      !isa<FloatType>(dataType.getElementType()))
+    return op.emitError("the CPU backend has a Pooling gradient for 2-d max/avg/sum pooling of floats only");
+  ArrayRef<int64_t> spatial = dataType.getShape().drop_front(2);
+  Window w = op.getGlobalPool() ? Window(spatial, {}, {}, {}) : Window(op.getKernel(), op.getStride(), {}, op.getPad());
+  return SmallVector<Value>{poolingGrad2d(b, op.getLoc(), op, w)};
+}
+
 /// Pools `input` (N, C, S...) already padded, with loops n, c, o..., k...
 Value poolWindow(OpBuilder &b, Location loc, Value input, const Window &w,
                  ArrayRef<int64_t> outShape, double init, ScalarFn combine) {
@@ -587,6 +706,7 @@ std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::BatchDotOp o) { return lowerBatchDot(b, o); })
       .Case([&](sym::ConvolutionOp o) { return lowerConvolution(b, o); })
       .Case([&](sym::BackwardConvolutionOp o) { return lowerConvolutionBackward(b, o); })
+      .Case([&](sym::BackwardPoolingOp o) { return lowerPoolingBackward(b, o); })
       .Case([&](sym::PoolingOp o) { return lowerPooling(b, o); })
       .Case([&](sym::BatchNormOp o) { return lowerBatchNorm(b, o); })
       .Case([&](sym::LRNOp o) { return lowerLRN(b, o); })

@@ -24,11 +24,13 @@ import mxnet as mx
 import numpy as np
 
 from cases import cases
-from models import mlp
+from models import lenet, mlp
 
 # The cases whose ops all have gradient rules so far (dialects/Sym/IR/Gradients.cpp).
 DIFFERENTIABLE = (
-    "fc", "fc_nobias", "fc_noflatten", "conv2d", "conv2d_batched", "conv1d", "act_relu", "unary_relu", "softmaxoutput", "softmaxoutput_multi",
+    "fc", "fc_nobias", "fc_noflatten", "conv2d", "conv2d_batched", "conv1d", "pool_max_valid",
+    "pool_max_full", "pool_avg_valid", "pool_avg_full", "pool_sum_valid", "pool_sum_full", "pool_global",
+    "pool_avg_nopad", "act_relu", "unary_relu", "softmaxoutput", "softmaxoutput_multi",
     "softmaxoutput_prob", "act_sigmoid", "act_tanh", "act_softrelu", "act_softsign",
     "concat", "flatten", "transpose", "transpose_rev", "expand_dims", "expand_dims_neg", "swapaxes",
     "identity", "blockgrad", "make_loss", "softmax", "log_softmax", "elemwise_add", "elemwise_sub",
@@ -39,7 +41,7 @@ DIFFERENTIABLE = (
     "batch_dot", "batch_dot_t", "shared_input", "cast_roundtrip",
 )
 # Whole models whose training step is checked: every parameter's gradient.
-MODELS = (("model_mlp", mlp(), {"data": (64, 784)}),)
+MODELS = (("model_mlp", mlp(), {"data": (64, 784)}), ("model_lenet", lenet(), {"data": (2, 1, 28, 28)}))
 REQS = ("write", "add", "null")
 TOLERANCE = 1e-4
 

@@ -5,8 +5,8 @@
 // then shape-infers the result, so rules may leave result types unranked.
 // Gradients that forward ops cannot express get a `_backward_*` op of their
 // own (relu's step, SoftmaxOutput's one-hot, Convolution's transposed
-// convolution); pooling, normalization, dropout and embedding have no rule
-// here yet.
+// convolution, Pooling's unpooling); normalization, dropout and embedding
+// have no rule here yet.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Sym/IR/SymOps.h"
@@ -350,6 +350,12 @@ LogicalResult convolutionRule(GradBuilder &gb, ConvolutionOp op, ValueRange resu
   return success();
 }
 
+LogicalResult poolingRule(GradBuilder &gb, PoolingOp op, ValueRange resultGrads, Grads &grads) {
+  grads.push_back(gb.same<BackwardPoolingOp>(op.getData(), {resultGrad(resultGrads), op.getData()},
+                                             op->getAttrDictionary().getValue()));
+  return success();
+}
+
 /// The head gradient is ignored (multiplied in with out_grad); the label
 /// gets none.
 LogicalResult softmaxOutputRule(GradBuilder &gb, SoftmaxOutputOp op, ValueRange resultGrads, Grads &grads) {
@@ -462,6 +468,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attachUnary<ReluOp, reluGrad>(ctx);
   attach<SoftmaxOutputOp, softmaxOutputRule>(ctx);
   attach<ConvolutionOp, convolutionRule>(ctx);
+  attach<PoolingOp, poolingRule>(ctx);
   attach<ActivationOp, activationRule>(ctx);
   attach<AddNOp, addNRule>(ctx);
   attach<CopyOp, generic<CopyOp, identityRule>>(ctx);

@@ -497,6 +497,32 @@ def Sym_BackwardConvolutionOp : Sym_Op<"_backward_Convolution", [Pure]> {
   }];
 }
 
+def Sym_BackwardPoolingOp : Sym_Op<"_backward_Pooling", [Pure]> {
+  let summary = "Pooling's data gradient";
+  let description = [{
+    max: each window's gradient goes to its first largest element; avg and
+    sum: spread over the window (divided by MXNet's count for avg). The
+    attributes are the forward op's.
+  }];
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$kernel,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["max", "avg", "sum", "lp"]>, "\"max\"">:$pool_type,
+                   DefaultValuedAttr<BoolAttr, "false">:$global_pool,
+                   DefaultValuedAttr<BoolAttr, "false">:$cudnn_off,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["valid", "full", "same"]>, "\"valid\"">:$pooling_convention,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad,
+                   OptionalAttr<Sym_IntAttr>:$p_value,
+                   OptionalAttr<BoolAttr>:$count_include_pad,
+                   OptionalAttr<Sym_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"]>>:$layout);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(1));
+    }
+  }];
+}
+
 def Sym_BackwardSoftmaxOutputOp : Sym_Op<"_backward_SoftmaxOutput", [Pure]> {
   let summary = "SoftmaxOutput's data gradient from its output and label";
   let description = [{
