@@ -115,7 +115,7 @@ func.func @main(%x: tensor<2x3x5x5xf32> {sym.name = "x"}, %w: tensor<4x3x3x3xf32
 
 // Pooling: its own backward op, with the forward's attributes.
 // CHECK-LABEL: func.func @main_backward
-// CHECK: %[[G:.*]] = sym._backward_Pooling %{{.*}}, %{{.*}} {kernel = array<i64: 2, 2>, pool_type = "max", stride = array<i64: 2, 2>} : (tensor<1x2x2x2xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+// CHECK: %[[G:.*]] = sym._backward_Pooling %{{.*}}, %{{.*}} {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>} : (tensor<1x2x2x2xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
 // CHECK: return %[[G]]
 func.func @main(%x: tensor<1x2x4x4xf32> {sym.name = "x"}) -> (tensor<1x2x2x2xf32> {sym.name = "y"}) {
   %0 = sym.Pooling %x {kernel = array<i64: 2, 2>, pool_type = "max", stride = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
