@@ -25,6 +25,11 @@ namespace {
 /// The gradient requirement of each argument of @main: write, add or null.
 /// Aux states never get gradients.
 FailureOr<SmallVector<std::string>> gradReqs(func::FuncOp main, ArrayRef<std::string> given) {
+  for (unsigned i = 0; i < main.getNumArguments(); ++i)
+    if (!main.getArgAttrOfType<StringAttr>(i, kNameAttr)) {
+      main.emitError("argument ") << i << " has no " << kNameAttr << ": gradients are named by it";
+      return failure();
+    }
   SmallVector<std::string> reqs(main.getNumArguments(), "write");
   for (unsigned i = 0; i < main.getNumArguments(); ++i)
     if (main.getArgAttr(i, kAuxAttr))

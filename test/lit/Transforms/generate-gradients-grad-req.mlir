@@ -15,3 +15,10 @@ func.func @main(%a: tensor<2xf32> {sym.name = "a"}, %b: tensor<2xf32> {sym.name 
 func.func @main(%a: tensor<2xf32> {sym.name = "a"}) -> (tensor<2xf32> {sym.name = "c"}) {
   return %a : tensor<2xf32>
 }
+
+// -----
+
+// expected-error @+1 {{argument 0 has no sym.name: gradients are named by it}}
+func.func @main(%a: tensor<2xf32>) -> (tensor<2xf32> {sym.name = "c"}) {
+  return %a : tensor<2xf32>
+}
