@@ -16,15 +16,21 @@ def check(rc):
         raise RuntimeError("%s: %s" % (lib.symcGetLastErrorKind().decode(), lib.symcGetLastError().decode()))
 
 
-art, exe = handle(), handle()
-check(lib.SymcArtifactLoad(artifact.encode(), None, ctypes.byref(art)))
-check(lib.SymcExecutorSimpleBind(art, 1, 0, 0, None, None, None, b"null", ctypes.byref(exe)))
-for name, values in ((b"a", (1.0, 2.0)), (b"b", (2.0, 3.0))):
-    arr, data = handle(), ctypes.c_void_p()
-    check(lib.SymcExecutorGetArray(exe, name, ctypes.byref(arr)))
-    check(lib.SymcNDArrayGetData(arr, ctypes.byref(data)))
-    ctypes.memmove(data, (ctypes.c_float * 2)(*values), 8)
-    check(lib.SymcNDArrayFree(arr))
+def bind_a_b(path, grad_req):
+    """simple_bind of 2*a+b with a = [1, 2] and b = [2, 3]."""
+    art, exe = handle(), handle()
+    check(lib.SymcArtifactLoad(path.encode(), None, ctypes.byref(art)))
+    check(lib.SymcExecutorSimpleBind(art, 1, 0, 0, None, None, None, grad_req, ctypes.byref(exe)))
+    for name, values in ((b"a", (1.0, 2.0)), (b"b", (2.0, 3.0))):
+        arr, data = handle(), ctypes.c_void_p()
+        check(lib.SymcExecutorGetArray(exe, name, ctypes.byref(arr)))
+        check(lib.SymcNDArrayGetData(arr, ctypes.byref(data)))
+        ctypes.memmove(data, (ctypes.c_float * 2)(*values), 8)
+        check(lib.SymcNDArrayFree(arr))
+    return art, exe
+
+
+art, exe = bind_a_b(artifact, b"null")
 check(lib.SymcExecutorForward(exe, 0))
 out, data = handle(), ctypes.c_void_p()
 ndim, shape = ctypes.c_int(), ctypes.POINTER(ctypes.c_int64)()
@@ -51,14 +57,7 @@ def floats(array, n):
 
 
 # backward(out) with head [4, 7] gives grad a = [8, 14] and grad b = [4, 7].
-check(lib.SymcArtifactLoad(train_artifact.encode(), None, ctypes.byref(art)))
-check(lib.SymcExecutorSimpleBind(art, 1, 0, 0, None, None, None, b"write", ctypes.byref(exe)))
-for name, values in ((b"a", (1.0, 2.0)), (b"b", (2.0, 3.0))):
-    arr, data = handle(), ctypes.c_void_p()
-    check(lib.SymcExecutorGetArray(exe, name, ctypes.byref(arr)))
-    check(lib.SymcNDArrayGetData(arr, ctypes.byref(data)))
-    ctypes.memmove(data, (ctypes.c_float * 2)(*values), 8)
-    check(lib.SymcNDArrayFree(arr))
+art, exe = bind_a_b(train_artifact, b"write")
 check(lib.SymcExecutorForward(exe, 1))
 check(lib.SymcExecutorGetOutput(exe, 0, ctypes.byref(out)))
 assert lib.SymcExecutorBackward(exe, 0, None) == -1

@@ -1,10 +1,33 @@
-"""Op-level MXNet symbols shared by the oracle checks: (name, symbol, input shapes)."""
+"""Op-level MXNet symbols shared by the oracle checks: (name, symbol, input shapes),
+and the loop that runs a check over them."""
+import tempfile
+
 import mxnet as mx
 
 S = mx.sym
 V = S.Variable
 def case(name, sym, **shapes):
     return name, sym, shapes
+
+
+def run_checks(label, checks, tools):
+    """Runs each (name, check(work_dir)) whose name contains --only, reports
+    every failure, prints the summary and returns the exit status."""
+    passed, failed = 0, []
+    with tempfile.TemporaryDirectory() as work:
+        for name, check in checks:
+            if tools.only and tools.only not in name:
+                continue
+            try:
+                check(work)
+                passed += 1
+                if tools.verbose:
+                    print("PASS", name, flush=True)
+            except Exception as e:  # report every case, then fail
+                failed.append(name)
+                print("FAIL %s: %s" % (name, e), flush=True)
+    print("%s: %d passed, %d failed" % (label, passed, len(failed)))
+    return 1 if failed else 0
 
 
 def cases():

@@ -16,14 +16,13 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 
 from check_forward import POSITIVE, compile_command, random_arrays, save_arrays
 
 import mxnet as mx
 import numpy as np
 
-from cases import cases
+from cases import cases, run_checks
 from models import lenet, mlp
 
 # The cases whose ops all have gradient rules so far (dialects/Sym/IR/Gradients.cpp).
@@ -104,22 +103,10 @@ def main():
     parser.add_argument("-v", "--verbose", action="store_true")
     tools = parser.parse_args()
     rng = np.random.default_rng(0)
-    passed, failed = 0, []
-    with tempfile.TemporaryDirectory() as work:
-        work_items = [c for c in cases() if is_differentiable(c[0])] + list(MODELS)
-        for name, sym, shapes in work_items:
-            if tools.only and tools.only not in name:
-                continue
-            try:
-                run_case(name, sym, shapes, work, tools, rng)
-                passed += 1
-                if tools.verbose:
-                    print("PASS", name, flush=True)
-            except Exception as e:  # report every case, then fail
-                failed.append(name)
-                print("FAIL %s: %s" % (name, e), flush=True)
-    print("oracle backward: %d passed, %d failed" % (passed, len(failed)))
-    return 1 if failed else 0
+    work_items = [c for c in cases() if is_differentiable(c[0])] + list(MODELS)
+    return run_checks("oracle backward", [
+        (name, lambda work, n=name, s=sym, shp=shapes: run_case(n, s, shp, work, tools, rng))
+        for name, sym, shapes in work_items], tools)
 
 
 if __name__ == "__main__":

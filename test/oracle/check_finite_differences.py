@@ -18,11 +18,10 @@ import ctypes
 import os
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-from cases import cases
+from cases import cases, run_checks
 from check_backward import is_differentiable
 from check_forward import POSITIVE, compile_command
 
@@ -124,23 +123,9 @@ def main():
     tools = parser.parse_args()
     runtime = Runtime(tools.symrt)
     rng = np.random.default_rng(0)
-    passed, failed = 0, []
-    with tempfile.TemporaryDirectory() as work:
-        for name, sym, shapes in cases():
-            if not is_differentiable(name) or name in NOT_DERIVATIVES:
-                continue
-            if tools.only and tools.only not in name:
-                continue
-            try:
-                check_case(runtime, name, sym, shapes, work, tools, rng)
-                passed += 1
-                if tools.verbose:
-                    print("PASS", name, flush=True)
-            except Exception as e:  # report every case, then fail
-                failed.append(name)
-                print("FAIL %s: %s" % (name, e), flush=True)
-    print("finite differences: %d passed, %d failed" % (passed, len(failed)))
-    return 1 if failed else 0
+    return run_checks("finite differences", [
+        (name, lambda work, n=name, s=sym, shp=shapes: check_case(runtime, n, s, shp, work, tools, rng))
+        for name, sym, shapes in cases() if is_differentiable(name) and name not in NOT_DERIVATIVES], tools)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 
 # MXNet's reference CPU kernels, which shared/mxnet-semantics.md documents. The
 # pip build's oneDNN kernels deviate in places (SoftmaxOutput on 4-d data
@@ -22,7 +21,7 @@ os.environ.setdefault("MXNET_STORAGE_FALLBACK_LOG_VERBOSE", "0")
 import mxnet as mx
 import numpy as np
 
-from cases import cases
+from cases import cases, run_checks
 from models import models
 
 # Cases whose inputs must be positive (logarithms, roots, fractional powers).
@@ -185,21 +184,9 @@ def main():
             work_items.append(("model_" + n, s, shp, MODEL_TOLERANCE, run_case))
             if n in DYNAMIC_MODELS:
                 work_items.append(("dynamic_" + n, s, shp, MODEL_TOLERANCE, run_dynamic_batch))
-    passed, failed = 0, []
-    with tempfile.TemporaryDirectory() as work:
-        for name, sym, shapes, tolerance, check in work_items:
-            if tools.only and tools.only not in name:
-                continue
-            try:
-                check(name, sym, shapes, work, tools, rng, tolerance)
-                passed += 1
-                if tools.verbose:
-                    print("PASS", name, flush=True)
-            except Exception as e:  # report every case, then fail
-                failed.append(name)
-                print("FAIL %s: %s" % (name, e), flush=True)
-    print("oracle forward: %d passed, %d failed" % (passed, len(failed)))
-    return 1 if failed else 0
+    return run_checks("oracle forward", [
+        (name, lambda work, n=name, s=sym, shp=shapes, t=tolerance, c=check: c(n, s, shp, work, tools, rng, t))
+        for name, sym, shapes, tolerance, check in work_items], tools)
 
 
 if __name__ == "__main__":
