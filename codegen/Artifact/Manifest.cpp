@@ -45,21 +45,10 @@ llvm::json::Array describeNodes(func::FuncOp main) {
   return nodes;
 }
 
-/// Nodes whose inference forward differs from their training forward.
-bool isTrainSensitive(Operation *op) {
-  if (auto bn = dyn_cast<sym::BatchNormOp>(op))
-    return !bn.getUseGlobalStats();
-  if (auto dropout = dyn_cast<sym::DropoutOp>(op))
-    return dropout.getMode() == "training" && dropout.getP() > 0;
-  if (auto leaky = dyn_cast<sym::LeakyReLUOp>(op))
-    return leaky.getActType() == "rrelu";
-  return false;
-}
-
 llvm::json::Array trainSensitiveNodes(func::FuncOp main) {
   llvm::json::Array names;
   main.walk([&](Operation *op) {
-    if (isTrainSensitive(op))
+    if (sym::isTrainSensitive(op))
       names.push_back(nodeName(op->getLoc()));
   });
   return names;
@@ -85,31 +74,44 @@ llvm::json::Object describeInterface(func::FuncOp main) {
 /// The backward entry: its head gradients (named by output) and the
 /// gradients it computes (named by argument), in frame order.
 static llvm::json::Object describeBackward(func::FuncOp backward, StringRef prefix) {
-  llvm::json::Array heads, grads;
+  llvm::json::Array heads, grads, auxUpdates;
   for (unsigned i = 0; i < backward.getNumArguments(); ++i)
     if (auto output = backward.getArgAttrOfType<StringAttr>(i, sym::kHeadGradAttr))
       heads.push_back(describeValue(backward.getArgument(i).getType(), output));
-  for (unsigned i = 0; i < backward.getNumResults(); ++i)
-    grads.push_back(describeValue(backward.getResultTypes()[i],
-                                  backward.getResultAttrOfType<StringAttr>(i, sym::kGradOfAttr)));
+  for (unsigned i = 0; i < backward.getNumResults(); ++i) {
+    Type type = backward.getResultTypes()[i];
+    if (auto grad = backward.getResultAttrOfType<StringAttr>(i, sym::kGradOfAttr))
+      grads.push_back(describeValue(type, grad));
+    else
+      auxUpdates.push_back(describeValue(type, backward.getResultAttrOfType<StringAttr>(i, sym::kAuxUpdateOfAttr)));
+  }
   return llvm::json::Object{{"entry", backwardEntryName(prefix)},
                             {"head_gradients", std::move(heads)},
-                            {"gradients", std::move(grads)}};
+                            {"gradients", std::move(grads)},
+                            {"aux_updates", std::move(auxUpdates)}};
 }
 
-llvm::json::Object buildManifest(func::FuncOp main, func::FuncOp backward, StringRef prefix) {
+static llvm::json::Object describeVariant(StringRef name, std::string entry, bool isTrain) {
+  return llvm::json::Object{{"name", name}, {"entry", std::move(entry)}, {"is_train", isTrain}};
+}
+
+llvm::json::Object buildManifest(func::FuncOp main, func::FuncOp train, func::FuncOp backward,
+                                 StringRef prefix) {
   llvm::json::Object manifest = describeInterface(main);
   manifest["abi_version"] = kArtifactAbiVersion;
   manifest["prefix"] = prefix;
   manifest["nodes"] = describeNodes(main);
   manifest["train_sensitive_nodes"] = trainSensitiveNodes(main);
-  manifest["variants"] = llvm::json::Array{llvm::json::Object{
-      {"name", "inference"}, {"entry", forwardEntryName(prefix)}, {"is_train", false}}};
+  llvm::json::Array variants{describeVariant("inference", forwardEntryName(prefix), false)};
+  if (train)
+    variants.push_back(describeVariant("training", trainingForwardEntryName(prefix), true));
+  manifest["variants"] = std::move(variants);
   manifest["backward"] = backward ? llvm::json::Value(describeBackward(backward, prefix)) : nullptr;
   return manifest;
 }
 
 std::string forwardEntryName(StringRef prefix) { return (prefix + "_forward").str(); }
+std::string trainingForwardEntryName(StringRef prefix) { return (prefix + "_forward_train").str(); }
 std::string backwardEntryName(StringRef prefix) { return (prefix + "_backward").str(); }
 std::string manifestEntryName(StringRef prefix) { return (prefix + "_manifest").str(); }
 std::string paramsEntryName(StringRef prefix) { return (prefix + "_params").str(); }

@@ -24,19 +24,20 @@ inline constexpr llvm::StringLiteral kWorkspaceBytesAttr = "symc.workspace_bytes
 inline constexpr llvm::StringLiteral kImplAttr = "symc.entry_impl";
 
 /// Bumped whenever the entry-point signature or the manifest layout changes.
-inline constexpr int kArtifactAbiVersion = 3;
+inline constexpr int kArtifactAbiVersion = 4;
 
 /// Arguments, aux states and outputs of a sym-level @main.
 llvm::json::Object describeInterface(mlir::func::FuncOp main);
 
-/// The full manifest of @main (and @main_backward, when compiled for
-/// training; may be null) with symbol prefix `prefix`; its workspace_bytes is
-/// filled in by sym-embed-manifest.
-llvm::json::Object buildManifest(mlir::func::FuncOp main, mlir::func::FuncOp backward,
-                                 llvm::StringRef prefix);
+/// The full manifest of @main (and of @main_train and @main_backward, when
+/// compiled for training; either may be null) with symbol prefix `prefix`;
+/// its workspace_bytes is filled in by sym-embed-manifest.
+llvm::json::Object buildManifest(mlir::func::FuncOp main, mlir::func::FuncOp train,
+                                 mlir::func::FuncOp backward, llvm::StringRef prefix);
 
 /// Entry point names, shared by the code generator and the manifest.
 std::string forwardEntryName(llvm::StringRef prefix);
+std::string trainingForwardEntryName(llvm::StringRef prefix);
 std::string backwardEntryName(llvm::StringRef prefix);
 std::string manifestEntryName(llvm::StringRef prefix);
 std::string paramsEntryName(llvm::StringRef prefix);

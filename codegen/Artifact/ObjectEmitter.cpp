@@ -170,7 +170,18 @@ bool linkSharedLibrary(const std::vector<std::string> &objects, const std::strin
   return true;
 }
 
-std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams) {
+std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams, bool trainingForward,
+                           bool backward) {
+  std::string entryPoints;
+  if (trainingForward)
+    entryPoints += "/* forward(is_train=True): same buffers as the forward. */\n"
+                   "int32_t " + trainingForwardEntryName(prefix) +
+                   "(void *const *buffers, const int64_t *dims, void *workspace);\n";
+  if (backward)
+    entryPoints += "/* buffers: arguments, aux states, head gradients, then the gradients and aux\n"
+                   "   updates of the manifest's \"backward\" entry. */\n"
+                   "int32_t " + backwardEntryName(prefix) +
+                   "(void *const *buffers, const int64_t *dims, void *workspace);\n";
   std::string paramsDeclaration = "/* The embedded .params file; its size in bytes is stored in *size. */\n"
                                   "const uint8_t *" + paramsEntryName(prefix) + "(int64_t *size);\n";
   std::string guard = (prefix.upper() + "_ARTIFACT_H");
@@ -185,7 +196,7 @@ extern "C" {{
    dims: dims[0] is the batch size where the manifest's shapes have -1 dims
    (may be null otherwise). Returns 0 on success. */
 int32_t {3}(void *const *buffers, const int64_t *dims, void *workspace);
-/* The manifest: JSON describing names, shapes, dtypes and entry points. */
+{6}/* The manifest: JSON describing names, shapes, dtypes and entry points. */
 const char *{4}(void);
 {5}#ifdef __cplusplus
 }
@@ -193,7 +204,7 @@ const char *{4}(void);
 #endif
 )",
                        prefix, kArtifactAbiVersion, guard, forwardEntryName(prefix),
-                       manifestEntryName(prefix), embeddedParams ? paramsDeclaration : "");
+                       manifestEntryName(prefix), embeddedParams ? paramsDeclaration : "", entryPoints);
 }
 
 } // namespace symc

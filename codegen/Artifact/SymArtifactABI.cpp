@@ -125,16 +125,19 @@ struct SymArtifactABIPass : impl::SymArtifactABIBase<SymArtifactABIPass> {
       module.emitError("no @main function to compile");
       return signalPassFailure();
     }
+    auto train = module.lookupSymbol<func::FuncOp>("main_train");
     auto backward = module.lookupSymbol<func::FuncOp>("main_backward");
     std::string manifest;
-    llvm::raw_string_ostream(manifest) << llvm::json::Value(buildManifest(main, backward, prefix));
-    if (failed(toDestinationPassing(main, forwardEntryName(prefix) + "_impl")))
-      return signalPassFailure();
-    buildEntry(module, main, forwardEntryName(prefix));
-    if (backward) {
-      if (failed(toDestinationPassing(backward, backwardEntryName(prefix) + "_impl")))
+    llvm::raw_string_ostream(manifest) << llvm::json::Value(buildManifest(main, train, backward, prefix));
+    std::pair<func::FuncOp, std::string> entries[] = {{main, forwardEntryName(prefix)},
+                                                      {train, trainingForwardEntryName(prefix)},
+                                                      {backward, backwardEntryName(prefix)}};
+    for (auto &[function, name] : entries) {
+      if (!function)
+        continue;
+      if (failed(toDestinationPassing(function, name + "_impl")))
         return signalPassFailure();
-      buildEntry(module, backward, backwardEntryName(prefix));
+      buildEntry(module, function, name);
     }
     // Embedded by sym-embed-manifest once the workspace size is known.
     module->setAttr(kManifestAttr, StringAttr::get(&getContext(), manifest));

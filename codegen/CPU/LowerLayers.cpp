@@ -1,7 +1,8 @@
 //===- LowerLayers.cpp - neural-network layers -> linalg ------------------===//
 //
-// Inference semantics (MXNet's is_train = false): BatchNorm uses the moving
-// statistics, Dropout is the identity. Windowed ops (Convolution, Pooling,
+// Ops marked sym.is_train run in training mode (BatchNorm normalizes with
+// batch statistics); otherwise inference semantics hold (moving statistics,
+// Dropout is the identity). Windowed ops (Convolution, Pooling,
 // LRN) are linalg.generic ops with reduction loops over the window, reading a
 // padded input through affine maps `o * stride + k * dilate`.
 //
@@ -565,28 +566,104 @@ Lowered lowerPooling(OpBuilder &b, sym::PoolingOp op) {
                                            })};
 }
 
+/// The dims BatchNorm reduces over (all but `axis`) and their element count.
+std::pair<SmallVector<int64_t>, int64_t> statisticAxes(RankedTensorType type, int64_t axis) {
+  SmallVector<int64_t> axes;
+  int64_t count = 1;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (i != axis) {
+      axes.push_back(i);
+      count *= type.getDimSize(i);
+    }
+  return {axes, count};
+}
+
+Value sumOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes) {
+  return reduce(b, loc, input, axes, /*keepDims=*/false, 0.0, addFn);
+}
+
+Value scaleBy(OpBuilder &b, Location loc, Value vector, double factor) {
+  return mapElementwise(b, loc, tensorType(vector), vector, [&](OpBuilder &b, Location loc, ValueRange a) {
+    return mul(b, loc, a[0], scalarConstant(b, loc, a[0].getType(), factor));
+  });
+}
+
+/// 1 / sqrt(var + eps), per channel.
+Value inverseStd(OpBuilder &b, Location loc, Value var, double eps) {
+  return mapElementwise(b, loc, tensorType(var), var, [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+    return b.create<math::RsqrtOp>(loc, add(b, loc, a[0], scalarConstant(b, loc, a[0].getType(), eps)));
+  });
+}
+
+/// The batch mean and biased variance per channel, in two passes as MXNet's
+/// CPU kernel computes them.
+std::pair<Value, Value> batchStatistics(OpBuilder &b, Location loc, Value data, int64_t axis) {
+  auto [axes, count] = statisticAxes(tensorType(data), axis);
+  Value mean = scaleBy(b, loc, sumOver(b, loc, data, axes), 1.0 / count);
+  Value squares = mapAlongAxis(b, loc, data, axis, mean, [](OpBuilder &b, Location loc, ValueRange a) {
+    Value centered = sub(b, loc, a[0], a[1]);
+    return mul(b, loc, centered, centered);
+  });
+  return {mean, scaleBy(b, loc, sumOver(b, loc, squares, axes), 1.0 / count)};
+}
+
+/// Training (sym.is_train) normalizes with the batch statistics, inference
+/// with the moving ones. Like MXNet's kernels, the mean and var results hold
+/// the mean and 1/sqrt(var + eps) used.
 Lowered lowerBatchNorm(OpBuilder &b, sym::BatchNormOp op) {
   Location loc = op.getLoc();
-  RankedTensorType type = tensorType(op.getData());
-  int64_t axis = op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
-  double eps = op.getEps();
+  int64_t axis = normalizeAxis(op.getAxis(), tensorType(op.getData()).getRank());
+  Value mean = op.getMovingMean(), var = op.getMovingVar();
+  if (sym::runsInTraining(op))
+    std::tie(mean, var) = batchStatistics(b, loc, op.getData(), axis);
+  Value invStd = inverseStd(b, loc, var, op.getEps());
   bool fixGamma = op.getFixGamma();
-  Value out = mapAlongAxis(
-      b, loc, op.getData(), axis, {op.getGamma(), op.getBeta(), op.getMovingMean(), op.getMovingVar()},
-      [&](OpBuilder &b, Location loc, ValueRange args) {
-        Value x = args[0], gamma = args[1], beta = args[2], mean = args[3], var = args[4];
-        Value epsValue = scalarConstant(b, loc, x.getType(), eps);
-        Value invStd = b.create<math::RsqrtOp>(loc, add(b, loc, var, epsValue));
-        Value scale = fixGamma ? invStd : mul(b, loc, gamma, invStd);
-        return add(b, loc, mul(b, loc, sub(b, loc, x, mean), scale), beta);
-      });
-  // Like MXNet's inference kernel, the var output holds 1/sqrt(var + eps).
-  Value invStd = mapElementwise(b, loc, tensorType(op.getMovingVar()), op.getMovingVar(),
-                                [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-                                  Value epsValue = scalarConstant(b, loc, args[0].getType(), eps);
-                                  return b.create<math::RsqrtOp>(loc, add(b, loc, args[0], epsValue));
-                                });
-  return SmallVector<Value>{out, op.getMovingMean(), invStd};
+  Value out = mapAlongAxis(b, loc, op.getData(), axis, {op.getGamma(), op.getBeta(), mean, invStd},
+                           [&](OpBuilder &b, Location loc, ValueRange args) {
+                             Value x = args[0], gamma = args[1], beta = args[2];
+                             Value scale = fixGamma ? args[4] : mul(b, loc, gamma, args[4]);
+                             return add(b, loc, mul(b, loc, sub(b, loc, x, args[3]), scale), beta);
+                           });
+  return SmallVector<Value>{out, mean, invStd};
+}
+
+/// With batch statistics (N values per channel, x^ = (x - mean) * invstd):
+///   dx = (g - sum(g) / N - x^ * sum(g * x^) / N) * gamma * invstd;
+/// with fixed statistics dx = g * gamma * invstd. Either way dgamma =
+/// sum(g * x^) (0 with fix_gamma) and dbeta = sum(g).
+Lowered lowerBatchNormBackward(OpBuilder &b, sym::BackwardBatchNormOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  int64_t axis = normalizeAxis(op.getAxis(), type.getRank());
+  auto [axes, count] = statisticAxes(type, axis);
+  Value g = op.getOutGrad(), mean = op.getMean(), invStd = op.getInvstd();
+  Value gNormalized = mapAlongAxis(b, loc, {g, op.getData()}, axis, {mean, invStd},
+                                   [](OpBuilder &b, Location loc, ValueRange a) {
+                                     return mul(b, loc, a[0], mul(b, loc, sub(b, loc, a[1], a[2]), a[3]));
+                                   });
+  Value sumG = sumOver(b, loc, g, axes), sumGNormalized = sumOver(b, loc, gNormalized, axes);
+  bool fixGamma = op.getFixGamma();
+  Value scale = fixGamma ? invStd
+                         : mapElementwise(b, loc, tensorType(invStd), {op.getGamma(), invStd},
+                                          [](OpBuilder &b, Location loc, ValueRange a) {
+                                            return mul(b, loc, a[0], a[1]);
+                                          });
+  Value dataGrad;
+  if (sym::runsInTraining(op) && !op.getUseGlobalStats()) {
+    Value meanG = scaleBy(b, loc, sumG, 1.0 / count), meanGNormalized = scaleBy(b, loc, sumGNormalized, 1.0 / count);
+    dataGrad = mapAlongAxis(b, loc, {g, op.getData()}, axis, {mean, invStd, meanG, meanGNormalized, scale},
+                            [](OpBuilder &b, Location loc, ValueRange a) {
+                              Value normalized = mul(b, loc, sub(b, loc, a[1], a[2]), a[3]);
+                              Value centered = sub(b, loc, sub(b, loc, a[0], a[4]), mul(b, loc, normalized, a[5]));
+                              return mul(b, loc, centered, a[6]);
+                            });
+  } else {
+    dataGrad = mapAlongAxis(b, loc, g, axis, scale, [](OpBuilder &b, Location loc, ValueRange a) {
+      return mul(b, loc, a[0], a[1]);
+    });
+  }
+  Value gammaGrad = fixGamma ? filledTensor(b, loc, tensorType(op.getGammaGrad()), 0.0) : sumGNormalized;
+  return SmallVector<Value>{dataGrad, gammaGrad, sumG};
 }
 
 Lowered lowerLRN(OpBuilder &b, sym::LRNOp op) {
@@ -709,6 +786,7 @@ std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::BackwardPoolingOp o) { return lowerPoolingBackward(b, o); })
       .Case([&](sym::PoolingOp o) { return lowerPooling(b, o); })
       .Case([&](sym::BatchNormOp o) { return lowerBatchNorm(b, o); })
+      .Case([&](sym::BackwardBatchNormOp o) { return lowerBatchNormBackward(b, o); })
       .Case([&](sym::LRNOp o) { return lowerLRN(b, o); })
       .Case([&](sym::EmbeddingOp o) { return lowerEmbedding(b, o); })
       .Case([&](sym::UpSamplingOp o) { return lowerUpSampling(b, o); })

@@ -79,13 +79,13 @@ Value mapElementwise(OpBuilder &b, Location loc, RankedTensorType resultType, Va
   return mapWithMaps(b, loc, resultType, inputs, maps, fn);
 }
 
-Value mapAlongAxis(OpBuilder &b, Location loc, Value data, int64_t axis, ValueRange vectors,
+Value mapAlongAxis(OpBuilder &b, Location loc, ValueRange tensors, int64_t axis, ValueRange vectors,
                    ScalarFn fn) {
-  RankedTensorType type = tensorType(data);
-  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(type.getRank())};
+  RankedTensorType type = tensorType(tensors.front());
+  SmallVector<AffineMap> maps(tensors.size(), b.getMultiDimIdentityMap(type.getRank()));
   AffineMap vectorMap = AffineMap::get(type.getRank(), 0, b.getAffineDimExpr(axis));
   maps.append(vectors.size(), vectorMap);
-  SmallVector<Value> inputs{data};
+  SmallVector<Value> inputs(tensors);
   llvm::append_range(inputs, vectors);
   return mapWithMaps(b, loc, type, inputs, maps, fn);
 }

@@ -48,8 +48,9 @@ Value mapWithMaps(OpBuilder &b, Location loc, RankedTensorType resultType, Value
 /// Elementwise map with numpy broadcasting of the inputs to `resultType`.
 Value mapElementwise(OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
                      ScalarFn fn);
-/// Elementwise map over `data`, with 1-d `vectors` indexed by dim `axis`.
-Value mapAlongAxis(OpBuilder &b, Location loc, Value data, int64_t axis, ValueRange vectors,
+/// Elementwise map over the same-shaped `tensors`, with 1-d `vectors`
+/// indexed by dim `axis` (the scalar function gets tensors, then vectors).
+Value mapAlongAxis(OpBuilder &b, Location loc, ValueRange tensors, int64_t axis, ValueRange vectors,
                    ScalarFn fn);
 
 /// Reduces `input` over the sorted `axes` with `combine`, starting at `init`.

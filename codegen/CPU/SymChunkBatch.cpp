@@ -59,7 +59,10 @@ bool mixesBatchRows(Operation *op) {
       })
       .Case<sym::SoftmaxOp, sym::LogSoftmaxOp>(
           [&](auto softmax) { return axisIsZero(softmax.getAxis(), softmax.getData()); })
-      .Case([&](sym::BatchNormOp bn) { return axisIsZero(bn.getAxis(), bn.getData()); })
+      .Case([&](sym::BatchNormOp bn) {
+        return sym::runsInTraining(bn) || axisIsZero(bn.getAxis(), bn.getData());
+      })
+      .Case([](sym::BackwardBatchNormOp) { return true; }) // sums over the batch
       .Case([&](sym::ConcatOp concat) { return axisIsZero(concat.getDim(), concat.getOutput()); })
       .Case<sym::SliceChannelOp, sym::SliceAxisOp>(
           [&](auto slice) { return axisIsZero(slice.getAxis(), slice.getData()); })

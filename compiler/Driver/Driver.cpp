@@ -196,7 +196,10 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   timer.done("optimize and emit object code");
   if (options.emit == EmitKind::Object) {
     std::string headerPath = llvm::StringRef(objectPath).rsplit('.').first.str() + ".h";
-    return writeText(headerPath, [&](llvm::raw_ostream &os) { os << artifactHeader(options.prefix, !options.embeddedParams.empty());
+    bool trainingForward = module.lookupSymbol(trainingForwardEntryName(options.prefix));
+    bool backward = module.lookupSymbol(backwardEntryName(options.prefix));
+    return writeText(headerPath, [&](llvm::raw_ostream &os) {
+      os << artifactHeader(options.prefix, !options.embeddedParams.empty(), trainingForward, backward);
     });
   }
   bool linked = linkSharedLibrary({objectPath}, options.outputPath, error);

@@ -23,7 +23,7 @@ import mxnet as mx
 import numpy as np
 
 from cases import cases, run_checks
-from models import lenet, mlp
+from models import lenet, mlp, zoo
 
 # The cases whose ops all have gradient rules so far (dialects/Sym/IR/Gradients.cpp).
 DIFFERENTIABLE = (
@@ -37,10 +37,11 @@ DIFFERENTIABLE = (
     "broadcast_div", "scalars", "scalar_ops", "add_n", "ElementWiseSum", "unary_exp", "unary_log",
     "unary_sqrt", "unary_square", "unary_negative", "unary_sin", "unary_cos", "unary_tanh",
     "unary_sigmoid", "sum_all", "sum_axis", "mean_all", "mean_axis", "dot", "dot_ta", "dot_tb",
-    "batch_dot", "batch_dot_t", "shared_input", "cast_roundtrip",
+    "batch_dot", "batch_dot_t", "shared_input", "cast_roundtrip", "batchnorm", "batchnorm_meanvar",
 )
 # Whole models whose training step is checked: every parameter's gradient.
-MODELS = (("model_mlp", mlp(), {"data": (64, 784)}), ("model_lenet", lenet(), {"data": (2, 1, 28, 28)}))
+MODELS = (("model_mlp", mlp(), {"data": (64, 784)}), ("model_lenet", lenet(), {"data": (2, 1, 28, 28)}),
+          ("model_resnet18_v1", zoo("resnet18_v1")[0], {"data": (2, 3, 64, 64)}))
 REQS = ("write", "add", "null")
 TOLERANCE = 1e-4
 
@@ -49,12 +50,19 @@ def is_differentiable(name):
     return name in DIFFERENTIABLE or name.startswith("reshape")
 
 
-def mxnet_backward(sym, shapes, inputs, heads):
+def mxnet_backward(sym, shapes, inputs, aux, heads):
+    """MXNet's written gradients, and its aux states after backward."""
     exe = sym.simple_bind(mx.cpu(), grad_req="write", **shapes)
-    exe.copy_params_from(inputs)
+    exe.copy_params_from(inputs, aux)
     exe.forward(is_train=True)
     exe.backward([mx.nd.array(h) for h in heads])
-    return {k: v.asnumpy() for k, v in exe.grad_dict.items() if v is not None}
+    return ({k: v.asnumpy() for k, v in exe.grad_dict.items() if v is not None},
+            {k: v.asnumpy() for k, v in exe.aux_dict.items()})
+
+
+def check_close(what, got, expected):
+    if not np.allclose(got, expected, rtol=TOLERANCE, atol=TOLERANCE):
+        raise RuntimeError("%s differs by %g" % (what, np.abs(got - expected).max()))
 
 
 def run_case(name, sym, shapes, work, tools, rng):
@@ -65,16 +73,17 @@ def run_case(name, sym, shapes, work, tools, rng):
         raise RuntimeError("symc compile --train failed: " + result.stderr.strip())
     probe = sym.simple_bind(mx.cpu(), grad_req="null", **shapes)
     inputs = random_arrays(sym.list_arguments(), probe.arg_dict, name in POSITIVE, rng)
+    aux = random_arrays(sym.list_auxiliary_states(), probe.aux_dict, True, rng)
     initial = {k: rng.normal(size=v.shape).astype("float32") for k, v in probe.arg_dict.items()}
     heads = [rng.uniform(-1, 1, o.shape).astype("float32") for o in probe.outputs]
-    save_arrays(base, inputs, {})
+    save_arrays(base, inputs, aux)
     mx.nd.save(base + ".init.params", {k: mx.nd.array(v) for k, v in initial.items()})
     run = [tools.symc_run, base + ".so", "--params", base + ".params", "--backward",
            "--grads-in", base + ".init.params"]
     for output, head in zip(sym.list_outputs(), heads):
         np.save("%s.head_%s.npy" % (base, output), head)
         run += ["--head-grad", "%s=%s.head_%s.npy" % (output, base, output)]
-    written = mxnet_backward(sym, shapes, inputs, heads)
+    written, updated_aux = mxnet_backward(sym, shapes, inputs, aux, heads)
     for req in REQS:
         out = "%s.%s.grads.params" % (base, req)
         reqs = sum((["--grad-req", "%s=%s" % (a, req)] for a in sym.list_arguments()), [])
@@ -82,17 +91,16 @@ def run_case(name, sym, shapes, work, tools, rng):
         if result.returncode != 0:
             raise RuntimeError("symc-run --backward (%s) failed: %s" % (req, result.stderr.strip()))
         loaded = mx.nd.load(out)  # a list when nothing was written
-        got = {k: v.asnumpy() for k, v in (loaded.items() if isinstance(loaded, dict) else [])
-               if not k.startswith("aux:")}
+        got = {k: v.asnumpy() for k, v in (loaded.items() if isinstance(loaded, dict) else [])}
+        for name, value in updated_aux.items():
+            check_close("grad_req %s: aux state %s after backward" % (req, name), got.pop("aux:" + name), value)
         if req == "null":
             if got:
                 raise RuntimeError("grad_req null: symc wrote %s" % sorted(got))
             continue
         for arg in sym.list_arguments():
             expected = written[arg] + (initial[arg] if req == "add" else 0)
-            if not np.allclose(got[arg], expected, rtol=TOLERANCE, atol=TOLERANCE):
-                worst = np.abs(got[arg] - expected).max()
-                raise RuntimeError("grad_req %s: gradient of %s differs by %g" % (req, arg, worst))
+            check_close("grad_req %s: gradient of %s" % (req, arg), got[arg], expected)
 
 
 def main():

@@ -5,8 +5,8 @@
 // then shape-infers the result, so rules may leave result types unranked.
 // Gradients that forward ops cannot express get a `_backward_*` op of their
 // own (relu's step, SoftmaxOutput's one-hot, Convolution's transposed
-// convolution, Pooling's unpooling); normalization, dropout and embedding
-// have no rule here yet.
+// convolution, Pooling's unpooling, BatchNorm's normalization); dropout and
+// embedding have no rule here yet.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Sym/IR/SymOps.h"
@@ -367,6 +367,22 @@ LogicalResult softmaxOutputRule(GradBuilder &gb, SoftmaxOutputOp op, ValueRange 
   return success();
 }
 
+/// Data, gamma and beta gradients by one backward op reading the forward's
+/// statistics; the moving statistics get none (their update is not a
+/// gradient: sym-generate-gradients adds it).
+LogicalResult batchNormRule(GradBuilder &gb, BatchNormOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  if (!g)
+    return success(); // only the mean and var outputs have (ignored) gradients
+  Type paramType = op.getGamma().getType();
+  auto backward = gb.b.create<BackwardBatchNormOp>(
+      gb.loc, TypeRange{op.getData().getType(), paramType, paramType},
+      ValueRange{g, op.getData(), op.getGamma(), op.getMean(), op.getVar()},
+      op->getAttrDictionary().getValue());
+  grads.append({backward.getDataGrad(), backward.getGammaGrad(), backward.getBetaGrad(), Value(), Value()});
+  return success();
+}
+
 LogicalResult castRule(GradBuilder &gb, CastOp op, ValueRange resultGrads, Grads &grads) {
   Type from = getElementTypeOrSelf(op.getData().getType());
   grads.push_back(gb.make<CastOp>(op.getData().getType(), resultGrad(resultGrads),
@@ -374,10 +390,13 @@ LogicalResult castRule(GradBuilder &gb, CastOp op, ValueRange resultGrads, Grads
   return success();
 }
 
-/// Loss heads read the head gradient only when told to (SoftmaxOutput's out_grad).
-template <typename OpTy> bool readsHeadGradient(OpTy op) {
+/// Loss heads read the head gradient only when told to (SoftmaxOutput's
+/// out_grad); BatchNorm reads its output's, not those of its mean and var.
+template <typename OpTy> bool readsHeadGradient(OpTy op, unsigned result) {
   if constexpr (std::is_same_v<OpTy, SoftmaxOutputOp>)
     return op.getOutGrad();
+  if constexpr (std::is_same_v<OpTy, BatchNormOp>)
+    return result == 0;
   return true;
 }
 
@@ -389,8 +408,8 @@ struct GradientModel
     GradBuilder gb(b, op->getLoc());
     return Rule(gb, cast<OpTy>(op), resultGrads, operandGrads);
   }
-  bool readsResultGradient(Operation *op, unsigned) const {
-    return ReadsResultGradient && readsHeadGradient(cast<OpTy>(op));
+  bool readsResultGradient(Operation *op, unsigned result) const {
+    return ReadsResultGradient && readsHeadGradient(cast<OpTy>(op), result);
   }
 };
 
@@ -475,6 +494,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<BlockGradOp, generic<BlockGradOp, blockGradRule>>(ctx);
   attach<IdentityLossOp, identityLossRule, /*reads=*/false>(ctx);
   attach<CastOp, castRule>(ctx);
+  attach<BatchNormOp, batchNormRule>(ctx);
   attach<FlattenOp, generic<FlattenOp, reshapeRule>>(ctx);
   attach<ReshapeOp, generic<ReshapeOp, reshapeRule>>(ctx);
   attach<ExpandDimsOp, generic<ExpandDimsOp, reshapeRule>>(ctx);

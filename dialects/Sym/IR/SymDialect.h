@@ -16,6 +16,11 @@ inline constexpr llvm::StringLiteral kAuxAttr = "sym.aux";     // unit: aux stat
 inline constexpr llvm::StringLiteral kHeadGradAttr = "sym.head_grad_of";
 inline constexpr llvm::StringLiteral kGradOfAttr = "sym.grad_of";
 inline constexpr llvm::StringLiteral kHiddenAttr = "sym.attrs"; // __hidden__ attrs
+// On ops of @main_train: the op runs in training mode (MXNet's is_train).
+inline constexpr llvm::StringLiteral kTrainAttr = "sym.is_train";
+// On @main_backward: the aux state a result is the new value of (BatchNorm's
+// moving statistics, which MXNet's CPU kernels update in backward).
+inline constexpr llvm::StringLiteral kAuxUpdateOfAttr = "sym.aux_update_of";
 } // namespace mlir::sym
 
 #endif

@@ -86,6 +86,16 @@ LogicalResult DropoutOp::verify() {
   return success();
 }
 
+bool mlir::sym::isTrainSensitive(Operation *op) {
+  if (auto bn = dyn_cast<BatchNormOp>(op))
+    return !bn.getUseGlobalStats();
+  if (auto dropout = dyn_cast<DropoutOp>(op))
+    return dropout.getMode() == "training" && dropout.getP() > 0;
+  if (auto leaky = dyn_cast<LeakyReLUOp>(op))
+    return leaky.getActType() == "rrelu";
+  return false;
+}
+
 LogicalResult UpSamplingOp::verify() {
   if (getSampleType() == "bilinear")
     return getNumOperands() == 2 ? success()

@@ -17,6 +17,13 @@ namespace mlir::sym {
 /// Attaches the GradientOpInterface rules (Gradients.cpp) to the ops that
 /// have one.
 void registerGradientRules(MLIRContext &ctx);
+
+/// Whether `op`'s training forward differs from its inference forward
+/// (MXNet's is_train): BatchNorm without global stats, Dropout, rrelu.
+bool isTrainSensitive(Operation *op);
+/// Whether `op` (or the forward op a `_backward_*` op belongs to) runs in
+/// training mode: marked kTrainAttr, which only train-sensitive ops get.
+inline bool runsInTraining(Operation *op) { return op->hasAttr(kTrainAttr); }
 } // namespace mlir::sym
 
 #endif

@@ -550,4 +550,35 @@ def Sym_BackwardSoftmaxOutputOp : Sym_Op<"_backward_SoftmaxOutput", [Pure]> {
   }];
 }
 
+def Sym_BackwardBatchNormOp : Sym_Op<"_backward_BatchNorm", [Pure]> {
+  let summary = "BatchNorm's data, gamma and beta gradients";
+  let description = [{
+    `mean` and `invstd` are the forward's second and third results: the
+    batch statistics in training (`sym.is_train` without use_global_stats),
+    else the moving ones. With batch statistics the data gradient also
+    flows through them; fix_gamma makes gamma 1 and its gradient 0. The
+    attributes are the forward op's.
+  }];
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data, AnyTensor:$gamma,
+                   AnyTensor:$mean, AnyTensor:$invstd,
+                   DefaultValuedAttr<Sym_FloatAttr, "1e-3">:$eps,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.9">:$momentum,
+                   DefaultValuedAttr<BoolAttr, "true">:$fix_gamma,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_global_stats,
+                   DefaultValuedAttr<BoolAttr, "false">:$output_mean_var,
+                   DefaultValuedAttr<Sym_IntAttr, "1">:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$cudnn_off,
+                   OptionalAttr<Sym_FloatAttr>:$min_calib_range,
+                   OptionalAttr<Sym_FloatAttr>:$max_calib_range);
+  let results = (outs AnyTensor:$data_grad, AnyTensor:$gamma_grad, AnyTensor:$beta_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      if (::mlir::failed(ctx.refineOutput(0, ctx.input(1))) ||
+          ::mlir::failed(ctx.refineOutput(1, ctx.input(2))))
+        return ::mlir::failure();
+      return ctx.refineOutput(2, ctx.input(2));
+    }
+  }];
+}
+
 #endif // SYM_OPS_TD

@@ -11,6 +11,7 @@
 #include "dialects/Sym/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::sym {
 #define GEN_PASS_DEF_SYMGENERATEGRADIENTS
@@ -120,6 +121,17 @@ FailureOr<Value> zerosLike(OpBuilder &b, Value value, Location loc) {
       ->getResult(0);
 }
 
+template <typename OpTy> Value sameOp(OpBuilder &b, Value like, ValueRange operands) {
+  return b.create<OpTy>(like.getLoc(), TypeRange{like.getType()}, operands)->getResult(0);
+}
+
+template <typename OpTy> Value scalarOp(OpBuilder &b, Value x, double scalar) {
+  return b.create<OpTy>(x.getLoc(), TypeRange{x.getType()}, ValueRange{x},
+                        ArrayRef<NamedAttribute>{b.getNamedAttr("scalar", b.getF64FloatAttr(scalar)),
+                                                 b.getNamedAttr("is_int", b.getBoolAttr(false))})
+      ->getResult(0);
+}
+
 struct SymGenerateGradientsPass : sym::impl::SymGenerateGradientsBase<SymGenerateGradientsPass> {
   using SymGenerateGradientsBase::SymGenerateGradientsBase;
 
@@ -131,16 +143,40 @@ struct SymGenerateGradientsPass : sym::impl::SymGenerateGradientsBase<SymGenerat
       return signalPassFailure();
     }
     FailureOr<SmallVector<std::string>> reqs = gradReqs(main, gradReq);
-    if (failed(reqs) || failed(buildBackward(main, *reqs)))
+    if (failed(reqs))
+      return signalPassFailure();
+    func::FuncOp train = buildTrainingForward(main);
+    if (failed(buildBackward(main, train ? train : main, *reqs)))
       return signalPassFailure();
   }
 
-  /// @main_backward(arguments, aux states, head gradients) -> gradients of
-  /// the arguments whose grad_req is not null, in argument order.
-  LogicalResult buildBackward(func::FuncOp main, ArrayRef<std::string> reqs) {
+  /// @main_train: @main with its train-sensitive ops in training mode, or
+  /// null when @main has none (its inference forward serves training too).
+  func::FuncOp buildTrainingForward(func::FuncOp main) {
     OpBuilder b(main);
     b.setInsertionPointAfter(main);
-    auto backward = cast<func::FuncOp>(b.clone(*main));
+    auto train = cast<func::FuncOp>(b.clone(*main));
+    train.setName("main_train");
+    bool sensitive = false;
+    train.walk([&](Operation *op) {
+      if (isTrainSensitive(op)) {
+        op->setAttr(kTrainAttr, b.getUnitAttr());
+        sensitive = true;
+      }
+    });
+    if (sensitive)
+      return train;
+    train.erase();
+    return nullptr;
+  }
+
+  /// @main_backward(arguments, aux states, head gradients) -> gradients of
+  /// the arguments whose grad_req is not null, in argument order, then the
+  /// updated aux states. It differentiates `forward`, the training forward.
+  LogicalResult buildBackward(func::FuncOp main, func::FuncOp forward, ArrayRef<std::string> reqs) {
+    OpBuilder b(main);
+    b.setInsertionPointAfter(forward);
+    auto backward = cast<func::FuncOp>(b.clone(*forward));
     backward.setName("main_backward");
     Block &body = backward.getBody().front();
     auto ret = cast<func::ReturnOp>(body.getTerminator());
@@ -183,11 +219,46 @@ struct SymGenerateGradientsPass : sym::impl::SymGenerateGradientsBase<SymGenerat
       resultAttrs.push_back(b.getDictionaryAttr(
           b.getNamedAttr(kGradOfAttr, main.getArgAttrOfType<StringAttr>(i, kNameAttr))));
     }
+    if (failed(appendAuxUpdates(backward, b, results, resultAttrs)))
+      return failure();
     b.create<func::ReturnOp>(ret.getLoc(), results);
     ret.erase();
     backward.setType(b.getFunctionType(body.getArgumentTypes(), ValueRange(results).getTypes()));
     backward.setAllResultAttrs(resultAttrs);
     return inferShapes(backward);
+  }
+
+  /// MXNet's CPU BatchNorm updates its moving statistics in backward:
+  /// moving = moving * momentum + batch * (1 - momentum), with the biased
+  /// batch variance recovered from the saved 1/sqrt(var + eps) as MXNet does.
+  LogicalResult appendAuxUpdates(func::FuncOp backward, OpBuilder &b, SmallVectorImpl<Value> &results,
+                                 SmallVectorImpl<DictionaryAttr> &resultAttrs) {
+    llvm::StringSet<> updated;
+    WalkResult walk = backward.walk([&](BatchNormOp bn) {
+      if (!runsInTraining(bn))
+        return WalkResult::advance();
+      double momentum = bn.getMomentum(), eps = bn.getEps();
+      Value invStd = bn.getVar();
+      Value var = scalarOp<MinusScalarOp>(b, scalarOp<RDivScalarOp>(b, sameOp<SquareOp>(b, invStd, invStd), 1.0), eps);
+      for (auto [moving, batch] : {std::pair<Value, Value>{bn.getMovingMean(), bn.getMean()}, std::pair<Value, Value>{bn.getMovingVar(), var}}) {
+        auto arg = dyn_cast<BlockArgument>(moving);
+        if (!arg || !backward.getArgAttr(arg.getArgNumber(), kAuxAttr)) {
+          bn.emitError("BatchNorm's moving statistics must be aux states to be updated");
+          return WalkResult::interrupt();
+        }
+        auto name = backward.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
+        if (!updated.insert(name.getValue()).second) {
+          bn.emitError("aux state '") << name.getValue() << "' is updated by two BatchNorm nodes";
+          return WalkResult::interrupt();
+        }
+        Value kept = scalarOp<MulScalarOp>(b, moving, momentum);
+        Value added = scalarOp<MulScalarOp>(b, batch, 1.0 - momentum);
+        results.push_back(b.create<ElemwiseAddOp>(bn.getLoc(), moving.getType(), kept, added));
+        resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(kAuxUpdateOfAttr, name)));
+      }
+      return WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
   }
 
   /// Rules leave some types unranked: MXNet's shape rules fill them in.

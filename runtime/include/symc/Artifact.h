@@ -17,7 +17,7 @@
 namespace symc {
 
 /// The entry-point ABI this runtime speaks (codegen/Artifact/Manifest.h).
-inline constexpr int kArtifactAbiVersion = 3;
+inline constexpr int kArtifactAbiVersion = 4;
 
 /// const uint8_t *params(int64_t *size): the embedded .params file.
 using ParamsAccessor = const uint8_t *(*)(int64_t *);
@@ -47,9 +47,10 @@ struct Variant {
 /// The gradient entry of an artifact compiled with --train.
 struct BackwardSpec {
   EntryPoint entry = nullptr;
-  /// Frame order: the head gradients (named by output), then the gradients
-  /// computed (named by argument).
-  std::vector<TensorSpec> headGradients, gradients;
+  /// Frame order: the head gradients (named by output), the gradients
+  /// computed (named by argument), then the new values of aux states (named
+  /// by aux state; BatchNorm's moving statistics, stored when is_train).
+  std::vector<TensorSpec> headGradients, gradients, auxUpdates;
 };
 
 struct Manifest {
@@ -74,12 +75,15 @@ public:
   /// manifest. Throws symc::Error.
   static std::shared_ptr<const Artifact> load(const std::string &path,
                                               const std::string &prefix = "symc");
-  /// For an artifact linked into the program (`symc compile --emit=obj`);
-  /// `params` is its `<prefix>_params` when compiled with --embed-params.
+  /// The functions of an artifact linked into the program (`symc compile
+  /// --emit=obj`): `<prefix>_forward`, and where the manifest lists them
+  /// `<prefix>_forward_train`, `<prefix>_backward` and `<prefix>_params`.
+  struct LinkedEntryPoints {
+    EntryPoint forward = nullptr, trainingForward = nullptr, backward = nullptr;
+    ParamsAccessor params = nullptr;
+  };
   static std::shared_ptr<const Artifact> fromEntryPoints(const char *manifestJson,
-                                                         EntryPoint forward,
-                                                         ParamsAccessor params = nullptr,
-                                                         EntryPoint backward = nullptr);
+                                                         const LinkedEntryPoints &entries);
   ~Artifact();
 
   const Manifest &manifest() const { return manifest_; }

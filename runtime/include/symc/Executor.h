@@ -106,7 +106,7 @@ private:
   /// The backward entry's frame: arguments, aux states, head gradients and
   /// the computed gradients, which are then written or added to grads_.
   std::vector<void *> backwardFrame_;
-  std::vector<NDArray> headGrads_, computedGrads_;
+  std::vector<NDArray> headGrads_, computedGrads_, auxUpdates_;
   /// The entry's dynamic dims: the batch size, for the manifest's -1 dims.
   std::vector<int64_t> dims_;
   int64_t batch_ = -1;

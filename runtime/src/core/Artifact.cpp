@@ -79,7 +79,7 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
   m.embeddedParams = root.at("embedded_params").boolean;
   if (const json::Value &backward = root.at("backward"); backward.kind == json::Value::Object)
     m.backward = BackwardSpec{resolve(backward.at("entry").string), readTensors(backward.at("head_gradients")),
-                              readTensors(backward.at("gradients"))};
+                              readTensors(backward.at("gradients")), readTensors(backward.at("aux_updates"))};
   for (const json::Value &v : root.at("variants").array)
     m.variants.push_back({v.at("name").string, v.at("is_train").boolean, resolve(v.at("entry").string)});
   return m;
@@ -128,21 +128,24 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
 }
 
 std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJson,
-                                                          EntryPoint forward, ParamsAccessor params,
-                                                          EntryPoint backward) {
+                                                          const LinkedEntryPoints &entries) {
   std::shared_ptr<Artifact> artifact(new Artifact());
   artifact->ompSetNumThreads_ =
       reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+  auto endsWith = [](const std::string &name, const std::string &suffix) {
+    return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
   artifact->manifest_ = readManifest(manifestJson, [&](const std::string &name) {
-    bool isBackward = name.size() > 9 && name.compare(name.size() - 9, 9, "_backward") == 0;
-    EntryPoint entry = isBackward ? backward : forward;
+    EntryPoint entry = endsWith(name, "_backward")       ? entries.backward
+                       : endsWith(name, "_forward_train") ? entries.trainingForward
+                                                          : entries.forward;
     if (!entry)
       throw Error("MXNetError", "the linked-in artifact's entry point " + name + " was not given");
     return entry;
   });
   checkCpuFeatures(artifact->manifest_, "the linked-in artifact");
   if (artifact->manifest_.embeddedParams)
-    artifact->params_ = readEmbeddedParams(params, "the linked-in artifact");
+    artifact->params_ = readEmbeddedParams(entries.params, "the linked-in artifact");
   return artifact;
 }
 

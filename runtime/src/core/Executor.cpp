@@ -192,7 +192,9 @@ void Executor::finishBinding() {
     headGrads_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
   for (const TensorSpec &spec : manifest().backward->gradients)
     computedGrads_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
-  for (auto *group : {&args_, &aux_, &headGrads_, &computedGrads_})
+  for (const TensorSpec &spec : manifest().backward->auxUpdates)
+    auxUpdates_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
+  for (auto *group : {&args_, &aux_, &headGrads_, &computedGrads_, &auxUpdates_})
     for (const NDArray &a : *group)
       backwardFrame_.push_back(a.data());
 }
@@ -347,9 +349,6 @@ void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
   if (!m.backward)
     raise("MXNetError", "'" + m.prefix + "' was compiled for inference only; compile it with "
                         "symc compile --train for backward");
-  // MXNet hands is_train to the ops' backward, where only BatchNorm's
-  // moving-statistics update reads it; no compiled rule depends on it yet.
-  (void)isTrain;
   setHeadGradients(outGrads);
   artifact_->setNumThreads(numThreads_);
   if (m.backward->entry(backwardFrame_.data(), dims_.data(), workspace_.data()) != 0)
@@ -363,6 +362,11 @@ void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
     else
       grads_[arg].copyFrom(computedGrads_[g]);
   }
+  // MXNet hands is_train to the ops' backward, where only BatchNorm's
+  // moving-statistics update reads it.
+  if (isTrain)
+    for (size_t u = 0; u < m.backward->auxUpdates.size(); ++u)
+      aux_[indexOf(m.auxStates, m.backward->auxUpdates[u].name)].copyFrom(auxUpdates_[u]);
 }
 
 static ArrayDict zipFirst(const std::vector<TensorSpec> &specs, const std::vector<NDArray> &arrays) {

@@ -121,3 +121,28 @@ func.func @main(%x: tensor<1x2x4x4xf32> {sym.name = "x"}) -> (tensor<1x2x2x2xf32
   %0 = sym.Pooling %x {kernel = array<i64: 2, 2>, pool_type = "max", stride = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32>
   return %0 : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// BatchNorm: @main_train normalizes with batch statistics; the backward
+// differentiates it, reads only the output's head gradient, and returns the
+// moving statistics' MXNet-CPU update after the gradients.
+// CHECK-LABEL: func.func @main_train
+// CHECK: sym.BatchNorm {{.*}}sym.is_train
+// CHECK-LABEL: func.func @main_backward
+// CHECK-SAME: %{{.*}}: tensor<2x3x4xf32> {sym.head_grad_of = "bn_output"}) -> (tensor<2x3x4xf32> {sym.grad_of = "x"}, tensor<3xf32> {sym.grad_of = "g"}, tensor<3xf32> {sym.grad_of = "b"}, tensor<3xf32> {sym.aux_update_of = "mm"}, tensor<3xf32> {sym.aux_update_of = "mv"})
+// CHECK: %{{.*}}, %[[MEAN:.*]], %[[INVSTD:.*]] = sym.BatchNorm
+// CHECK: %[[DX:.*]], %[[DG:.*]], %[[DB:.*]] = sym._backward_BatchNorm %{{.*}}, %{{.*}}, %{{.*}}, %[[MEAN]], %[[INVSTD]] {{.*}}fix_gamma = false{{.*}}sym.is_train
+// CHECK: %[[SQ:.*]] = sym.square %[[INVSTD]]
+// CHECK: %[[INV:.*]] = sym._rdiv_scalar %[[SQ]]
+// CHECK: %[[VAR:.*]] = sym._minus_scalar %[[INV]] {{.*}}scalar = 2.000000e-05
+// CHECK: %[[KM:.*]] = sym._mul_scalar %{{.*}} {{.*}}scalar = 9.000000e-01
+// CHECK: %[[AM:.*]] = sym._mul_scalar %[[MEAN]] {{.*}}scalar = 0.0999
+// CHECK: %[[MM:.*]] = sym.elemwise_add %[[KM]], %[[AM]]
+// CHECK: %[[AV:.*]] = sym._mul_scalar %[[VAR]]
+// CHECK: %[[MV:.*]] = sym.elemwise_add %{{.*}}, %[[AV]]
+// CHECK: return %[[DX]], %[[DG]], %[[DB]], %[[MM]], %[[MV]]
+func.func @main(%x: tensor<2x3x4xf32> {sym.name = "x"}, %g: tensor<3xf32> {sym.name = "g"}, %b: tensor<3xf32> {sym.name = "b"}, %mm: tensor<3xf32> {sym.name = "mm", sym.aux}, %mv: tensor<3xf32> {sym.name = "mv", sym.aux}) -> (tensor<2x3x4xf32> {sym.name = "bn_output"}, tensor<3xf32> {sym.name = "bn_mean"}) {
+  %0:3 = sym.BatchNorm %x, %g, %b, %mm, %mv {eps = 2.0e-5 : f64, fix_gamma = false, output_mean_var = true} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %0#0, %0#1 : tensor<2x3x4xf32>, tensor<3xf32>
+}
