@@ -220,34 +220,20 @@ Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, 
   return loop.getResult(0);
 }
 
-Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
-  Location loc = op.getLoc();
-  if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW"}, *op.getLayout()))
-    return op.emitError("the CPU backend supports channel-first layouts only, got ")
-           << *op.getLayout();
-  Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
-  RankedTensorType dataType = tensorType(op.getData()), outType = tensorType(op.getOutput());
-  Type element = dataType.getElementType();
+/// A grouped (e.g. depthwise) convolution of the padded input by `weight`
+/// (G*F, C/G, K...) as one direct windowed reduction.
+Value groupedConvolution(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+                         int64_t groups, RankedTensorType outType) {
+  RankedTensorType inType = tensorType(padded);
+  Type element = inType.getElementType();
   unsigned d = w.rank();
-  int64_t groups = op.getNumGroup(), n = dataType.getDimSize(0);
-  int64_t cg = dataType.getDimSize(1) / groups, fg = outType.getDimSize(1) / groups;
-
-  SmallVector<int64_t> low{0, 0}, high{0, 0};
-  low.append(w.pad), high.append(w.pad);
-  Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
-  if (groups == 1) {
-    Value out = convolutionByGemm(b, loc, padded, op.getWeight(), w, outType);
-    if (op.getBias())
-      out = addBias(b, loc, out, op.getBias());
-    return SmallVector<Value>{out};
-  }
-  // Grouped (e.g. depthwise) convolutions stay a direct windowed reduction.
+  int64_t n = inType.getDimSize(0), cg = inType.getDimSize(1) / groups, fg = outType.getDimSize(1) / groups;
   SmallVector<int64_t> inShape{n, groups, cg};
-  llvm::append_range(inShape, tensorType(padded).getShape().drop_front(2));
+  llvm::append_range(inShape, inType.getShape().drop_front(2));
   Value input = reshapeTo(b, loc, padded, inShape);
   SmallVector<int64_t> wShape{groups, fg, cg};
   llvm::append_range(wShape, w.kernel);
-  Value weight = reshapeTo(b, loc, op.getWeight(), wShape);
+  Value groupedWeight = reshapeTo(b, loc, weight, wShape);
   SmallVector<int64_t> outShape{n, groups, fg};
   llvm::append_range(outShape, outType.getShape().drop_front(2));
 
@@ -266,11 +252,31 @@ Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
     maps.push_back(AffineMap::get(numLoops, 0, exprs, b.getContext()));
   SmallVector<IteratorType> iterators(3 + d, IteratorType::parallel);
   iterators.append(1 + d, IteratorType::reduction);
-  Value out = buildGeneric(b, loc, {input, weight}, zeros(b, loc, outShape, element), maps, iterators,
+  Value out = buildGeneric(b, loc, {input, groupedWeight}, zeros(b, loc, outShape, element), maps, iterators,
                            [](OpBuilder &b, Location loc, ValueRange args) {
                              return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
                            });
-  out = reshapeTo(b, loc, out, outType.getShape());
+  return reshapeTo(b, loc, out, outType.getShape());
+}
+
+/// Ungrouped convolutions are GEMMs over im2col columns; grouped ones stay
+/// direct.
+Value convolve(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w, int64_t groups,
+               RankedTensorType outType) {
+  return groups == 1 ? convolutionByGemm(b, loc, padded, weight, w, outType)
+                     : groupedConvolution(b, loc, padded, weight, w, groups, outType);
+}
+
+Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
+  Location loc = op.getLoc();
+  if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW"}, *op.getLayout()))
+    return op.emitError("the CPU backend supports channel-first layouts only, got ")
+           << *op.getLayout();
+  Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
+  SmallVector<int64_t> low{0, 0}, high{0, 0};
+  low.append(w.pad), high.append(w.pad);
+  Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
+  Value out = convolve(b, loc, padded, op.getWeight(), w, op.getNumGroup(), tensorType(op.getOutput()));
   if (op.getBias())
     out = addBias(b, loc, out, op.getBias());
   return SmallVector<Value>{out};
@@ -308,9 +314,10 @@ Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value padded, c
 }
 
 /// dX = the stride-1 convolution of g, dilated by the stride and padded by
-/// (K - 1) * d - p, with the weight flipped and its dims 0 and 1 swapped.
+/// (K - 1) * d - p, with the weight flipped and, within each group, its
+/// filter and channel dims swapped.
 FailureOr<Value> convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
-                                     RankedTensorType dataType) {
+                                     int64_t groups, RankedTensorType dataType) {
   unsigned d = w.rank();
   RankedTensorType gType = tensorType(g), wType = tensorType(weight);
   Type element = gType.getElementType();
@@ -332,33 +339,75 @@ FailureOr<Value> convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value 
         getAsIndexOpFoldResult(b.getContext(), gType.getShape()), getAsIndexOpFoldResult(b.getContext(), strides));
   }
   Value padded = padConstant(b, loc, dilated, low, high, 0.0);
-  // flipped[c, f, k] = weight[f, c, K - 1 - k]
-  SmallVector<int64_t> flippedShape{wType.getDimSize(1), wType.getDimSize(0)};
+  // flipped[g, c, f, k] = weight[g, f, c, K - 1 - k], weight seen as (G, F, C, K...)
+  int64_t fg = wType.getDimSize(0) / groups, cg = wType.getDimSize(1);
+  SmallVector<int64_t> groupedShape{groups, fg, cg}, flippedShape{groups, cg, fg};
+  llvm::append_range(groupedShape, w.kernel);
   llvm::append_range(flippedShape, w.kernel);
-  SmallVector<AffineExpr> exprs{b.getAffineDimExpr(1), b.getAffineDimExpr(0)};
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> exprs{dim(0), dim(2), dim(1)};
   for (unsigned i = 0; i < d; ++i)
-    exprs.push_back(w.kernel[i] - 1 - b.getAffineDimExpr(2 + i));
-  Value flipped = mapWithMaps(b, loc, RankedTensorType::get(flippedShape, element), weight,
-                              AffineMap::get(2 + d, 0, exprs, b.getContext()),
+    exprs.push_back(w.kernel[i] - 1 - dim(3 + i));
+  Value flipped = mapWithMaps(b, loc, RankedTensorType::get(flippedShape, element),
+                              reshapeTo(b, loc, weight, groupedShape),
+                              AffineMap::get(3 + d, 0, exprs, b.getContext()),
                               [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  SmallVector<int64_t> flippedWeightShape{groups * cg, fg};
+  llvm::append_range(flippedWeightShape, w.kernel);
   Window unit(w.kernel, SmallVector<int64_t>(d, 1), w.dilate, SmallVector<int64_t>(d, 0));
-  return convolutionByGemm(b, loc, padded, flipped, unit, dataType);
+  return convolve(b, loc, padded, reshapeTo(b, loc, flipped, flippedWeightShape), unit, groups, dataType);
+}
+
+/// dW[g, f, c, k] = sum over n, o of g[n, g, f, o] x_padded[n, g, c, o * s + k * d]
+/// for a grouped convolution, as one direct reduction.
+Value groupedConvolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value padded, const Window &w,
+                                   int64_t groups, RankedTensorType weightType) {
+  unsigned d = w.rank();
+  RankedTensorType gType = tensorType(g), pType = tensorType(padded);
+  int64_t n = gType.getDimSize(0), fg = gType.getDimSize(1) / groups, cg = pType.getDimSize(1) / groups;
+  SmallVector<int64_t> gShape{n, groups, fg}, inShape{n, groups, cg}, outShape{groups, fg, cg};
+  llvm::append_range(gShape, gType.getShape().drop_front(2));
+  llvm::append_range(inShape, pType.getShape().drop_front(2));
+  llvm::append_range(outShape, w.kernel);
+  // Loops: g, f, c, k_1..k_d (parallel), n, o_1..o_d (reduction).
+  unsigned numLoops = 4 + 2 * d, nDim = 3 + d;
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> gExprs{dim(nDim), dim(0), dim(1)}, inExprs{dim(nDim), dim(0), dim(2)},
+      outExprs{dim(0), dim(1), dim(2)};
+  for (unsigned i = 0; i < d; ++i) {
+    gExprs.push_back(dim(nDim + 1 + i));
+    inExprs.push_back(windowExpr(b, w, i, nDim + 1 + i, 3 + i));
+    outExprs.push_back(dim(3 + i));
+  }
+  SmallVector<AffineMap> maps;
+  for (auto &exprs : {gExprs, inExprs, outExprs})
+    maps.push_back(AffineMap::get(numLoops, 0, exprs, b.getContext()));
+  SmallVector<IteratorType> iterators(3 + d, IteratorType::parallel);
+  iterators.append(1 + d, IteratorType::reduction);
+  Value grad = buildGeneric(b, loc, {reshapeTo(b, loc, g, gShape), reshapeTo(b, loc, padded, inShape)},
+                            zeros(b, loc, outShape, pType.getElementType()), maps, iterators,
+                            [](OpBuilder &b, Location loc, ValueRange args) {
+                              return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
+                            });
+  return reshapeTo(b, loc, grad, weightType.getShape());
 }
 
 Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op) {
   Location loc = op.getLoc();
-  if (op.getNumGroup() != 1)
-    return op.emitError("the CPU backend has no gradient for grouped Convolution yet");
+  int64_t groups = op.getNumGroup();
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
   SmallVector<int64_t> low{0, 0}, high{0, 0};
   low.append(w.pad), high.append(w.pad);
   Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
   FailureOr<Value> dataGrad =
-      convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, tensorType(op.getDataGrad()));
+      convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups, tensorType(op.getDataGrad()));
   if (failed(dataGrad))
     return op.emitError("the CPU backend has no data gradient for a Convolution padded by more than its "
                         "dilated kernel extent");
-  Value weightGrad = convolutionWeightGrad(b, loc, op.getOutGrad(), padded, w, tensorType(op.getWeightGrad()));
+  RankedTensorType weightType = tensorType(op.getWeightGrad());
+  Value weightGrad = groups == 1
+                         ? convolutionWeightGrad(b, loc, op.getOutGrad(), padded, w, weightType)
+                         : groupedConvolutionWeightGrad(b, loc, op.getOutGrad(), padded, w, groups, weightType);
   return SmallVector<Value>{*dataGrad, weightGrad};
 }
 
@@ -706,6 +755,39 @@ Lowered lowerLRN(OpBuilder &b, sym::LRNOp op) {
   return SmallVector<Value>{out, norm};
 }
 
+/// The weight row an index picks: MXNet clips indices into [0, rows - 1].
+Value embeddingRow(OpBuilder &b, Location loc, Value index, int64_t rows) {
+  Value i = convertScalar(b, loc, index, b.getI64Type());
+  i = b.create<arith::MaxSIOp>(loc, i, scalarConstant(b, loc, b.getI64Type(), 0));
+  i = b.create<arith::MinSIOp>(loc, i, scalarConstant(b, loc, b.getI64Type(), rows - 1));
+  return b.create<arith::IndexCastOp>(loc, b.getIndexType(), i);
+}
+
+/// dW[row(i), :] += g[i, :] for every index i, in index order (rows may
+/// repeat, so the loop over indices stays sequential).
+Lowered lowerEmbeddingBackward(OpBuilder &b, sym::BackwardEmbeddingOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType wType = tensorType(op.getWeightGrad());
+  int64_t rows = wType.getDimSize(0), cols = wType.getDimSize(1);
+  int64_t count = tensorType(op.getData()).getNumElements();
+  Value indices = reshapeTo(b, loc, op.getData(), {count});
+  Value g = reshapeTo(b, loc, op.getOutGrad(), {count, cols});
+  auto constant = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
+  auto loop = b.create<scf::ForOp>(
+      loc, constant(0), constant(count), constant(1), ValueRange{zeros(b, loc, wType.getShape(), wType.getElementType())},
+      [&](OpBuilder &ob, Location l, Value i, ValueRange acc) {
+        Value row = embeddingRow(ob, l, ob.create<tensor::ExtractOp>(l, indices, i), rows);
+        auto inner = ob.create<scf::ForOp>(
+            l, constant(0), constant(cols), constant(1), acc, [&](OpBuilder &ib, Location il, Value j, ValueRange acc2) {
+              Value sum = add(ib, il, ib.create<tensor::ExtractOp>(il, acc2[0], ValueRange{row, j}),
+                              ib.create<tensor::ExtractOp>(il, g, ValueRange{i, j}));
+              ib.create<scf::YieldOp>(il, ib.create<tensor::InsertOp>(il, sum, acc2[0], ValueRange{row, j}).getResult());
+            });
+        ob.create<scf::YieldOp>(l, inner.getResults());
+      });
+  return SmallVector<Value>{loop.getResult(0)};
+}
+
 Lowered lowerEmbedding(OpBuilder &b, sym::EmbeddingOp op) {
   Location loc = op.getLoc();
   RankedTensorType outType = tensorType(op.getOutput());
@@ -716,13 +798,9 @@ Lowered lowerEmbedding(OpBuilder &b, sym::EmbeddingOp op) {
   for (unsigned i = 0; i + 1 < rank; ++i)
     dataExprs.push_back(b.getAffineDimExpr(i));
   AffineMap dataMap = AffineMap::get(rank, 0, dataExprs, b.getContext());
-  // MXNet clips indices into [0, input_dim - 1].
   return SmallVector<Value>{mapWithMaps(b, loc, outType, op.getData(), dataMap,
                                         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
-    Value index = convertScalar(b, loc, args[0], b.getI64Type());
-    index = b.create<arith::MaxSIOp>(loc, index, scalarConstant(b, loc, b.getI64Type(), 0));
-    index = b.create<arith::MinSIOp>(loc, index, scalarConstant(b, loc, b.getI64Type(), rows - 1));
-    Value row = b.create<arith::IndexCastOp>(loc, b.getIndexType(), index);
+    Value row = embeddingRow(b, loc, args[0], rows);
     Value col = b.create<linalg::IndexOp>(loc, rank - 1);
     Value v = b.create<tensor::ExtractOp>(loc, weight, ValueRange{row, col});
     return convertScalar(b, loc, v, outType.getElementType());
@@ -789,6 +867,7 @@ std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::BackwardBatchNormOp o) { return lowerBatchNormBackward(b, o); })
       .Case([&](sym::LRNOp o) { return lowerLRN(b, o); })
       .Case([&](sym::EmbeddingOp o) { return lowerEmbedding(b, o); })
+      .Case([&](sym::BackwardEmbeddingOp o) { return lowerEmbeddingBackward(b, o); })
       .Case([&](sym::UpSamplingOp o) { return lowerUpSampling(b, o); })
       .Case([&](sym::DropoutOp o) -> Lowered {
         if (o.getMode() == "always" && o.getP() > 0)

@@ -5,8 +5,8 @@
 // then shape-infers the result, so rules may leave result types unranked.
 // Gradients that forward ops cannot express get a `_backward_*` op of their
 // own (relu's step, SoftmaxOutput's one-hot, Convolution's transposed
-// convolution, Pooling's unpooling, BatchNorm's normalization); dropout and
-// embedding have no rule here yet.
+// convolution, Pooling's unpooling, BatchNorm's normalization, Embedding's
+// row scatter).
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Sym/IR/SymOps.h"
@@ -80,6 +80,19 @@ public:
       return failure();
     return make<FillOpTy>(type, {}, {attr("shape", b.getDenseI64ArrayAttr(type.getShape())),
                                      attr("dtype", TypeAttr::get(type.getElementType()))});
+  }
+
+  /// Zeros of a static shape, with `like`'s element type.
+  Value zeros(ArrayRef<int64_t> shape, Value like) {
+    Type element = getElementTypeOrSelf(like.getType());
+    return make<ZerosOp>(RankedTensorType::get(shape, element), {},
+                         {attr("shape", b.getDenseI64ArrayAttr(shape)), attr("dtype", TypeAttr::get(element))});
+  }
+  Value concat(Type type, ValueRange parts, int64_t axis) {
+    if (parts.size() == 1)
+      return parts.front();
+    return make<ConcatOp>(type, parts, {attr("num_args", b.getI64IntegerAttr(parts.size())),
+                                        attr("dim", b.getI64IntegerAttr(axis))});
   }
 
   Value dot(Value lhs, Value rhs, bool transposeA, bool transposeB) {
@@ -306,6 +319,61 @@ LogicalResult concatRule(GradBuilder &gb, ConcatOp op, ValueRange resultGrads, G
   return success();
 }
 
+/// The gradient of a slice is zero-padded back to the data's extent.
+LogicalResult sliceAxisRule(GradBuilder &gb, SliceAxisOp op, ValueRange resultGrads, Grads &grads) {
+  auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!type)
+    return noShape(op);
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
+  auto outType = dyn_cast<RankedTensorType>(op.getOutput().getType());
+  if (type.isDynamicDim(axis) || !outType || !type.hasStaticShape())
+    return noShape(op);
+  int64_t size = type.getDimSize(axis), begin = op.getBegin() < 0 ? op.getBegin() + size : op.getBegin();
+  int64_t after = size - begin - outType.getDimSize(axis);
+  SmallVector<Value> parts;
+  auto addZeros = [&](int64_t extent) {
+    SmallVector<int64_t> shape(type.getShape());
+    shape[axis] = extent;
+    if (extent > 0)
+      parts.push_back(gb.zeros(shape, op.getData()));
+  };
+  addZeros(begin);
+  parts.push_back(resultGrad(resultGrads));
+  addZeros(after);
+  grads.push_back(gb.concat(type, parts, axis));
+  return success();
+}
+
+/// The outputs' gradients (zeros where none flows) concatenated back.
+LogicalResult sliceChannelRule(GradBuilder &gb, SliceChannelOp op, ValueRange resultGrads, Grads &grads) {
+  auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!type || !type.hasStaticShape())
+    return noShape(op);
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
+  SmallVector<int64_t> partShape(type.getShape());
+  partShape[axis] /= op.getNumOutputs();
+  auto partType = RankedTensorType::get(partShape, type.getElementType());
+  SmallVector<Value> parts;
+  for (Value g : resultGrads) {
+    if (!g)
+      parts.push_back(gb.zeros(partShape, op.getData()));
+    else if (op.getSqueezeAxis())
+      parts.push_back(gb.make<ReshapeOp>(partType, g, {gb.attr("shape", gb.b.getDenseI64ArrayAttr(partShape))}));
+    else
+      parts.push_back(g);
+  }
+  grads.push_back(gb.concat(type, parts, axis));
+  return success();
+}
+
+/// The weight gradient only: indices have none (see refusedGradientMessage).
+LogicalResult embeddingRule(GradBuilder &gb, EmbeddingOp op, ValueRange resultGrads, Grads &grads) {
+  grads.append({Value(), gb.make<BackwardEmbeddingOp>(op.getWeight().getType(),
+                                                       {resultGrad(resultGrads), op.getData()},
+                                                       op->getAttrDictionary().getValue())});
+  return success();
+}
+
 LogicalResult addNRule(GradBuilder &, AddNOp op, ValueRange resultGrads, Grads &grads) {
   grads.append(op.getNumOperands(), resultGrad(resultGrads));
   return success();
@@ -315,6 +383,9 @@ LogicalResult identityRule(GradBuilder &, Operation *, ValueRange resultGrads, G
   grads.push_back(resultGrad(resultGrads));
   return success();
 }
+
+/// _zeros and _ones: constants, nothing to differentiate.
+LogicalResult constantRule(GradBuilder &, Operation *, ValueRange, Grads &) { return success(); }
 
 LogicalResult blockGradRule(GradBuilder &, Operation *, ValueRange, Grads &grads) {
   grads.push_back(Value());
@@ -333,8 +404,6 @@ LogicalResult identityLossRule(GradBuilder &gb, IdentityLossOp op, ValueRange, G
 /// Data and weight gradients by one backward op; the bias gradient sums the
 /// output gradient over all but the channel dim.
 LogicalResult convolutionRule(GradBuilder &gb, ConvolutionOp op, ValueRange resultGrads, Grads &grads) {
-  if (op.getNumGroup() != 1)
-    return op.emitError("no gradient rule for grouped Convolution yet");
   Value g = resultGrad(resultGrads);
   auto backward = gb.b.create<BackwardConvolutionOp>(
       gb.loc, TypeRange{op.getData().getType(), op.getWeight().getType()},
@@ -410,6 +479,11 @@ struct GradientModel
   }
   bool readsResultGradient(Operation *op, unsigned result) const {
     return ReadsResultGradient && readsHeadGradient(cast<OpTy>(op), result);
+  }
+  StringRef refusedGradientMessage(Operation *, unsigned operand) const {
+    if (std::is_same_v<OpTy, EmbeddingOp> && operand == 0)
+      return "Embedding layer doesn't support calculate data gradient";
+    return {};
   }
 };
 
@@ -492,6 +566,8 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<AddNOp, addNRule>(ctx);
   attach<CopyOp, generic<CopyOp, identityRule>>(ctx);
   attach<BlockGradOp, generic<BlockGradOp, blockGradRule>>(ctx);
+  attach<ZerosOp, generic<ZerosOp, constantRule>>(ctx);
+  attach<OnesOp, generic<OnesOp, constantRule>>(ctx);
   attach<IdentityLossOp, identityLossRule, /*reads=*/false>(ctx);
   attach<CastOp, castRule>(ctx);
   attach<BatchNormOp, batchNormRule>(ctx);
@@ -508,4 +584,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<SoftmaxOp, softmaxRule<SoftmaxOp>>(ctx);
   attach<LogSoftmaxOp, softmaxRule<LogSoftmaxOp>>(ctx);
   attach<ConcatOp, concatRule>(ctx);
+  attach<SliceAxisOp, sliceAxisRule>(ctx);
+  attach<SliceChannelOp, sliceChannelRule>(ctx);
+  attach<EmbeddingOp, embeddingRule>(ctx);
 }

@@ -52,6 +52,13 @@ def Sym_GradientOpInterface : OpInterface<"GradientOpInterface"> {
       "bool", "readsResultGradient", (ins "unsigned":$index), [{}], [{
         return true;
       }]>,
+    InterfaceMethod<[{
+        MXNet's error when the gradient of operand `index` is asked for but
+        the op cannot compute it (Embedding's data); empty when it can.
+      }],
+      "::llvm::StringRef", "refusedGradientMessage", (ins "unsigned":$index), [{}], [{
+        return {};
+      }]>,
   ];
 }
 

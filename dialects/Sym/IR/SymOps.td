@@ -581,4 +581,19 @@ def Sym_BackwardBatchNormOp : Sym_Op<"_backward_BatchNorm", [Pure]> {
   }];
 }
 
+def Sym_BackwardEmbeddingOp : Sym_Op<"_backward_Embedding", [Pure]> {
+  let summary = "Embedding's weight gradient: out_grad rows summed into their (clipped) index rows";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data,
+                   Sym_PositiveIntAttr:$input_dim,
+                   Sym_PositiveIntAttr:$output_dim,
+                   OptionalAttr<Sym_DTypeAttr>:$dtype,
+                   DefaultValuedAttr<BoolAttr, "false">:$sparse_grad);
+  let results = (outs AnyTensor:$weight_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ::mlir::sym::PartialShape({getInputDim(), getOutputDim()}));
+    }
+  }];
+}
+
 #endif // SYM_OPS_TD

@@ -98,15 +98,31 @@ private:
     SmallVector<Value> operandGrads;
     if (failed(rule.buildGradient(b, resultGrads, operandGrads)))
       return failure();
-    for (auto [operand, grad] : llvm::zip(op->getOperands(), operandGrads))
+    for (auto [i, operand, grad] : llvm::enumerate(op->getOperands(), operandGrads))
       if (grad)
         accumulate(operand, grad);
+      else if (StringRef message = rule.refusedGradientMessage(i); !message.empty())
+        refusals[operand] = {op, message};
     return success();
   }
 
+public:
+  /// Fails at the op when `value`'s gradient is one that op refuses to compute.
+  LogicalResult checkNotRefused(Value value, StringRef name) const {
+    auto it = refusals.find(value);
+    if (it == refusals.end())
+      return success();
+    it->second.first->emitError(it->second.second)
+        .attachNote()
+        << "'" << name << "' needs grad_req null (symc compile --grad-req " << name << "=null)";
+    return failure();
+  }
+
+private:
   func::FuncOp backward;
   OpBuilder b;
   DenseMap<Value, Value> grads;
+  DenseMap<Value, std::pair<Operation *, StringRef>> refusals;
 };
 
 /// A zero tensor like `value` (which must have a static shape).
@@ -207,17 +223,19 @@ struct SymGenerateGradientsPass : sym::impl::SymGenerateGradientsBase<SymGenerat
       if (reqs[i] == "null")
         continue;
       Value arg = body.getArgument(i), grad = builder.gradientOf(arg);
+      auto name = main.getArgAttrOfType<StringAttr>(i, kNameAttr);
+      // MXNet refuses such gradients under write only; add adds nothing.
+      if (reqs[i] == "write" && failed(builder.checkNotRefused(arg, name.getValue())))
+        return failure();
       if (!grad) {
         FailureOr<Value> zeros = zerosLike(b, arg, ret.getLoc());
         if (failed(zeros))
           return backward.emitError("the gradient of '")
-                 << main.getArgAttrOfType<StringAttr>(i, kNameAttr).getValue()
-                 << "' is zeros of a shape that is not static";
+                 << name.getValue() << "' is zeros of a shape that is not static";
         grad = *zeros;
       }
       results.push_back(grad);
-      resultAttrs.push_back(b.getDictionaryAttr(
-          b.getNamedAttr(kGradOfAttr, main.getArgAttrOfType<StringAttr>(i, kNameAttr))));
+      resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(kGradOfAttr, name)));
     }
     if (failed(appendAuxUpdates(backward, b, results, resultAttrs)))
       return failure();
