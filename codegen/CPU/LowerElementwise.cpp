@@ -198,6 +198,15 @@ std::optional<Lowered> lowerElementwiseOp(Operation *op, OpBuilder &b) {
           return b.create<math::AbsIOp>(l, x);
         });
       })
+      .Case([&](sym::SignOp) {
+        return unary(b, op, [](OpBuilder &b, Location l, Value x) -> Value {
+          Value zero = scalarConstant(b, l, x.getType(), 0.0);
+          Value negative = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLT, x, zero);
+          Value minusOne = scalarConstant(b, l, x.getType(), -1.0);
+          return selectPositive(b, l, x, scalarConstant(b, l, x.getType(), 1.0),
+                                b.create<arith::SelectOp>(l, negative, minusOne, zero));
+        });
+      })
       .Case([&](sym::ActivationOp a) { return lowerActivation(b, a); })
       .Case([&](sym::BackwardReluOp r) {
         // out_grad where data > 0, else 0.

@@ -41,7 +41,10 @@ DIFFERENTIABLE = (
     "conv2d_full", "conv_depthwise", "concat_axis0", "cast_float16", "cast_float64", "cast_int32", "sum_keep",
     "sum_exclude", "sum_exclude_keep", "sum_neg", "mean_keep", "mean_exclude", "mean_exclude_keep", "mean_neg",
     "multi_head", "lenet", "zeros_backward", "ones", "lstm_like_state", "slice_axis", "slice_axis_none",
-    "split", "split_squeeze", "split_one", "embedding",
+    "split", "split_squeeze", "split_one", "embedding", "maximum", "minimum", "broadcast_maximum",
+    "broadcast_minimum", "unary_abs", "clip", "MakeLoss", "softmaxactivation", "LinearRegressionOutput",
+    "LinearRegressionOutput_1d", "LogisticRegressionOutput", "LogisticRegressionOutput_1d",
+    "MAERegressionOutput", "MAERegressionOutput_1d",
 )
 # Whole models whose training step is checked: every parameter's gradient.
 MODELS = (("model_mlp", mlp(), {"data": (64, 784)}), ("model_lenet", lenet(), {"data": (2, 1, 28, 28)}),

@@ -9,7 +9,8 @@ e = 1e-3. The dialect's ops run in
 float32 here, so the tolerance is rtol = atol = 1e-2 (float32 rounding in f,
 divided by 2e). Inputs keep at least 0.1 away from 0, where relu bends and
 division blows up; max pooling gets distinct values more than 2e apart, so
-that no perturbation changes a window's maximum. Left out: loss heads (SoftmaxOutput, make_loss, LeNet's) and
+that no perturbation changes a window's maximum. Left out: loss heads (SoftmaxOutput, regression outputs, MakeLoss, make_loss,
+LeNet's) and
 BlockGrad, whose gradients MXNet defines otherwise than as the derivative of
 the output, float16 casts, whose output is quantized to steps wider than 2e,
 float64 outputs (the check reads float32), and Embedding, whose indices are
@@ -28,7 +29,9 @@ from check_backward import is_differentiable
 from check_forward import POSITIVE, compile_command
 
 NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob", "make_loss", "blockgrad",
-                   "lenet", "cast_roundtrip", "cast_float16"}
+                   "lenet", "cast_roundtrip", "cast_float16", "MakeLoss", "LinearRegressionOutput",
+                   "LinearRegressionOutput_1d", "LogisticRegressionOutput", "LogisticRegressionOutput_1d",
+                   "MAERegressionOutput", "MAERegressionOutput_1d"}
 # Outputs of other dtypes than the float32 this check reads.
 OTHER_DTYPES = {"cast_float64", "ones"}
 # Integer inputs: their gradient is refused (Embedding's indices) or zero, and

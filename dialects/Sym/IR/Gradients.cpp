@@ -153,6 +153,20 @@ LogicalResult arithmeticRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, G
   }
 }
 
+/// 1 where x > 0, else 0 (x - y > 0 exactly when x > y in IEEE arithmetic,
+/// so the comparisons MXNet's min/max/clip gradients make are exact).
+Value isPositive(GradBuilder &gb, Value x) { return gb.same<SignOp>(x, gb.same<ReluOp>(x, x)); }
+
+/// maximum: lhs gets g where lhs >= rhs, rhs where lhs < rhs; minimum: lhs
+/// where lhs <= rhs, rhs where lhs > rhs (MXNet's ge/lt and le/gt).
+template <typename OpTy, typename SubOpTy, typename MulOpTy, bool IsMax>
+LogicalResult extremumRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads), lhs = op.getLhs(), rhs = op.getRhs();
+  Value rhsWins = isPositive(gb, IsMax ? gb.same<SubOpTy>(g, {rhs, lhs}) : gb.same<SubOpTy>(g, {lhs, rhs}));
+  Value toRhs = gb.same<MulOpTy>(g, {g, rhsWins});
+  return binaryGrads(op, gb, gb.same<ElemwiseSubOp>(g, {g, toRhs}), toRhs, grads);
+}
+
 /// Rules whose one operand gradient is a function of (g, x, out).
 using UnaryFn = function_ref<Value(GradBuilder &, Value g, Value x, Value out)>;
 
@@ -514,6 +528,67 @@ Value cosGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.neg(gb.mul(g
 Value sameGrad(GradBuilder &, Value g, Value, Value) { return g; }
 Value rdivGrad(GradBuilder &gb, Value g, Value x, Value out) { return gb.neg(gb.div(gb.mul(g, out), x)); }
 
+Value absGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.mul(g, gb.same<SignOp>(x, x)); }
+
+/// g inside [a_min, a_max], 0 outside.
+LogicalResult clipRule(GradBuilder &gb, ClipOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads), x = op.getData();
+  Value above = isPositive(gb, gb.scalar<MinusScalarOp>(x, op.getAMax()));
+  Value below = isPositive(gb, gb.scalar<RMinusScalarOp>(x, op.getAMin()));
+  Value inside = gb.scalar<RMinusScalarOp>(gb.add(above, below), 1.0);
+  grads.push_back(gb.mul(g, inside));
+  return success();
+}
+
+/// grad_scale / num_output * (out - label) (MAE: its sign), whatever the
+/// head gradient; the label gets none.
+template <typename OpTy>
+LogicalResult regressionRule(GradBuilder &gb, OpTy op, ValueRange, Grads &grads) {
+  auto labelType = dyn_cast<RankedTensorType>(op.getLabel().getType());
+  FailureOr<Value> label = gb.reshapeLike(op.getLabel(), op.getData());
+  if (!labelType || !labelType.hasStaticShape() || labelType.getRank() == 0 || failed(label))
+    return noShape(op);
+  double numOutput = static_cast<double>(labelType.getNumElements() / labelType.getDimSize(0));
+  Value diff = gb.same<ElemwiseSubOp>(op.getOutput(), {op.getOutput(), *label});
+  if constexpr (std::is_same_v<OpTy, MAERegressionOutputOp>)
+    diff = gb.same<SignOp>(diff, diff);
+  grads.append({gb.scalar<MulScalarOp>(diff, op.getGradScale() / numOutput), Value()});
+  return success();
+}
+
+/// MakeLoss: grad_scale (divided by the batch size with normalization
+/// 'batch'), whatever the head gradient.
+LogicalResult makeLossRule(GradBuilder &gb, MakeLossOp op, ValueRange, Grads &grads) {
+  if (op.getNormalization() == "valid")
+    return op.emitError("no gradient rule for MakeLoss with normalization 'valid' yet");
+  FailureOr<Value> ones = gb.filledLike<OnesOp>(op.getData());
+  if (failed(ones))
+    return noShape(op);
+  double scale = op.getGradScale();
+  if (op.getNormalization() == "batch")
+    scale /= cast<RankedTensorType>(op.getData().getType()).getDimSize(0);
+  grads.push_back(gb.scalar<MulScalarOp>(*ones, scale));
+  return success();
+}
+
+/// softmax's rule over the channel axis, or over all but the batch axis
+/// (instance): out * (g - sum(g * out)).
+LogicalResult softmaxActivationRule(GradBuilder &gb, SoftmaxActivationOp op, ValueRange resultGrads,
+                                    Grads &grads) {
+  auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!type)
+    return noShape(op);
+  SmallVector<int64_t> axes{1};
+  if (op.getMode() == "instance")
+    for (int64_t i = 2; i < type.getRank(); ++i)
+      axes.push_back(i);
+  Value g = resultGrad(resultGrads), out = op.getOutput();
+  Value dot = gb.make<SumOp>(gb.unknown(g), gb.mul(g, out), {gb.attr("axis", gb.b.getDenseI64ArrayAttr(axes)),
+                                                             gb.attr("keepdims", gb.b.getBoolAttr(true))});
+  grads.push_back(gb.mul(out, gb.same<BroadcastSubOp>(g, {g, dot})));
+  return success();
+}
+
 template <typename OpTy, Value (*Fn)(GradBuilder &, Value, Value, Value)>
 void attachUnary(MLIRContext &ctx) {
   attach<OpTy, unaryRule<OpTy, Fn>>(ctx);
@@ -559,6 +634,18 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attachUnary<TanhOp, tanhGrad>(ctx);
   attachUnary<SigmoidOp, sigmoidGrad>(ctx);
   attachUnary<ReluOp, reluGrad>(ctx);
+  attachUnary<AbsOp, absGrad>(ctx);
+  attach<SignOp, generic<SignOp, blockGradRule>>(ctx); // piecewise constant: no gradient
+  attach<ClipOp, clipRule>(ctx);
+  attach<MaximumOp, extremumRule<MaximumOp, ElemwiseSubOp, ElemwiseMulOp, true>>(ctx);
+  attach<MinimumOp, extremumRule<MinimumOp, ElemwiseSubOp, ElemwiseMulOp, false>>(ctx);
+  attach<BroadcastMaximumOp, extremumRule<BroadcastMaximumOp, BroadcastSubOp, BroadcastMulOp, true>>(ctx);
+  attach<BroadcastMinimumOp, extremumRule<BroadcastMinimumOp, BroadcastSubOp, BroadcastMulOp, false>>(ctx);
+  attach<LinearRegressionOutputOp, regressionRule<LinearRegressionOutputOp>, /*reads=*/false>(ctx);
+  attach<LogisticRegressionOutputOp, regressionRule<LogisticRegressionOutputOp>, /*reads=*/false>(ctx);
+  attach<MAERegressionOutputOp, regressionRule<MAERegressionOutputOp>, /*reads=*/false>(ctx);
+  attach<MakeLossOp, makeLossRule, /*reads=*/false>(ctx);
+  attach<SoftmaxActivationOp, softmaxActivationRule>(ctx);
   attach<SoftmaxOutputOp, softmaxOutputRule>(ctx);
   attach<ConvolutionOp, convolutionRule>(ctx);
   attach<PoolingOp, poolingRule>(ctx);

@@ -25,7 +25,7 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "broadcast_div", "broadcast_maximum", "broadcast_minimum", "_plus_scalar",
           "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
           "_rdiv_scalar", "_power_scalar", "add_n", "exp", "log", "sqrt", "square",
-          "abs", "negative", "sin", "cos", "tanh", "sigmoid", "relu", "clip", "sum",
+          "abs", "sign", "negative", "sin", "cos", "tanh", "sigmoid", "relu", "clip", "sum",
           "mean", "dot", "batch_dot", "_zeros", "_ones"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {

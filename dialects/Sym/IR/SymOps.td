@@ -384,6 +384,7 @@ def Sym_LogOp : Sym_UnaryOp<"log", "natural logarithm">;
 def Sym_SqrtOp : Sym_UnaryOp<"sqrt", "square root">;
 def Sym_SquareOp : Sym_UnaryOp<"square", "x * x">;
 def Sym_AbsOp : Sym_UnaryOp<"abs", "absolute value">;
+def Sym_SignOp : Sym_UnaryOp<"sign", "-1, 0 or 1 by the sign of x">;
 def Sym_NegativeOp : Sym_UnaryOp<"negative", "-x">;
 def Sym_SinOp : Sym_UnaryOp<"sin", "sine">;
 def Sym_CosOp : Sym_UnaryOp<"cos", "cosine">;
