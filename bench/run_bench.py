@@ -59,7 +59,10 @@ def workloads():
     return {"mlp": ("MLP 784-512-512-10, batch 64", mlp, {"data": (64, 784)}),
             "mlp_train": ("MLP 784-512-512-10, batch 64, training step", mlp, {"data": (64, 784)}),
             "resnet18_b1": ("ResNet-18 v1 224x224, batch 1", resnet, {"data": (1, 3, 224, 224)}),
-            "resnet18_b16": ("ResNet-18 v1 224x224, batch 16", resnet, {"data": (16, 3, 224, 224)})}
+            "resnet18_b16": ("ResNet-18 v1 224x224, batch 16", resnet, {"data": (16, 3, 224, 224)}),
+            "resnet18_b16_train": ("ResNet-18 v1 224x224, batch 16, training step (SoftmaxOutput loss)",
+                                   lambda: mx.sym.SoftmaxOutput(resnet(), name="softmax"),
+                                   {"data": (16, 3, 224, 224)})}
 
 
 def mxnet_worker(name, work, repeat):
@@ -85,7 +88,8 @@ def mxnet_model(sym, shapes, rng, train=False):
     exe = sym.simple_bind(mx.cpu(), grad_req="write" if train else "null", **shapes)
     for name, arr in exe.arg_dict.items():
         fan_in = int(np.prod(arr.shape[1:])) if len(arr.shape) > 1 else 1
-        arr[:] = rng.uniform(-1, 1, arr.shape) * np.sqrt(3.0 / fan_in)
+        arr[:] = rng.integers(0, 10, arr.shape) if name.endswith("label") else \
+            rng.uniform(-1, 1, arr.shape) * np.sqrt(3.0 / fan_in)
     for name, arr in exe.aux_dict.items():
         arr[:] = rng.uniform(0.5, 1.5, arr.shape)
     params = {"arg:" + k: v for k, v in exe.arg_dict.items()}
@@ -121,7 +125,7 @@ def torch_model(name, params):
         stage = 5 if m.group(2) == "dense" else int(m.group(1) or 0)
         return stage, int(m.group(3)), m.group(2) != "conv"
     layers = sorted({re.sub(r"_(weight|gamma|beta|bias|running_mean|running_var)$", "", k)
-                     for k in arrays if k != "data"}, key=lambda l: creation_order(l + "_"))
+                     for k in arrays if k not in ("data", "softmax_label")}, key=lambda l: creation_order(l + "_"))
     modules = [m for m in model.modules() if isinstance(m, (torch.nn.Conv2d, torch.nn.BatchNorm2d, torch.nn.Linear))]
     for layer, module in zip(layers, modules):
         if isinstance(module, torch.nn.BatchNorm2d):
@@ -156,9 +160,12 @@ def torch_worker(name, work, repeat):
 
 
 def torch_training_step(model, data, params):
-    """forward + backward of the MLP's cross-entropy (SoftmaxOutput's gradient)."""
+    """forward + backward of the cross-entropy (SoftmaxOutput's gradient), in
+    training mode (BatchNorm with batch statistics)."""
     import torch
-    logits = torch.nn.Sequential(*list(model.children())[:-1])  # without the softmax
+    if isinstance(model, torch.nn.Sequential):  # the MLP, without its softmax
+        model = torch.nn.Sequential(*list(model.children())[:-1])
+    logits = model.train()
     label = torch.from_numpy(params["arg:softmax_label"].asnumpy().astype("int64").clip(0, 9))
     data.requires_grad_(True)
     loss_fn = torch.nn.CrossEntropyLoss(reduction="sum")
