@@ -55,6 +55,8 @@ MODELS = (("model_mlp", mlp(), {"data": (64, 784)}), ("model_lenet", lenet(), {"
 INDEX_INPUTS = {"embedding": ("data",), "model_lstm_lm": ("data",)}
 REQS = ("write", "add", "null")
 TOLERANCE = 1e-4
+# Whole models sum over many more terms, in an order that depends on threads.
+MODEL_TOLERANCE = 1e-3
 
 
 def is_differentiable(name):
@@ -80,12 +82,12 @@ def mxnet_backward(sym, shapes, inputs, aux, heads, indices):
 RELATIVE_L2 = {"model_mobilenet1.0": 5e-2}
 
 
-def check_close(what, got, expected, relative_l2=None):
+def check_close(what, got, expected, relative_l2=None, tolerance=TOLERANCE):
     if relative_l2 is not None:
         error = np.linalg.norm(got - expected) / max(np.linalg.norm(expected), 1e-12)
         if error > relative_l2:
             raise RuntimeError("%s differs by %g (relative L2)" % (what, error))
-    elif not np.allclose(got, expected, rtol=TOLERANCE, atol=TOLERANCE):
+    elif not np.allclose(got, expected, rtol=tolerance, atol=tolerance):
         raise RuntimeError("%s differs by %g" % (what, np.abs(got - expected).max()))
 
 
@@ -130,7 +132,8 @@ def run_case(name, sym, shapes, work, tools, rng):
             continue
         for arg in (a for a in sym.list_arguments() if a not in indices):
             expected = written[arg] + (initial[arg] if req == "add" else 0)
-            check_close("grad_req %s: gradient of %s" % (req, arg), got[arg], expected, RELATIVE_L2.get(name))
+            check_close("grad_req %s: gradient of %s" % (req, arg), got[arg], expected, RELATIVE_L2.get(name),
+                        MODEL_TOLERANCE if name.startswith("model_") else TOLERANCE)
 
 
 def main():

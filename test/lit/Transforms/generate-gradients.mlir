@@ -75,10 +75,10 @@ func.func @main(%x: tensor<4x5xf32> {sym.name = "x"}, %w: tensor<6x5xf32> {sym.n
 // -----
 
 // An op on the gradient path without a rule is an error at its node.
-func.func @main(%x: tensor<3xf32> {sym.name = "x"}) -> (tensor<3xf32> {sym.name = "y"}) {
-  // expected-error @+1 {{no gradient rule for 'abs' yet}}
-  %0 = sym.abs %x : (tensor<3xf32>) -> tensor<3xf32>
-  return %0 : tensor<3xf32>
+func.func @main(%x: tensor<1x3x2x2xf32> {sym.name = "x"}) -> (tensor<1x3x2x2xf32> {sym.name = "y"}) {
+  // expected-error @+1 {{no gradient rule for 'LRN' yet}}
+  %0:2 = sym.LRN %x {nsize = 3 : i64} : (tensor<1x3x2x2xf32>) -> (tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>)
+  return %0#0 : tensor<1x3x2x2xf32>
 }
 
 // -----
