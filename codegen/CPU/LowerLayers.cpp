@@ -220,6 +220,27 @@ Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, 
   return loop.getResult(0);
 }
 
+/// init + sum of lhs * rhs over the loops after the first `parallel` ones,
+/// each read through its exprs (lhs, rhs, then init's).
+Value sumOfProducts(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                    std::initializer_list<ArrayRef<AffineExpr>> exprs, unsigned parallel, Value init) {
+  unsigned numLoops = 0;
+  for (ArrayRef<AffineExpr> list : exprs)
+    for (AffineExpr e : list)
+      e.walk([&](AffineExpr sub) {
+        if (auto dimExpr = dyn_cast<AffineDimExpr>(sub))
+          numLoops = std::max(numLoops, dimExpr.getPosition() + 1);
+      });
+  SmallVector<AffineMap> maps;
+  for (ArrayRef<AffineExpr> list : exprs)
+    maps.push_back(AffineMap::get(numLoops, 0, list, b.getContext()));
+  SmallVector<IteratorType> iterators(parallel, IteratorType::parallel);
+  iterators.append(numLoops - parallel, IteratorType::reduction);
+  return buildGeneric(b, loc, {lhs, rhs}, init, maps, iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+    return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
+  });
+}
+
 /// A grouped (e.g. depthwise) convolution of the padded input by `weight`
 /// (G*F, C/G, K...) as one direct windowed reduction.
 Value groupedConvolution(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
@@ -238,7 +259,7 @@ Value groupedConvolution(OpBuilder &b, Location loc, Value padded, Value weight,
   llvm::append_range(outShape, outType.getShape().drop_front(2));
 
   // Loops: n, g, f, o_1..o_d (parallel), c, k_1..k_d (reduction).
-  unsigned numLoops = 4 + 2 * d, cDim = 3 + d;
+  unsigned cDim = 3 + d;
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
   SmallVector<AffineExpr> inExprs{dim(0), dim(1), dim(cDim)}, wExprs{dim(1), dim(2), dim(cDim)},
       outExprs{dim(0), dim(1), dim(2)};
@@ -247,15 +268,8 @@ Value groupedConvolution(OpBuilder &b, Location loc, Value padded, Value weight,
     wExprs.push_back(dim(cDim + 1 + i));
     outExprs.push_back(dim(3 + i));
   }
-  SmallVector<AffineMap> maps;
-  for (auto &exprs : {inExprs, wExprs, outExprs})
-    maps.push_back(AffineMap::get(numLoops, 0, exprs, b.getContext()));
-  SmallVector<IteratorType> iterators(3 + d, IteratorType::parallel);
-  iterators.append(1 + d, IteratorType::reduction);
-  Value out = buildGeneric(b, loc, {input, groupedWeight}, zeros(b, loc, outShape, element), maps, iterators,
-                           [](OpBuilder &b, Location loc, ValueRange args) {
-                             return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
-                           });
+  Value out = sumOfProducts(b, loc, input, groupedWeight, {inExprs, wExprs, outExprs}, 3 + d,
+                            zeros(b, loc, outShape, element));
   return reshapeTo(b, loc, out, outType.getShape());
 }
 
@@ -370,7 +384,7 @@ Value groupedConvolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value pa
   llvm::append_range(inShape, pType.getShape().drop_front(2));
   llvm::append_range(outShape, w.kernel);
   // Loops: g, f, c, k_1..k_d (parallel), n, o_1..o_d (reduction).
-  unsigned numLoops = 4 + 2 * d, nDim = 3 + d;
+  unsigned nDim = 3 + d;
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
   SmallVector<AffineExpr> gExprs{dim(nDim), dim(0), dim(1)}, inExprs{dim(nDim), dim(0), dim(2)},
       outExprs{dim(0), dim(1), dim(2)};
@@ -379,16 +393,8 @@ Value groupedConvolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value pa
     inExprs.push_back(windowExpr(b, w, i, nDim + 1 + i, 3 + i));
     outExprs.push_back(dim(3 + i));
   }
-  SmallVector<AffineMap> maps;
-  for (auto &exprs : {gExprs, inExprs, outExprs})
-    maps.push_back(AffineMap::get(numLoops, 0, exprs, b.getContext()));
-  SmallVector<IteratorType> iterators(3 + d, IteratorType::parallel);
-  iterators.append(1 + d, IteratorType::reduction);
-  Value grad = buildGeneric(b, loc, {reshapeTo(b, loc, g, gShape), reshapeTo(b, loc, padded, inShape)},
-                            zeros(b, loc, outShape, pType.getElementType()), maps, iterators,
-                            [](OpBuilder &b, Location loc, ValueRange args) {
-                              return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
-                            });
+  Value grad = sumOfProducts(b, loc, reshapeTo(b, loc, g, gShape), reshapeTo(b, loc, padded, inShape),
+                             {gExprs, inExprs, outExprs}, 3 + d, zeros(b, loc, outShape, pType.getElementType()));
   return reshapeTo(b, loc, grad, weightType.getShape());
 }
 
