@@ -12,8 +12,10 @@
 #include "dialects/Sym/IR/SymOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
+#include <numeric>
 
 using namespace mlir;
 
@@ -136,39 +138,48 @@ AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim
   return b.getAffineDimExpr(outDim) * w.stride[i] + b.getAffineDimExpr(kDim) * w.dilate[i];
 }
 
+/// The im2col matrix of `padded` for window `w`: rows C*K..., columns N*O...
+/// or, `positionsFirst`, rows N*O..., columns C*K....
+Value imageColumns(OpBuilder &b, Location loc, Value padded, const Window &w, ArrayRef<int64_t> outSpatial,
+                   bool positionsFirst) {
+  RankedTensorType in = tensorType(padded);
+  unsigned d = w.rank();
+  SmallVector<int64_t> channels{in.getDimSize(1)}, positions{in.getDimSize(0)};
+  llvm::append_range(channels, w.kernel);
+  llvm::append_range(positions, outSpatial);
+  // The columns tensor is (C, K..., N, O...) or (N, O..., C, K...); the
+  // loops run over exactly its dims.
+  SmallVector<int64_t> shape = positionsFirst ? positions : channels;
+  llvm::append_range(shape, positionsFirst ? channels : positions);
+  unsigned cBase = positionsFirst ? 1 + d : 0, pBase = positionsFirst ? 0 : 1 + d;
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs{dim(pBase), dim(cBase)};
+  for (unsigned i = 0; i < d; ++i)
+    inExprs.push_back(windowExpr(b, w, i, pBase + 1 + i, cBase + 1 + i));
+  auto type = RankedTensorType::get(shape, in.getElementType());
+  Value columns = mapWithMaps(b, loc, type, padded, AffineMap::get(shape.size(), 0, inExprs, b.getContext()),
+                              [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  int64_t ck = computeProduct(channels), count = type.getNumElements() / ck;
+  return reshapeTo(b, loc, columns, positionsFirst ? SmallVector<int64_t>{count, ck} : SmallVector<int64_t>{ck, count});
+}
+
 /// A group of N images convolved by one GEMM: W (F, C*K) times the im2col
 /// matrix (C*K, N*O) gives (F, N*O), transposed to (N, F, O...) when N > 1.
 Value convolveImages(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
-                    RankedTensorType outType) {
-  RankedTensorType in = tensorType(padded), wType = tensorType(weight);
-  unsigned d = w.rank();
-  int64_t n = in.getDimSize(0), c = in.getDimSize(1), f = wType.getDimSize(0);
-  ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
-  // The columns tensor is (C, K..., N, O...); loops run over exactly its dims.
-  SmallVector<int64_t> colShape{c};
-  llvm::append_range(colShape, w.kernel);
-  colShape.push_back(n);
-  llvm::append_range(colShape, outSpatial);
-  auto colType = RankedTensorType::get(colShape, in.getElementType());
-  int64_t ck = wType.getNumElements() / f, positions = colType.getNumElements() / ck;
-  Value lhs = reshapeTo(b, loc, weight, {f, ck});
+                     RankedTensorType outType) {
+  RankedTensorType in = tensorType(padded);
+  int64_t n = in.getDimSize(0), f = outType.getDimSize(1);
+  int64_t positions = outType.getNumElements() / (n * f);
+  Value lhs = reshapeTo(b, loc, weight, {f, tensorType(weight).getNumElements() / f});
   bool pointwise = n == 1 && llvm::all_of(w.kernel, [](int64_t k) { return k == 1; }) &&
                    llvm::all_of(w.stride, [](int64_t s) { return s == 1; });
-  if (pointwise) // 1x1, stride 1: the input already is the columns matrix
-    return reshapeTo(b, loc, matmul(b, loc, lhs, reshapeTo(b, loc, padded, {ck, positions}), false, false),
-                     outType.getShape());
-  unsigned numLoops = colShape.size();
-  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
-  SmallVector<AffineExpr> inExprs{dim(1 + d), dim(0)};
-  for (unsigned i = 0; i < d; ++i)
-    inExprs.push_back(windowExpr(b, w, i, 2 + d + i, 1 + i));
-  Value columns = mapWithMaps(b, loc, colType, padded,
-                              AffineMap::get(numLoops, 0, inExprs, b.getContext()),
-                              [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-  Value product = matmul(b, loc, lhs, reshapeTo(b, loc, columns, {ck, positions}), false, false);
+  // 1x1, stride 1: the input already is the columns matrix.
+  Value columns = pointwise ? reshapeTo(b, loc, padded, {in.getDimSize(1), positions})
+                            : imageColumns(b, loc, padded, w, outType.getShape().drop_front(2), false);
+  Value product = matmul(b, loc, lhs, columns, false, false);
   if (n == 1)
     return reshapeTo(b, loc, product, outType.getShape());
-  Value perImage = reshapeTo(b, loc, product, {f, n, positions / n});
+  Value perImage = reshapeTo(b, loc, product, {f, n, positions});
   return reshapeTo(b, loc, transposeTo(b, loc, perImage, {1, 0, 2}), outType.getShape());
 }
 
@@ -183,41 +194,63 @@ int64_t imagesPerGemm(int64_t batch, int64_t positionsPerImage) {
   return group;
 }
 
+/// `group` images of `batched` from image `first` on.
+Value imagesFrom(OpBuilder &b, Location loc, Value batched, Value first, int64_t group) {
+  RankedTensorType type = tensorType(batched);
+  SmallVector<int64_t> sizes(type.getShape());
+  sizes[0] = group;
+  SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0)), strides(sizes.size(), b.getIndexAttr(1));
+  offsets[0] = first;
+  return b.create<tensor::ExtractSliceOp>(loc, batched, offsets, getAsIndexOpFoldResult(b.getContext(), sizes),
+                                          strides);
+}
+
+using ImageGroupStep = llvm::function_ref<Value(OpBuilder &, Location, ValueRange images, Value first, Value acc)>;
+
+/// Folds `step` over the batch of `batched` (all of one batch size) in
+/// groups of `group` images, one after the other: acc = step(the group's
+/// images of each, its first index, acc).
+Value foldImageGroups(OpBuilder &b, Location loc, ValueRange batched, int64_t group, Value init,
+                      ImageGroupStep step) {
+  int64_t n = tensorType(batched.front()).getDimSize(0);
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  if (group == n)
+    return step(b, loc, batched, zero, init);
+  Value count = b.create<arith::ConstantIndexOp>(loc, n);
+  Value stride = b.create<arith::ConstantIndexOp>(loc, group);
+  auto loop = b.create<scf::ForOp>(loc, zero, count, stride, ValueRange{init},
+                                   [&](OpBuilder &nested, Location l, Value i, ValueRange acc) {
+                                     SmallVector<Value> images;
+                                     for (Value v : batched)
+                                       images.push_back(imagesFrom(nested, l, v, i, group));
+                                     nested.create<scf::YieldOp>(l, step(nested, l, images, i, acc[0]));
+                                   });
+  return loop.getResult(0);
+}
+
 /// Groups of images are convolved one after the other (one im2col buffer of
 /// a group's size), each group by one parallel GEMM.
 Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
                         RankedTensorType outType) {
-  RankedTensorType in = tensorType(padded);
-  int64_t n = in.getDimSize(0);
-  int64_t positions = outType.getNumElements() / (n * outType.getDimSize(1));
-  int64_t group = imagesPerGemm(n, positions);
-  if (group == n)
-    return convolveImages(b, loc, padded, weight, w, outType);
-  auto imageOf = [&](RankedTensorType t) {
-    SmallVector<int64_t> shape(t.getShape());
-    shape[0] = group;
-    return shape;
-  };
-  auto imageOut = RankedTensorType::get(imageOf(outType), outType.getElementType());
-  auto sliceParams = [&](ArrayRef<int64_t> shape, Value index) {
-    SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)), strides(shape.size(), b.getIndexAttr(1));
-    offsets[0] = index;
-    return std::make_tuple(offsets, getAsIndexOpFoldResult(b.getContext(), shape), strides);
-  };
-  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value count = b.create<arith::ConstantIndexOp>(loc, n);
-  Value step = b.create<arith::ConstantIndexOp>(loc, group);
-  auto loop = b.create<scf::ForOp>(
-      loc, zero, count, step, ValueRange{emptyLike(b, loc, outType)},
-      [&](OpBuilder &nested, Location l, Value i, ValueRange acc) {
-        auto [inOffsets, inSizes, inStrides] = sliceParams(imageOf(in), i);
-        Value image = nested.create<tensor::ExtractSliceOp>(l, padded, inOffsets, inSizes, inStrides);
-        Value result = convolveImages(nested, l, image, weight, w, imageOut);
-        auto [outOffsets, outSizes, outStrides] = sliceParams(imageOf(outType), i);
-        Value updated = nested.create<tensor::InsertSliceOp>(l, result, acc[0], outOffsets, outSizes, outStrides);
-        nested.create<scf::YieldOp>(l, updated);
-      });
-  return loop.getResult(0);
+  int64_t n = outType.getDimSize(0);
+  int64_t group = imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
+  SmallVector<int64_t> groupShape(outType.getShape());
+  groupShape[0] = group;
+  auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
+  return foldImageGroups(b, loc, padded, group, emptyLike(b, loc, outType),
+                         [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
+                           Value result = convolveImages(nested, l, images[0], weight, w, groupOut);
+                           if (group == n)
+                             return result;
+                           SmallVector<OpFoldResult> offsets(groupShape.size(), nested.getIndexAttr(0)),
+                               strides(groupShape.size(), nested.getIndexAttr(1));
+                           offsets[0] = first;
+                           return nested
+                               .create<tensor::InsertSliceOp>(l, result, acc, offsets,
+                                                              getAsIndexOpFoldResult(nested.getContext(), groupShape),
+                                                              strides)
+                               .getResult();
+                         });
 }
 
 /// init + sum of lhs * rhs over the loops after the first `parallel` ones,
@@ -296,80 +329,144 @@ Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
   return SmallVector<Value>{out};
 }
 
-/// Dims 0 and 1 swapped: (N, C, S...) <-> (C, N, S...).
-Value swapLeadingDims(OpBuilder &b, Location loc, Value v) {
-  SmallVector<int64_t> permutation{1, 0};
-  for (int64_t i = 2; i < tensorType(v).getRank(); ++i)
-    permutation.push_back(i);
-  return transposeTo(b, loc, v, permutation);
+/// acc + value, written into acc (so that a loop carrying acc updates it in
+/// place).
+Value accumulate(OpBuilder &b, Location loc, Value acc, Value value) {
+  unsigned rank = tensorType(acc).getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  return buildGeneric(b, loc, value, acc, {identity, identity}, SmallVector<IteratorType>(rank, IteratorType::parallel),
+                      addFn);
 }
 
-/// dW[f, c, k] = sum over n, o of g[n, f, o] x_padded[n, c, o * s + k * d]: a
-/// convolution of x (as C images of N channels) by g (as F filters of N
-/// channels) with stride and dilation exchanged, cut to the kernel size.
+/// dW (F, C*K) = sum over groups of images of g (F, N*O) times the im2col
+/// matrix (N*O, C*K): MXNet's formulation, one GEMM per group of images.
 Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value padded, const Window &w,
                             RankedTensorType weightType) {
-  unsigned d = w.rank();
-  RankedTensorType gType = tensorType(g), pType = tensorType(padded);
+  RankedTensorType gType = tensorType(g);
+  int64_t n = gType.getDimSize(0), f = gType.getDimSize(1);
   ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
-  Window swapped(outSpatial, w.dilate, w.stride, SmallVector<int64_t>(d, 0));
-  SmallVector<int64_t> shape{pType.getDimSize(1), gType.getDimSize(1)};
-  for (unsigned i = 0; i < d; ++i)
-    shape.push_back((pType.getDimSize(2 + i) - (outSpatial[i] - 1) * w.stride[i] - 1) / w.dilate[i] + 1);
-  Value full = convolutionByGemm(b, loc, swapLeadingDims(b, loc, padded), swapLeadingDims(b, loc, g), swapped,
-                                 RankedTensorType::get(shape, pType.getElementType()));
-  SmallVector<int64_t> sizes{shape[0], shape[1]};
-  llvm::append_range(sizes, w.kernel);
-  SmallVector<int64_t> offsets(sizes.size(), 0), strides(sizes.size(), 1);
-  Value cut = b.create<tensor::ExtractSliceOp>(loc, full, getAsIndexOpFoldResult(b.getContext(), offsets),
-                                               getAsIndexOpFoldResult(b.getContext(), sizes),
-                                               getAsIndexOpFoldResult(b.getContext(), strides));
-  return reshapeTo(b, loc, swapLeadingDims(b, loc, cut), weightType.getShape());
+  int64_t positions = computeProduct(outSpatial), group = imagesPerGemm(n, positions);
+  int64_t ck = weightType.getNumElements() / f;
+  Type element = gType.getElementType();
+  Value sum = zeros(b, loc, {f, ck}, element);
+  sum = foldImageGroups(
+      b, loc, {g, padded}, group, sum, [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) -> Value {
+        Value perImage = reshapeTo(nested, l, images[0], {group, f, positions});
+        Value gMatrix = reshapeTo(nested, l, transposeTo(nested, l, perImage, {1, 0, 2}), {f, group * positions});
+        Value columns = imageColumns(nested, l, images[1], w, outSpatial, /*positionsFirst=*/true);
+        Value product = matmul(nested, l, gMatrix, columns, false, false);
+        if (group == n)
+          return product;
+        return accumulate(nested, l, acc, product);
+      });
+  return reshapeTo(b, loc, sum, weightType.getShape());
 }
 
-/// dX = the stride-1 convolution of g, dilated by the stride and padded by
-/// (K - 1) * d - p, with the weight flipped and, within each group, its
-/// filter and channel dims swapped.
-FailureOr<Value> convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
-                                     int64_t groups, RankedTensorType dataType) {
-  unsigned d = w.rank();
+/// Along one spatial dim, the data gradient at input positions phase,
+/// phase + stride, ... gathers kernel taps first, first + step, ... (`taps`
+/// of them, maybe none); tap j of input position i reads the output
+/// gradient at i + offset - dilation * j.
+struct StridePhase {
+  int64_t positions, first = 0, step = 1, taps = 0, offset = 0, dilation = 1;
+};
+
+StridePhase stridePhase(int64_t phase, int64_t inputSize, int64_t kernel, int64_t stride, int64_t dilate,
+                        int64_t pad) {
+  StridePhase p;
+  p.positions = llvm::divideCeil(inputSize - phase, stride);
+  // Tap k reaches the phase when (phase + pad - k * dilate) is a multiple
+  // of the stride: the first such k, then every stride / gcd.
+  auto reaches = [&](int64_t k) { return ((phase + pad - k * dilate) % stride + stride) % stride == 0; };
+  while (p.first < kernel && !reaches(p.first))
+    ++p.first;
+  if (p.first == kernel)
+    return p;
+  int64_t common = std::gcd(dilate, stride);
+  p.step = stride / common;
+  p.taps = (kernel - 1 - p.first) / p.step + 1;
+  p.offset = (phase + pad - p.first * dilate) / stride;
+  p.dilation = dilate / common;
+  return p;
+}
+
+/// The data gradient at one stride phase (one StridePhase per spatial dim):
+/// a stride-1 convolution of the output gradient's window by the phase's
+/// taps, flipped, with filter and channel dims swapped within each group.
+Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<StridePhase> phases,
+                    int64_t groups, int64_t channels) {
+  unsigned d = phases.size();
   RankedTensorType gType = tensorType(g), wType = tensorType(weight);
   Type element = gType.getElementType();
-  SmallVector<int64_t> dilatedShape(gType.getShape()), strides{1, 1}, low{0, 0}, high{0, 0};
-  for (unsigned i = 0; i < d; ++i) {
-    int64_t o = gType.getDimSize(2 + i), extent = (w.kernel[i] - 1) * w.dilate[i];
-    dilatedShape[2 + i] = (o - 1) * w.stride[i] + 1;
-    strides.push_back(w.stride[i]);
-    low.push_back(extent - w.pad[i]);
-    high.push_back(dataType.getDimSize(2 + i) + w.pad[i] - dilatedShape[2 + i]);
-    if (low.back() < 0 || high.back() < 0)
-      return failure();
+  int64_t n = gType.getDimSize(0);
+  SmallVector<int64_t> outShape{n, channels};
+  for (const StridePhase &p : phases)
+    outShape.push_back(p.positions);
+  if (llvm::any_of(phases, [](const StridePhase &p) { return p.taps == 0; }))
+    return zeros(b, loc, outShape, element);
+  // The window of g the phase reads: zero outside g.
+  SmallVector<int64_t> low{0, 0}, high{0, 0}, offsets{0, 0}, sizes(gType.getShape().take_front(2)), taps;
+  for (auto [i, p] : llvm::enumerate(phases)) {
+    int64_t start = p.offset - p.dilation * (p.taps - 1), extent = p.positions + p.dilation * (p.taps - 1);
+    low.push_back(std::max<int64_t>(0, -start));
+    high.push_back(std::max<int64_t>(0, start + extent - gType.getDimSize(2 + i)));
+    offsets.push_back(start + low.back());
+    sizes.push_back(extent);
+    taps.push_back(p.taps);
   }
-  Value dilated = g;
-  if (llvm::any_of(w.stride, [](int64_t s) { return s != 1; })) {
-    SmallVector<int64_t> offsets(strides.size(), 0);
-    dilated = b.create<tensor::InsertSliceOp>(
-        loc, g, zeros(b, loc, dilatedShape, element), getAsIndexOpFoldResult(b.getContext(), offsets),
-        getAsIndexOpFoldResult(b.getContext(), gType.getShape()), getAsIndexOpFoldResult(b.getContext(), strides));
-  }
-  Value padded = padConstant(b, loc, dilated, low, high, 0.0);
-  // flipped[g, c, f, k] = weight[g, f, c, K - 1 - k], weight seen as (G, F, C, K...)
+  SmallVector<int64_t> unitStrides(sizes.size(), 1);
+  Value window = b.create<tensor::ExtractSliceOp>(
+      loc, padConstant(b, loc, g, low, high, 0.0), getAsIndexOpFoldResult(b.getContext(), offsets),
+      getAsIndexOpFoldResult(b.getContext(), sizes), getAsIndexOpFoldResult(b.getContext(), unitStrides));
+  // flipped[g, c, f, j] = weight[g, f, c, first + step * (taps - 1 - j)], weight seen as (G, F, C, K...)
   int64_t fg = wType.getDimSize(0) / groups, cg = wType.getDimSize(1);
   SmallVector<int64_t> groupedShape{groups, fg, cg}, flippedShape{groups, cg, fg};
-  llvm::append_range(groupedShape, w.kernel);
-  llvm::append_range(flippedShape, w.kernel);
+  llvm::append_range(groupedShape, wType.getShape().drop_front(2));
+  llvm::append_range(flippedShape, taps);
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
   SmallVector<AffineExpr> exprs{dim(0), dim(2), dim(1)};
-  for (unsigned i = 0; i < d; ++i)
-    exprs.push_back(w.kernel[i] - 1 - dim(3 + i));
+  for (auto [i, p] : llvm::enumerate(phases))
+    exprs.push_back(p.first + p.step * (p.taps - 1) - p.step * dim(3 + i));
   Value flipped = mapWithMaps(b, loc, RankedTensorType::get(flippedShape, element),
                               reshapeTo(b, loc, weight, groupedShape),
                               AffineMap::get(3 + d, 0, exprs, b.getContext()),
                               [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-  SmallVector<int64_t> flippedWeightShape{groups * cg, fg};
-  llvm::append_range(flippedWeightShape, w.kernel);
-  Window unit(w.kernel, SmallVector<int64_t>(d, 1), w.dilate, SmallVector<int64_t>(d, 0));
-  return convolve(b, loc, padded, reshapeTo(b, loc, flipped, flippedWeightShape), unit, groups, dataType);
+  SmallVector<int64_t> flippedWeightShape{groups * cg, fg}, dilations;
+  llvm::append_range(flippedWeightShape, taps);
+  for (const StridePhase &p : phases)
+    dilations.push_back(p.dilation);
+  Window unit(taps, SmallVector<int64_t>(d, 1), dilations, SmallVector<int64_t>(d, 0));
+  return convolve(b, loc, window, reshapeTo(b, loc, flipped, flippedWeightShape), unit, groups,
+                  RankedTensorType::get(outShape, element));
+}
+
+/// dX, one stride phase at a time: input positions congruent modulo the
+/// stride take their gradient from the same kernel taps, so each phase is a
+/// stride-1 convolution of g with a sub-kernel and no product by a zero (as
+/// g dilated by the stride would give).
+Value convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, int64_t groups,
+                          RankedTensorType dataType) {
+  unsigned d = w.rank();
+  SmallVector<int64_t> phase(d, 0);
+  Value dataGrad = emptyLike(b, loc, dataType);
+  // Visits every phase combination, the last dim fastest.
+  while (true) {
+    SmallVector<StridePhase> phases;
+    for (unsigned i = 0; i < d; ++i)
+      phases.push_back(stridePhase(phase[i], dataType.getDimSize(2 + i), w.kernel[i], w.stride[i], w.dilate[i],
+                                   w.pad[i]));
+    Value part = phaseDataGrad(b, loc, g, weight, phases, groups, dataType.getDimSize(1));
+    SmallVector<int64_t> offsets{0, 0}, strides{1, 1};
+    llvm::append_range(offsets, phase);
+    llvm::append_range(strides, w.stride);
+    dataGrad = b.create<tensor::InsertSliceOp>(loc, part, dataGrad, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                               getAsIndexOpFoldResult(b.getContext(), tensorType(part).getShape()),
+                                               getAsIndexOpFoldResult(b.getContext(), strides));
+    unsigned i = d;
+    while (i > 0 && ++phase[i - 1] == w.stride[i - 1])
+      phase[--i] = 0;
+    if (i == 0)
+      return dataGrad;
+  }
 }
 
 /// dW[g, f, c, k] = sum over n, o of g[n, g, f, o] x_padded[n, g, c, o * s + k * d]
@@ -405,16 +502,13 @@ Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op) {
   SmallVector<int64_t> low{0, 0}, high{0, 0};
   low.append(w.pad), high.append(w.pad);
   Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
-  FailureOr<Value> dataGrad =
-      convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups, tensorType(op.getDataGrad()));
-  if (failed(dataGrad))
-    return op.emitError("the CPU backend has no data gradient for a Convolution padded by more than its "
-                        "dilated kernel extent");
+  Value dataGrad = convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups,
+                                       tensorType(op.getDataGrad()));
   RankedTensorType weightType = tensorType(op.getWeightGrad());
   Value weightGrad = groups == 1
                          ? convolutionWeightGrad(b, loc, op.getOutGrad(), padded, w, weightType)
                          : groupedConvolutionWeightGrad(b, loc, op.getOutGrad(), padded, w, groups, weightType);
-  return SmallVector<Value>{*dataGrad, weightGrad};
+  return SmallVector<Value>{dataGrad, weightGrad};
 }
 
 /// Index arithmetic for the pooling backward's loops.

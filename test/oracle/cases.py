@@ -43,6 +43,21 @@ def cases():
     yield case("conv2d_batched", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=5, name="c"),
                data=(6, 2, 40, 40))
     yield case("conv1d", S.Convolution(d, kernel=(3,), stride=(2,), pad=(1,), num_filter=4, name="c"), data=(2, 3, 15))
+    # Strided data gradients go one stride phase at a time: a ResNet stem, a
+    # 1x1 stride-2 (phases no tap reaches), stride and dilation with a
+    # common factor, padding beyond the kernel, grouped, 3-d.
+    yield case("conv_stem", S.Convolution(d, kernel=(7, 7), stride=(2, 2), pad=(3, 3), num_filter=4, name="c"),
+               data=(2, 3, 20, 17))
+    yield case("conv_pointwise_s2", S.Convolution(d, kernel=(1, 1), stride=(2, 2), num_filter=5, no_bias=True,
+                                                  name="c"), data=(2, 4, 9, 8))
+    yield case("conv_strided_dilated", S.Convolution(d, kernel=(3, 3), stride=(2, 4), dilate=(2, 2), pad=(2, 1),
+                                                     num_filter=3, name="c"), data=(2, 3, 13, 14))
+    yield case("conv_wide_pad", S.Convolution(d, kernel=(3, 3), pad=(3, 4), num_filter=2, name="c"),
+               data=(1, 2, 6, 7))
+    yield case("conv_grouped_strided", S.Convolution(d, kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=6,
+                                                     num_group=2, name="c"), data=(2, 4, 9, 9))
+    yield case("conv3d_strided", S.Convolution(d, kernel=(3, 3, 3), stride=(2, 1, 2), pad=(1, 1, 1),
+                                               num_filter=3, name="c"), data=(1, 2, 5, 6, 5))
     yield case("conv_depthwise", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=8, num_group=8,
                                                no_bias=True, name="dw"), data=(1, 8, 7, 7))
     for pool_type in ("max", "avg", "sum"):
