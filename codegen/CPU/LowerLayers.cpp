@@ -205,6 +205,15 @@ Value imagesFrom(OpBuilder &b, Location loc, Value batched, Value first, int64_t
                                           strides);
 }
 
+/// `images` (a group of them) inserted into the batch `acc` at image `first`.
+Value insertImages(OpBuilder &b, Location loc, Value images, Value acc, Value first) {
+  ArrayRef<int64_t> shape = tensorType(images).getShape();
+  SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)), strides(shape.size(), b.getIndexAttr(1));
+  offsets[0] = first;
+  return b.create<tensor::InsertSliceOp>(loc, images, acc, offsets, getAsIndexOpFoldResult(b.getContext(), shape),
+                                         strides);
+}
+
 using ImageGroupStep = llvm::function_ref<Value(OpBuilder &, Location, ValueRange images, Value first, Value acc)>;
 
 /// Folds `step` over the batch of `batched` (all of one batch size) in
@@ -240,16 +249,7 @@ Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, 
   return foldImageGroups(b, loc, padded, group, emptyLike(b, loc, outType),
                          [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
                            Value result = convolveImages(nested, l, images[0], weight, w, groupOut);
-                           if (group == n)
-                             return result;
-                           SmallVector<OpFoldResult> offsets(groupShape.size(), nested.getIndexAttr(0)),
-                               strides(groupShape.size(), nested.getIndexAttr(1));
-                           offsets[0] = first;
-                           return nested
-                               .create<tensor::InsertSliceOp>(l, result, acc, offsets,
-                                                              getAsIndexOpFoldResult(nested.getContext(), groupShape),
-                                                              strides)
-                               .getResult();
+                           return group == n ? result : insertImages(nested, l, result, acc, first);
                          });
 }
 
@@ -329,6 +329,16 @@ Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
   return SmallVector<Value>{out};
 }
 
+/// A group of images' gradients (N, F, O...) as the matrix (F, N*O).
+Value filterMajor(OpBuilder &b, Location loc, Value images) {
+  RankedTensorType type = tensorType(images);
+  int64_t n = type.getDimSize(0), f = type.getDimSize(1), positions = type.getNumElements() / (n * f);
+  if (n == 1)
+    return reshapeTo(b, loc, images, {f, positions});
+  Value perImage = reshapeTo(b, loc, images, {n, f, positions});
+  return reshapeTo(b, loc, transposeTo(b, loc, perImage, {1, 0, 2}), {f, n * positions});
+}
+
 /// acc + value, written into acc (so that a loop carrying acc updates it in
 /// place).
 Value accumulate(OpBuilder &b, Location loc, Value acc, Value value) {
@@ -351,8 +361,7 @@ Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value padded, c
   Value sum = zeros(b, loc, {f, ck}, element);
   sum = foldImageGroups(
       b, loc, {g, padded}, group, sum, [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) -> Value {
-        Value perImage = reshapeTo(nested, l, images[0], {group, f, positions});
-        Value gMatrix = reshapeTo(nested, l, transposeTo(nested, l, perImage, {1, 0, 2}), {f, group * positions});
+        Value gMatrix = filterMajor(nested, l, images[0]);
         Value columns = imageColumns(nested, l, images[1], w, outSpatial, /*positionsFirst=*/true);
         Value product = matmul(nested, l, gMatrix, columns, false, false);
         if (group == n)
@@ -439,12 +448,15 @@ Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<
                   RankedTensorType::get(outShape, element));
 }
 
-/// dX, one stride phase at a time: input positions congruent modulo the
-/// stride take their gradient from the same kernel taps, so each phase is a
-/// stride-1 convolution of g with a sub-kernel and no product by a zero (as
-/// g dilated by the stride would give).
-Value convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, int64_t groups,
-                          RankedTensorType dataType) {
+/// Data channels below which a convolution's data gradient goes by col2im.
+constexpr int64_t kFewChannels = 16;
+
+using PhaseGrad = llvm::function_ref<Value(ArrayRef<StridePhase> phases)>;
+
+/// dX of `dataType`, assembled from the gradients of its stride phases
+/// (`phaseGrad` of each combination of one phase per spatial dim).
+Value assembleStridePhases(OpBuilder &b, Location loc, RankedTensorType dataType, const Window &w,
+                           PhaseGrad phaseGrad) {
   unsigned d = w.rank();
   SmallVector<int64_t> phase(d, 0);
   Value dataGrad = emptyLike(b, loc, dataType);
@@ -454,7 +466,7 @@ Value convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, con
     for (unsigned i = 0; i < d; ++i)
       phases.push_back(stridePhase(phase[i], dataType.getDimSize(2 + i), w.kernel[i], w.stride[i], w.dilate[i],
                                    w.pad[i]));
-    Value part = phaseDataGrad(b, loc, g, weight, phases, groups, dataType.getDimSize(1));
+    Value part = phaseGrad(phases);
     SmallVector<int64_t> offsets{0, 0}, strides{1, 1};
     llvm::append_range(offsets, phase);
     llvm::append_range(strides, w.stride);
@@ -467,6 +479,119 @@ Value convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, con
     if (i == 0)
       return dataGrad;
   }
+}
+
+/// The gradient of one stride phase gathered from the columns (C, K...,
+/// N, O...) of every tap's contribution, the kernel dims reversed and the O
+/// dims shifted by `low`.
+Value gatherPhase(OpBuilder &b, Location loc, Value columns, ArrayRef<StridePhase> phases, ArrayRef<int64_t> low) {
+  unsigned d = phases.size();
+  RankedTensorType type = tensorType(columns);
+  int64_t c = type.getDimSize(0), n = type.getDimSize(1 + d);
+  SmallVector<int64_t> outShape{n, c};
+  for (const StridePhase &p : phases)
+    outShape.push_back(p.positions);
+  Value init = zeros(b, loc, outShape, type.getElementType());
+  if (llvm::any_of(phases, [](const StridePhase &p) { return p.taps == 0; }))
+    return init;
+  // Tap j is the phase's (taps - 1 - j)th: with the kernel stored reversed,
+  // both of its reads step forward. The phase's taps and positions are
+  // sliced out first, so that the maps have no constant terms (thread
+  // tiling mishandles both reversed dims and constant terms).
+  SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()), strides(type.getRank(), 1);
+  for (auto [i, p] : llvm::enumerate(phases)) {
+    offsets[1 + i] = type.getDimSize(1 + i) - 1 - (p.first + p.step * (p.taps - 1));
+    sizes[1 + i] = p.taps;
+    strides[1 + i] = p.step;
+    offsets[2 + d + i] = p.offset + low[i] - p.dilation * (p.taps - 1);
+    sizes[2 + d + i] = p.positions + p.dilation * (p.taps - 1);
+  }
+  Value taps = b.create<tensor::ExtractSliceOp>(loc, columns, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                                getAsIndexOpFoldResult(b.getContext(), sizes),
+                                                getAsIndexOpFoldResult(b.getContext(), strides));
+  // Loops: n, c (parallel), j_1..j_d (the taps, reduction), i_1..i_d
+  // (parallel, innermost so that reads and writes are contiguous).
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs{dim(1)}, positionExprs, outExprs{dim(0), dim(1)};
+  for (auto [i, p] : llvm::enumerate(phases)) {
+    inExprs.push_back(dim(2 + i));
+    positionExprs.push_back(dim(2 + d + i) + p.dilation * dim(2 + i));
+    outExprs.push_back(dim(2 + d + i));
+  }
+  inExprs.push_back(dim(0));
+  llvm::append_range(inExprs, positionExprs);
+  SmallVector<IteratorType> iterators(2 + 2 * d, IteratorType::parallel);
+  std::fill_n(iterators.begin() + 2, d, IteratorType::reduction);
+  SmallVector<AffineMap> maps{AffineMap::get(2 + 2 * d, 0, inExprs, b.getContext()),
+                              AffineMap::get(2 + 2 * d, 0, outExprs, b.getContext())};
+  return buildGeneric(b, loc, taps, init, maps, iterators, addFn);
+}
+
+/// dX by stride-1 convolutions of g with sub-kernels, one per stride phase:
+/// no product by a zero (as g dilated by the stride would give).
+Value convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, int64_t groups,
+                          RankedTensorType dataType) {
+  return assembleStridePhases(b, loc, dataType, w, [&](ArrayRef<StridePhase> phases) {
+    return phaseDataGrad(b, loc, g, weight, phases, groups, dataType.getDimSize(1));
+  });
+}
+
+/// dX by MXNet's col2im, for few data channels (an RGB stem), where the
+/// sub-kernel GEMMs of convolutionDataGrad would have C rows only: the
+/// columns W^T (C*K, F) · g (F, N*O) hold every tap's contribution, which
+/// each stride phase gathers.
+Value convolutionDataGradByColumns(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
+                                   RankedTensorType dataType) {
+  unsigned d = w.rank();
+  RankedTensorType gType = tensorType(g);
+  int64_t n = gType.getDimSize(0), f = gType.getDimSize(1), c = dataType.getDimSize(1);
+  // g is padded so that every tap of every phase reads inside it.
+  SmallVector<int64_t> low{0, 0}, high{0, 0}, paddedSpatial;
+  for (unsigned i = 0; i < d; ++i) {
+    int64_t before = 0, after = 0, size = gType.getDimSize(2 + i);
+    for (int64_t phase = 0; phase < w.stride[i]; ++phase) {
+      StridePhase p = stridePhase(phase, dataType.getDimSize(2 + i), w.kernel[i], w.stride[i], w.dilate[i], w.pad[i]);
+      if (p.taps == 0)
+        continue;
+      before = std::max(before, p.dilation * (p.taps - 1) - p.offset);
+      after = std::max(after, p.positions - 1 + p.offset - (size - 1));
+    }
+    low.push_back(before);
+    high.push_back(after);
+    paddedSpatial.push_back(size + before + after);
+  }
+  Value padded = padConstant(b, loc, g, low, high, 0.0);
+  int64_t positions = computeProduct(paddedSpatial), group = imagesPerGemm(n, positions);
+  int64_t ck = tensorType(weight).getNumElements() / f;
+  // lhs[c, k, f] = weight[f, c, K - 1 - k]: W^T, the kernel reversed.
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<int64_t> lhsShape{c};
+  SmallVector<AffineExpr> lhsExprs{dim(1 + d), dim(0)};
+  for (unsigned i = 0; i < d; ++i) {
+    lhsShape.push_back(w.kernel[i]);
+    lhsExprs.push_back(w.kernel[i] - 1 - dim(1 + i));
+  }
+  lhsShape.push_back(f);
+  Value lhs = mapWithMaps(b, loc, RankedTensorType::get(lhsShape, dataType.getElementType()), weight,
+                          AffineMap::get(2 + d, 0, lhsExprs, b.getContext()),
+                          [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  lhs = reshapeTo(b, loc, lhs, {ck, f});
+  SmallVector<int64_t> groupShape(dataType.getShape()), columnShape{c};
+  groupShape[0] = group;
+  llvm::append_range(columnShape, w.kernel);
+  columnShape.push_back(group);
+  llvm::append_range(columnShape, paddedSpatial);
+  auto groupType = RankedTensorType::get(groupShape, dataType.getElementType());
+  return foldImageGroups(
+      b, loc, padded, group, emptyLike(b, loc, dataType),
+      [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
+        Value columns = reshapeTo(nested, l, matmul(nested, l, lhs, filterMajor(nested, l, images[0]), false, false),
+                                  columnShape);
+        Value part = assembleStridePhases(nested, l, groupType, w, [&](ArrayRef<StridePhase> phases) {
+          return gatherPhase(nested, l, columns, phases, ArrayRef<int64_t>(low).drop_front(2));
+        });
+        return group == n ? part : insertImages(nested, l, part, acc, first);
+      });
 }
 
 /// dW[g, f, c, k] = sum over n, o of g[n, g, f, o] x_padded[n, g, c, o * s + k * d]
@@ -502,8 +627,10 @@ Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op) {
   SmallVector<int64_t> low{0, 0}, high{0, 0};
   low.append(w.pad), high.append(w.pad);
   Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
-  Value dataGrad = convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups,
-                                       tensorType(op.getDataGrad()));
+  RankedTensorType dataType = tensorType(op.getDataGrad());
+  Value dataGrad = groups == 1 && dataType.getDimSize(1) < kFewChannels
+                       ? convolutionDataGradByColumns(b, loc, op.getOutGrad(), op.getWeight(), w, dataType)
+                       : convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups, dataType);
   RankedTensorType weightType = tensorType(op.getWeightGrad());
   Value weightGrad = groups == 1
                          ? convolutionWeightGrad(b, loc, op.getOutGrad(), padded, w, weightType)

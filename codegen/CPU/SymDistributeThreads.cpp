@@ -41,8 +41,10 @@ SmallVector<int64_t> threadTileSizes(TilingInterface op, int64_t chunks) {
 }
 
 /// Tiling computes operand slices through the indexing maps; MLIR 19 gets
-/// them wrong for floordiv/mod/ceildiv expressions and for reversed dims
-/// (a negative coefficient, as in a flipped kernel), so those ops stay whole.
+/// them wrong for floordiv/mod/ceildiv expressions, for reversed dims (a
+/// negative coefficient, as in a flipped kernel) and for constant terms
+/// (the slice starts at the constant, which the tiled map adds again), so
+/// those ops stay whole.
 bool hasUntileableMaps(linalg::LinalgOp op) {
   return llvm::any_of(op.getIndexingMapsArray(), [](AffineMap map) {
     return llvm::any_of(map.getResults(), [](AffineExpr e) {
@@ -52,7 +54,8 @@ bool hasUntileableMaps(linalg::LinalgOp op) {
         auto factor = product ? dyn_cast<AffineConstantExpr>(product.getRHS()) : AffineConstantExpr();
         untileable |= sub.getKind() == AffineExprKind::FloorDiv || sub.getKind() == AffineExprKind::CeilDiv ||
                       sub.getKind() == AffineExprKind::Mod ||
-                      (sub.getKind() == AffineExprKind::Mul && factor && factor.getValue() < 0);
+                      (sub.getKind() == AffineExprKind::Mul && factor && factor.getValue() < 0) ||
+                      (sub.getKind() == AffineExprKind::Add && factor && factor.getValue() != 0);
       });
       return untileable;
     });

@@ -30,20 +30,25 @@ struct MicroKernel {
 };
 
 /// Register tiles that keep MR x NR/lanes accumulators plus operands within
-/// the register file (16 zmm on AVX-512, 12 ymm on AVX2). The first one
-/// whose MR divides M is used, so that rows need no masked remainder.
+/// the register file (16 zmm on AVX-512, 12 ymm on AVX2), largest first.
 SmallVector<MicroKernel> microKernels(unsigned vectorBits) {
   if (vectorBits >= 512)
     return {{8, 32}, {6, 32}, {4, 32}, {2, 32}, {1, 32}};
   return {{6, 16}, {4, 16}, {2, 16}, {1, 16}};
 }
 
+/// The first kernel whose MR divides M, so that rows need no remainder,
+/// unless that leaves MR = 1 for M > 1: each row then streams all of B on
+/// its own, so M is better padded with zero rows to a multiple of a larger
+/// MR (the one with the fewest padded rows, each weighed by the B loads its
+/// tile shares, 1 / MR).
 MicroKernel pickMicroKernel(unsigned vectorBits, int64_t m) {
   SmallVector<MicroKernel> kernels = microKernels(vectorBits);
   for (MicroKernel k : kernels)
-    if (m % k.mr == 0)
+    if (m % k.mr == 0 && (k.mr > 1 || m == 1))
       return k;
-  return kernels.front();
+  auto cost = [&](MicroKernel k) { return llvm::alignTo(m, k.mr) * (1.0 + 1.0 / k.mr); };
+  return *llvm::min_element(kernels, [&](MicroKernel a, MicroKernel b) { return cost(a) < cost(b); });
 }
 
 struct Tiling {
@@ -196,34 +201,44 @@ int64_t paddedColumns(int64_t n, int64_t k, int64_t nr, int64_t elementBytes) {
   return padded;
 }
 
-/// Pads B and C to paddedColumns() with zero columns that are sliced off
-/// the result. Returns the op to schedule.
-linalg::LinalgOp padColumns(linalg::LinalgOp op, int64_t nr) {
+/// `value` padded with zeros at the end of dim `dim` to `size`.
+Value padDimTo(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t size) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getDimSize(dim) == size)
+    return value;
+  SmallVector<int64_t> low(type.getRank(), 0), high(type.getRank(), 0), shape(type.getShape());
+  high[dim] = size - type.getDimSize(dim);
+  shape[dim] = size;
+  Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(type.getElementType()));
+  return b.create<tensor::PadOp>(loc, RankedTensorType::get(shape, type.getElementType()), value,
+                                 getAsIndexOpFoldResult(b.getContext(), low),
+                                 getAsIndexOpFoldResult(b.getContext(), high), zero);
+}
+
+/// Pads A and C to a multiple of the kernel's MR rows, B and C to
+/// paddedColumns(), with zeros that are sliced off the result. Returns the
+/// op to schedule.
+linalg::LinalgOp padOperands(linalg::LinalgOp op, MicroKernel kernel) {
   auto [m, n, k] = matmulSizes(op);
-  Type element = cast<ShapedType>(op->getResult(0).getType()).getElementType();
-  int64_t padded = paddedColumns(n, k, nr, element.getIntOrFloatBitWidth() / 8);
-  if (padded == n)
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  Type element = resultType.getElementType();
+  int64_t rows = llvm::alignTo(m, kernel.mr);
+  int64_t columns = paddedColumns(n, k, kernel.nr, element.getIntOrFloatBitWidth() / 8);
+  if (rows == m && columns == n)
     return op;
   OpBuilder b(op);
   Location loc = op.getLoc();
-  Value rhs = op.getDpsInputs()[1];
-  auto rhsType = cast<RankedTensorType>(rhs.getType());
-  unsigned rank = rhsType.getRank();
-  SmallVector<int64_t> low(rank, 0), high(rank, 0);
-  high[rank - 1] = padded - n;
-  SmallVector<int64_t> rhsShape(rhsType.getShape());
-  rhsShape[rank - 1] = padded;
-  Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(rhsType.getElementType()));
-  Value paddedRhs = b.create<tensor::PadOp>(loc, RankedTensorType::get(rhsShape, rhsType.getElementType()),
-                                            rhs, getAsIndexOpFoldResult(b.getContext(), low),
-                                            getAsIndexOpFoldResult(b.getContext(), high), zero);
-  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  unsigned rank = resultType.getRank();
+  Value lhs = padDimTo(b, loc, op.getDpsInputs()[0], rank - 2, rows);
+  Value rhs = padDimTo(b, loc, op.getDpsInputs()[1], rank - 1, columns);
   SmallVector<int64_t> outShape(resultType.getShape());
-  outShape[rank - 1] = padded;
-  Value init = b.create<tensor::EmptyOp>(loc, outShape, resultType.getElementType());
-  init = b.create<linalg::FillOp>(loc, zero, init).getResult(0);
+  outShape[rank - 2] = rows;
+  outShape[rank - 1] = columns;
   // The original init is a zero fill (the lowering only emits those).
-  Operation *paddedOp = clone(b, op, init.getType(), {op.getDpsInputs()[0], paddedRhs, init});
+  Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(element));
+  Value init = b.create<tensor::EmptyOp>(loc, outShape, element);
+  init = b.create<linalg::FillOp>(loc, zero, init).getResult(0);
+  Operation *paddedOp = clone(b, op, init.getType(), {lhs, rhs, init});
   SmallVector<int64_t> offsets(rank, 0), strides(rank, 1);
   Value slice = b.create<tensor::ExtractSliceOp>(
       loc, paddedOp->getResult(0), getAsIndexOpFoldResult(b.getContext(), offsets),
@@ -250,7 +265,7 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
     std::string body;
     for (auto [id, original] : llvm::enumerate(matmuls)) {
       MicroKernel kernel = pickMicroKernel(vectorBits, matmulSizes(original)[0]);
-      linalg::LinalgOp op = padColumns(original, kernel.nr);
+      linalg::LinalgOp op = padOperands(original, kernel);
       op->setAttr(kMarker, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
       body += tileScript(id, chooseTiling(op, kernel));
     }

@@ -60,3 +60,19 @@ func.func @reversed(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   } -> tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
+
+// A constant term (a shifted window) would be added twice, by the slice
+// offset and by the tiled map: the op stays whole.
+// CHECK-LABEL: func @shifted
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic
+#shift = affine_map<(d0, d1) -> (d0, d1 + 2)>
+func.func @shifted(%x: tensor<8x10xf32>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %r = linalg.generic {indexing_maps = [#shift, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x10xf32>) outs(%e : tensor<8x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
