@@ -14,7 +14,7 @@ using namespace mlir;
 namespace symc::cpu {
 namespace {
 
-/// Tile sizes that cut the leading parallel dims into about `chunks` pieces
+/// Tile sizes that cut the outermost parallel dims into about `chunks` pieces
 /// (0 = untiled); empty when the op has nothing worth splitting.
 SmallVector<int64_t> threadTileSizes(TilingInterface op, int64_t chunks) {
   OpBuilder b(op);
@@ -27,8 +27,10 @@ SmallVector<int64_t> threadTileSizes(TilingInterface op, int64_t chunks) {
   SmallVector<int64_t> sizes(ranges.size(), 0);
   int64_t pieces = 1;
   for (unsigned i = 0; i < ranges.size() && pieces < chunks; ++i) {
+    // Reduction dims stay whole within a thread (BatchNorm's per-channel
+    // sums reduce dims 0, 2 and 3: threads split the channels).
     if (iterators[i] != utils::IteratorType::parallel || ShapedType::isDynamic(ranges[i]))
-      break;
+      continue;
     int64_t want = std::min(ranges[i], (chunks + pieces - 1) / pieces);
     if (want <= 1)
       continue;

@@ -17,6 +17,23 @@ func.func @rows(%x: tensor<64x32xf32>, %acc: tensor<64xf32>) -> tensor<64xf32> {
   return %r : tensor<64xf32>
 }
 
+// Per-channel sums (BatchNorm's): the channel dim is cut, the batch and
+// spatial dims around it stay whole.
+// CHECK-LABEL: func @channels
+// CHECK: scf.forall (%{{.*}}) = (0) to (8) step (2)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x2x6xf32>) outs(%{{.*}} : tensor<2xf32>)
+#nch = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#ch = affine_map<(d0, d1, d2) -> (d1)>
+func.func @channels(%x: tensor<4x8x6xf32>, %acc: tensor<8xf32>) -> tensor<8xf32> {
+  %r = linalg.generic {indexing_maps = [#nch, #ch], iterator_types = ["reduction", "parallel", "reduction"]}
+      ins(%x : tensor<4x8x6xf32>) outs(%acc : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
 // A batch of one moves on to the next dim.
 // CHECK-LABEL: func @unit_batch
 // CHECK: scf.forall (%{{.*}}) = (0) to (8) step (2)
