@@ -138,29 +138,26 @@ AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim
   return b.getAffineDimExpr(outDim) * w.stride[i] + b.getAffineDimExpr(kDim) * w.dilate[i];
 }
 
-/// The im2col matrix of `padded` for window `w`: rows C*K..., columns N*O...
-/// or, `positionsFirst`, rows N*O..., columns C*K....
-Value imageColumns(OpBuilder &b, Location loc, Value padded, const Window &w, ArrayRef<int64_t> outSpatial,
-                   bool positionsFirst) {
+/// The im2col matrix (C*K..., N*O...) of `padded` for window `w`.
+Value imageColumns(OpBuilder &b, Location loc, Value padded, const Window &w, ArrayRef<int64_t> outSpatial) {
   RankedTensorType in = tensorType(padded);
   unsigned d = w.rank();
-  SmallVector<int64_t> channels{in.getDimSize(1)}, positions{in.getDimSize(0)};
-  llvm::append_range(channels, w.kernel);
-  llvm::append_range(positions, outSpatial);
-  // The columns tensor is (C, K..., N, O...) or (N, O..., C, K...); the
-  // loops run over exactly its dims.
-  SmallVector<int64_t> shape = positionsFirst ? positions : channels;
-  llvm::append_range(shape, positionsFirst ? channels : positions);
-  unsigned cBase = positionsFirst ? 1 + d : 0, pBase = positionsFirst ? 0 : 1 + d;
+  int64_t c = in.getDimSize(1);
+  // The columns tensor is (C, K..., N, O...); the loops run over exactly
+  // its dims.
+  SmallVector<int64_t> shape{c};
+  llvm::append_range(shape, w.kernel);
+  shape.push_back(in.getDimSize(0));
+  llvm::append_range(shape, outSpatial);
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
-  SmallVector<AffineExpr> inExprs{dim(pBase), dim(cBase)};
+  SmallVector<AffineExpr> inExprs{dim(1 + d), dim(0)};
   for (unsigned i = 0; i < d; ++i)
-    inExprs.push_back(windowExpr(b, w, i, pBase + 1 + i, cBase + 1 + i));
+    inExprs.push_back(windowExpr(b, w, i, 2 + d + i, 1 + i));
   auto type = RankedTensorType::get(shape, in.getElementType());
   Value columns = mapWithMaps(b, loc, type, padded, AffineMap::get(shape.size(), 0, inExprs, b.getContext()),
                               [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-  int64_t ck = computeProduct(channels), count = type.getNumElements() / ck;
-  return reshapeTo(b, loc, columns, positionsFirst ? SmallVector<int64_t>{count, ck} : SmallVector<int64_t>{ck, count});
+  int64_t ck = c * computeProduct(w.kernel);
+  return reshapeTo(b, loc, columns, {ck, type.getNumElements() / ck});
 }
 
 /// A group of N images convolved by one GEMM: W (F, C*K) times the im2col
@@ -175,7 +172,7 @@ Value convolveImages(OpBuilder &b, Location loc, Value padded, Value weight, con
                    llvm::all_of(w.stride, [](int64_t s) { return s == 1; });
   // 1x1, stride 1: the input already is the columns matrix.
   Value columns = pointwise ? reshapeTo(b, loc, padded, {in.getDimSize(1), positions})
-                            : imageColumns(b, loc, padded, w, outType.getShape().drop_front(2), false);
+                            : imageColumns(b, loc, padded, w, outType.getShape().drop_front(2));
   Value product = matmul(b, loc, lhs, columns, false, false);
   if (n == 1)
     return reshapeTo(b, loc, product, outType.getShape());
@@ -348,8 +345,10 @@ Value accumulate(OpBuilder &b, Location loc, Value acc, Value value) {
                       addFn);
 }
 
-/// dW (F, C*K) = sum over groups of images of g (F, N*O) times the im2col
-/// matrix (N*O, C*K): MXNet's formulation, one GEMM per group of images.
+/// dW^T (C*K, F) = sum over groups of images of the im2col matrix (C*K,
+/// N*O) times g transposed (N*O, F): MXNet's formulation, transposed so
+/// that the columns are built as the forward builds them (contiguous along
+/// the output positions) and only g, K times smaller, is transposed.
 Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value padded, const Window &w,
                             RankedTensorType weightType) {
   RankedTensorType gType = tensorType(g);
@@ -357,18 +356,18 @@ Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value padded, c
   ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
   int64_t positions = computeProduct(outSpatial), group = imagesPerGemm(n, positions);
   int64_t ck = weightType.getNumElements() / f;
-  Type element = gType.getElementType();
-  Value sum = zeros(b, loc, {f, ck}, element);
+  Value sum = zeros(b, loc, {ck, f}, gType.getElementType());
   sum = foldImageGroups(
       b, loc, {g, padded}, group, sum, [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) -> Value {
-        Value gMatrix = filterMajor(nested, l, images[0]);
-        Value columns = imageColumns(nested, l, images[1], w, outSpatial, /*positionsFirst=*/true);
-        Value product = matmul(nested, l, gMatrix, columns, false, false);
+        Value perImage = reshapeTo(nested, l, images[0], {group, f, positions});
+        Value gTransposed = reshapeTo(nested, l, transposeTo(nested, l, perImage, {0, 2, 1}), {group * positions, f});
+        Value columns = imageColumns(nested, l, images[1], w, outSpatial);
+        Value product = matmul(nested, l, columns, gTransposed, false, false);
         if (group == n)
           return product;
         return accumulate(nested, l, acc, product);
       });
-  return reshapeTo(b, loc, sum, weightType.getShape());
+  return reshapeTo(b, loc, transposeTo(b, loc, sum, {1, 0}), weightType.getShape());
 }
 
 /// Along one spatial dim, the data gradient at input positions phase,
