@@ -71,13 +71,18 @@ llvm::json::Object describeInterface(func::FuncOp main) {
                             {"outputs", std::move(outputs)}};
 }
 
-/// The backward entry: its head gradients (named by output) and the
-/// gradients it computes (named by argument), in frame order.
+/// The backward entry: its head gradients (named by output), the forward
+/// values the training forward saves for it, and the gradients it computes
+/// (named by argument), in frame order.
 static llvm::json::Object describeBackward(func::FuncOp backward, StringRef prefix) {
-  llvm::json::Array heads, grads, auxUpdates;
-  for (unsigned i = 0; i < backward.getNumArguments(); ++i)
+  llvm::json::Array heads, saved, grads, auxUpdates;
+  for (unsigned i = 0; i < backward.getNumArguments(); ++i) {
+    Type type = backward.getArgument(i).getType();
     if (auto output = backward.getArgAttrOfType<StringAttr>(i, sym::kHeadGradAttr))
-      heads.push_back(describeValue(backward.getArgument(i).getType(), output));
+      heads.push_back(describeValue(type, output));
+    else if (auto value = backward.getArgAttrOfType<StringAttr>(i, sym::kSavedAttr))
+      saved.push_back(describeValue(type, value));
+  }
   for (unsigned i = 0; i < backward.getNumResults(); ++i) {
     Type type = backward.getResultTypes()[i];
     if (auto grad = backward.getResultAttrOfType<StringAttr>(i, sym::kGradOfAttr))
@@ -87,6 +92,7 @@ static llvm::json::Object describeBackward(func::FuncOp backward, StringRef pref
   }
   return llvm::json::Object{{"entry", backwardEntryName(prefix)},
                             {"head_gradients", std::move(heads)},
+                            {"saved", std::move(saved)},
                             {"gradients", std::move(grads)},
                             {"aux_updates", std::move(auxUpdates)}};
 }

@@ -106,6 +106,7 @@ OwningOpRef<ModuleOp> symc::compileToSym(MLIRContext &ctx, const CompileOptions 
   FrontendOptions frontend;
   frontend.train = options.train;
   frontend.gradReqs = options.gradReqs;
+  frontend.mirror = options.mirror;
   for (const std::string &shape : options.shapes) {
     FailureOr<std::string> converted = toPassShape(ctx, shape);
     if (failed(converted))

@@ -17,6 +17,9 @@ struct CompileOptions {
   /// Compile the backward too (`--train`), with these grad_reqs (NAME=REQ).
   bool train = false;
   std::vector<std::string> gradReqs;
+  /// Recompute cheap forward values in the backward (`--mirror`) rather
+  /// than keep them all.
+  bool mirror = false;
 };
 
 /// What `symc compile` produces.

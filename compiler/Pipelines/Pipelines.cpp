@@ -42,6 +42,9 @@ void symc::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &optio
   sym::SymGenerateGradientsOptions gradients;
   gradients.gradReq = options.gradReqs;
   pm.addPass(sym::createSymGenerateGradients(gradients));
+  sym::SymSaveActivationsOptions saving;
+  saving.mirror = options.mirror;
+  pm.addPass(sym::createSymSaveActivations(saving));
 }
 
 static void addTensorPasses(OpPassManager &pm, int64_t batchChunk) {

@@ -15,6 +15,8 @@ struct FrontendOptions {
   bool train = false;
   /// `NAME=write|add|null` per argument (the others are write).
   std::vector<std::string> gradReqs;
+  /// Recompute cheap forward values in the backward (MXNet's mirror).
+  bool mirror = false;
 };
 
 /// Imported sym IR -> shape-inferred sym IR (and its backward, for training).

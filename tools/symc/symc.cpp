@@ -52,6 +52,11 @@ cl::list<std::string> gradReqs("grad-req",
                                cl::desc("NAME=write|add|null: which gradients exist (default write)"),
                                cl::value_desc("NAME=REQ"), cl::sub(compileCommand));
 
+cl::opt<bool> mirror("mirror",
+                     cl::desc("with --train: recompute cheap forward values in the backward instead of keeping "
+                              "them (MXNet's MXNET_BACKWARD_DO_MIRROR)"),
+                     cl::sub(compileCommand));
+
 cl::opt<bool> embedParams("embed-params",
                           cl::desc("embed the --params file in the artifact (simple_bind fills the "
                                    "parameters from it)"),
@@ -102,12 +107,12 @@ int runCompile() {
   mlir::MLIRContext ctx;
   ctx.printOpOnDiagnostic(false);
   symc::NodeDiagnosticPrinter diagnostics(ctx, llvm::errs());
-  if (!gradReqs.empty() && !train) {
-    llvm::errs() << "symc: --grad-req needs --train\n";
+  if ((!gradReqs.empty() || mirror) && !train) {
+    llvm::errs() << "symc: " << (mirror ? "--mirror" : "--grad-req") << " needs --train\n";
     return 1;
   }
   symc::CompileOptions options{symbolPath, std::vector<std::string>(shapes.begin(), shapes.end()),
-                               train, std::vector<std::string>(gradReqs.begin(), gradReqs.end())};
+                               train, std::vector<std::string>(gradReqs.begin(), gradReqs.end()), mirror};
   mlir::OwningOpRef<mlir::ModuleOp> module = symc::compileToSym(ctx, options);
   if (!module)
     return 1;

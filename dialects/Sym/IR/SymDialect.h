@@ -21,6 +21,9 @@ inline constexpr llvm::StringLiteral kTrainAttr = "sym.is_train";
 // On @main_backward: the aux state a result is the new value of (BatchNorm's
 // moving statistics, which MXNet's CPU kernels update in backward).
 inline constexpr llvm::StringLiteral kAuxUpdateOfAttr = "sym.aux_update_of";
+// On a result of @main_train and the matching argument of @main_backward: a
+// forward value kept for the backward (named "<node>_output<k>").
+inline constexpr llvm::StringLiteral kSavedAttr = "sym.saved";
 } // namespace mlir::sym
 
 #endif

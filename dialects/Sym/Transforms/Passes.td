@@ -47,4 +47,27 @@ def SymGenerateGradients : Pass<"sym-generate-gradients", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::sym::SymDialect"];
 }
 
+def SymSaveActivations : Pass<"sym-save-activations", "::mlir::ModuleOp"> {
+  let summary = "Keep the forward values @main_backward needs instead of recomputing them";
+  let description = [{
+    @main_backward, as sym-generate-gradients builds it, recomputes the
+    forward. This pass makes the training forward (@main_train, created from
+    @main if missing) return the forward values the gradient ops read, as
+    extra results marked `sym.saved`, and @main_backward take them as extra
+    arguments (marked alike, in the same order); the recomputation is erased.
+
+    With `mirror`, as MXNet's MXNET_BACKWARD_DO_MIRROR, values of cheap ops
+    are recomputed from their operands instead (which are then saved or
+    recomputed in turn): all but Convolution, FullyConnected, Concat,
+    SoftmaxOutput, BatchNorm and Dropout (whose mask must be the forward's).
+
+    A backward with dynamic dims (a batch chunked at run time) keeps
+    recomputing.
+  }];
+  let options = [
+    Option<"mirror", "mirror", "bool", /*default=*/"false", "recompute cheap ops (MXNet's mirror)">,
+  ];
+  let dependentDialects = ["::mlir::sym::SymDialect"];
+}
+
 #endif // SYM_PASSES_TD

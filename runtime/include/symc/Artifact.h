@@ -17,7 +17,7 @@
 namespace symc {
 
 /// The entry-point ABI this runtime speaks (codegen/Artifact/Manifest.h).
-inline constexpr int kArtifactAbiVersion = 4;
+inline constexpr int kArtifactAbiVersion = 5;
 
 /// const uint8_t *params(int64_t *size): the embedded .params file.
 using ParamsAccessor = const uint8_t *(*)(int64_t *);
@@ -47,10 +47,12 @@ struct Variant {
 /// The gradient entry of an artifact compiled with --train.
 struct BackwardSpec {
   EntryPoint entry = nullptr;
-  /// Frame order: the head gradients (named by output), the gradients
-  /// computed (named by argument), then the new values of aux states (named
-  /// by aux state; BatchNorm's moving statistics, stored when is_train).
-  std::vector<TensorSpec> headGradients, gradients, auxUpdates;
+  /// Frame order: the head gradients (named by output), the forward values
+  /// the training forward saved for it (its extra outputs, in the same
+  /// order), the gradients computed (named by argument), then the new values
+  /// of aux states (named by aux state; BatchNorm's moving statistics,
+  /// stored when is_train).
+  std::vector<TensorSpec> headGradients, saved, gradients, auxUpdates;
 };
 
 struct Manifest {

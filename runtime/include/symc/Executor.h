@@ -97,16 +97,24 @@ private:
   void setHeadGradients(const std::vector<NDArray> &outGrads);
   /// Allocates outputs and workspace and builds the entry frame.
   void finishBinding();
+  /// Runs the forward variant for `isTrain`.
+  void runForward(bool isTrain);
 
   std::shared_ptr<const Artifact> artifact_;
   Context ctx_;
   std::vector<NDArray> args_, grads_, aux_, outputs_;
   std::vector<GradReq> gradReqs_;
   std::vector<void *> frame_;
-  /// The backward entry's frame: arguments, aux states, head gradients and
-  /// the computed gradients, which are then written or added to grads_.
+  /// The training forward's frame: frame_, then the saved values.
+  std::vector<void *> trainingFrame_;
+  /// The backward entry's frame: arguments, aux states, head gradients,
+  /// saved values, the computed gradients (then written or added to grads_)
+  /// and the aux updates.
   std::vector<void *> backwardFrame_;
-  std::vector<NDArray> headGrads_, computedGrads_, auxUpdates_;
+  std::vector<NDArray> headGrads_, saved_, computedGrads_, auxUpdates_;
+  /// Whether saved_ holds the values of a training forward (backward runs
+  /// one first otherwise).
+  bool savedFromTraining_ = false;
   /// The entry's dynamic dims: the batch size, for the manifest's -1 dims.
   std::vector<int64_t> dims_;
   int64_t batch_ = -1;

@@ -79,7 +79,8 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
   m.embeddedParams = root.at("embedded_params").boolean;
   if (const json::Value &backward = root.at("backward"); backward.kind == json::Value::Object)
     m.backward = BackwardSpec{resolve(backward.at("entry").string), readTensors(backward.at("head_gradients")),
-                              readTensors(backward.at("gradients")), readTensors(backward.at("aux_updates"))};
+                              readTensors(backward.at("saved")), readTensors(backward.at("gradients")),
+                              readTensors(backward.at("aux_updates"))};
   for (const json::Value &v : root.at("variants").array)
     m.variants.push_back({v.at("name").string, v.at("is_train").boolean, resolve(v.at("entry").string)});
   return m;

@@ -188,13 +188,15 @@ void Executor::finishBinding() {
   if (!manifest().backward)
     return;
   checkCompiledGradients();
-  for (const TensorSpec &spec : manifest().backward->headGradients)
-    headGrads_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
-  for (const TensorSpec &spec : manifest().backward->gradients)
-    computedGrads_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
-  for (const TensorSpec &spec : manifest().backward->auxUpdates)
-    auxUpdates_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
-  for (auto *group : {&args_, &aux_, &headGrads_, &computedGrads_, &auxUpdates_})
+  const BackwardSpec &b = *manifest().backward;
+  for (auto [specs, arrays] : {std::pair{&b.headGradients, &headGrads_}, std::pair{&b.saved, &saved_},
+                               std::pair{&b.gradients, &computedGrads_}, std::pair{&b.auxUpdates, &auxUpdates_}})
+    for (const TensorSpec &spec : *specs)
+      arrays->emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
+  trainingFrame_ = frame_;
+  for (const NDArray &a : saved_)
+    trainingFrame_.push_back(a.data());
+  for (auto *group : {&args_, &aux_, &headGrads_, &saved_, &computedGrads_, &auxUpdates_})
     for (const NDArray &a : *group)
       backwardFrame_.push_back(a.data());
 }
@@ -285,6 +287,12 @@ const std::vector<NDArray> &Executor::forward(bool isTrain, const ArrayDict &kwa
                               shapeToString(array.shape()));
     target.copyFrom(array);
   }
+  runForward(isTrain);
+  return outputs_;
+}
+
+void Executor::runForward(bool isTrain) {
+  const Manifest &m = manifest();
   const Variant *variant = artifact_->variant(isTrain);
   if (!variant && isTrain && m.trainSensitiveNodes.empty())
     variant = artifact_->variant(false);
@@ -295,9 +303,11 @@ const std::vector<NDArray> &Executor::forward(bool isTrain, const ArrayDict &kwa
                             (m.trainSensitiveNodes.empty() ? "" : m.trainSensitiveNodes.front()) +
                             "' behaves differently in training)");
   artifact_->setNumThreads(numThreads_);
-  if (variant->entry(frame_.data(), dims_.data(), workspace_.data()) != 0)
+  // Only the training variant writes the saved values (and has them in its frame).
+  bool training = variant->isTrain && !trainingFrame_.empty();
+  if (variant->entry(training ? trainingFrame_.data() : frame_.data(), dims_.data(), workspace_.data()) != 0)
     raise("MXNetError", "the compiled forward of '" + m.prefix + "' failed");
-  return outputs_;
+  savedFromTraining_ = training;
 }
 
 ParamArrays splitParams(const ParamsFile &file) {
@@ -350,6 +360,10 @@ void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
     raise("MXNetError", "'" + m.prefix + "' was compiled for inference only; compile it with "
                         "symc compile --train for backward");
   setHeadGradients(outGrads);
+  // MXNet does not check that a training forward came first; the backward
+  // reads its saved values, so one runs here when none did.
+  if (!m.backward->saved.empty() && !savedFromTraining_)
+    runForward(true);
   artifact_->setNumThreads(numThreads_);
   if (m.backward->entry(backwardFrame_.data(), dims_.data(), workspace_.data()) != 0)
     raise("MXNetError", "the compiled backward of '" + m.prefix + "' failed");
