@@ -397,6 +397,37 @@ StridePhase stridePhase(int64_t phase, int64_t inputSize, int64_t kernel, int64_
   return p;
 }
 
+/// `e` over index values (sums and products by constants only).
+Value evaluate(OpBuilder &b, Location loc, AffineExpr e, ArrayRef<Value> dims) {
+  if (auto dim = dyn_cast<AffineDimExpr>(e))
+    return dims[dim.getPosition()];
+  if (auto constant = dyn_cast<AffineConstantExpr>(e))
+    return b.create<arith::ConstantIndexOp>(loc, constant.getValue());
+  auto binary = cast<AffineBinaryOpExpr>(e);
+  Value lhs = evaluate(b, loc, binary.getLHS(), dims), rhs = evaluate(b, loc, binary.getRHS(), dims);
+  if (e.getKind() == AffineExprKind::Add)
+    return b.create<arith::AddIOp>(loc, lhs, rhs);
+  assert(e.getKind() == AffineExprKind::Mul && "sums and products only");
+  return b.create<arith::MulIOp>(loc, lhs, rhs);
+}
+
+/// result[i...] = source[map(i...)], reading the source by index: unlike an
+/// input map with reversed dims, this splits over threads (sym-distribute-threads).
+Value gatherByMap(OpBuilder &b, Location loc, RankedTensorType resultType, Value source, AffineMap map) {
+  unsigned rank = resultType.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  return buildGeneric(b, loc, {}, emptyLike(b, loc, resultType), identity,
+                      SmallVector<IteratorType>(rank, IteratorType::parallel),
+                      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+                        SmallVector<Value> positions, indices;
+                        for (unsigned i = 0; i < rank; ++i)
+                          positions.push_back(nb.create<linalg::IndexOp>(l, i));
+                        for (AffineExpr e : map.getResults())
+                          indices.push_back(evaluate(nb, l, e, positions));
+                        return nb.create<tensor::ExtractOp>(l, source, indices);
+                      });
+}
+
 /// The data gradient at one stride phase (one StridePhase per spatial dim):
 /// a stride-1 convolution of the output gradient's window by the phase's
 /// taps, flipped, with filter and channel dims swapped within each group.
@@ -434,10 +465,8 @@ Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<
   SmallVector<AffineExpr> exprs{dim(0), dim(2), dim(1)};
   for (auto [i, p] : llvm::enumerate(phases))
     exprs.push_back(p.first + p.step * (p.taps - 1) - p.step * dim(3 + i));
-  Value flipped = mapWithMaps(b, loc, RankedTensorType::get(flippedShape, element),
-                              reshapeTo(b, loc, weight, groupedShape),
-                              AffineMap::get(3 + d, 0, exprs, b.getContext()),
-                              [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  Value flipped = gatherByMap(b, loc, RankedTensorType::get(flippedShape, element),
+                              reshapeTo(b, loc, weight, groupedShape), AffineMap::get(3 + d, 0, exprs, b.getContext()));
   SmallVector<int64_t> flippedWeightShape{groups * cg, fg}, dilations;
   llvm::append_range(flippedWeightShape, taps);
   for (const StridePhase &p : phases)
