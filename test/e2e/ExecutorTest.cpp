@@ -154,6 +154,24 @@ TEST(Executor, SoftmaxOutputHeadBackward) {
   EXPECT_EQ(values(exec.gradMap().at("softmax_label")), std::vector<float>{0});
 }
 
+TEST(Executor, BackwardReadsTheTrainingForwardsSavedValues) {
+  // The backward takes the softmax probabilities (and relu's output) from
+  // the training forward; after an inference forward, or none, it runs one.
+  std::shared_ptr<const Artifact> artifact = load("fc-softmax-train");
+  EXPECT_FALSE(artifact->manifest().backward->saved.empty());
+  for (bool forwardFirst : {false, true}) {
+    Executor exec = Executor::simpleBind(artifact, Context::cpu(), {{"data", {1, 4}}});
+    setDocstringParams(exec);
+    std::vector<float> data(4, 1.0f);
+    exec.argMap().at("data").copyFrom(NDArray::fromData({1, 4}, DType::Float32, data.data()));
+    exec.argMap().at("softmax_label").copyFrom(vector({1}));
+    if (forwardFirst)
+      exec.forward(false);
+    exec.backward();
+    EXPECT_NEAR(values(exec.gradMap().at("fc_weight"))[4], -0.92399555f, 1e-6) << forwardFirst;
+  }
+}
+
 TEST(Executor, GradReqAddAccumulatesAndNullLeavesAlone) {
   NDArray gradA = vector({1, 1}), gradB = vector({5, 5});
   Executor exec = Executor::bind(load("axpb-train"), Context::cpu(), ArrayList{vector({1, 2}), vector({2, 3})},

@@ -80,7 +80,11 @@ def mxnet_backward(sym, shapes, inputs, aux, heads, indices):
 # that flip near 0: gradients of magnitude ~1e3 differ in a few channels.
 # Its blocks (depthwise and pointwise convolutions, BatchNorm, relu) match to
 # 1e-6 on their own; the whole model is compared by relative L2 error.
-RELATIVE_L2 = {"model_mobilenet1.0": 5e-2}
+# ResNet-18 alike: with the suite's inputs one pre-activation of
+# stage2_activation0 is 2e-7, within float32 rounding of 0, and the flipped
+# relu mask spreads through BatchNorm's backward to every earlier gradient
+# (relative L2 ~2e-2; ~6e-6 with other inputs, and from stage 2 on).
+RELATIVE_L2 = {"model_mobilenet1.0": 5e-2, "model_resnet18_v1": 5e-2}
 
 
 def check_close(what, got, expected, relative_l2=None, tolerance=TOLERANCE):

@@ -31,7 +31,8 @@ def SymGenerateGradients : Pass<"sym-generate-gradients", "::mlir::ModuleOp"> {
     Builds `@main_backward(arguments..., aux states..., head gradients...)`
     returning the gradient of every argument whose grad_req is not null, in
     argument order (`sym.grad_of` names it). The forward ops are recomputed
-    in it; then each op, last first, adds its operands' gradients through
+    in it (sym-save-activations then turns the values the gradients read into
+    arguments saved by the training forward); then each op, last first, adds its operands' gradients through
     its GradientOpInterface rule: contributions to one value are summed,
     BlockGrad stops them, and an argument with none gets zeros. An output
     whose producer ignores the head gradient (a loss head) gets no
