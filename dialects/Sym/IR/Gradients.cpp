@@ -182,7 +182,9 @@ Value tanhGrad(GradBuilder &gb, Value g, Value, Value out) {
   return gb.mul(g, gb.scalar<RMinusScalarOp>(gb.same<SquareOp>(out, out), 1.0));
 }
 
-Value reluGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.same<BackwardReluOp>(g, {g, x}); }
+/// out > 0 exactly where x > 0; reading the output (as MXNet's relu does)
+/// spares the backward a saved input, which is often a BatchNorm's output.
+Value reluGrad(GradBuilder &gb, Value g, Value, Value out) { return gb.same<BackwardReluOp>(g, {g, out}); }
 
 LogicalResult activationRule(GradBuilder &gb, ActivationOp op, ValueRange resultGrads, Grads &grads) {
   StringRef act = op.getActType();

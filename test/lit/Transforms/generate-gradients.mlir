@@ -84,13 +84,13 @@ func.func @main(%x: tensor<1x3x2x2xf32> {sym.name = "x"}) -> (tensor<1x3x2x2xf32
 // -----
 
 // SoftmaxOutput is a loss head: no head-gradient argument; relu's gradient
-// needs its own op; the label gets zeros.
+// needs its own op, reading relu's output; the label gets zeros.
 // CHECK-LABEL: func.func @main_backward
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32> {sym.name = "x"}, %[[L:.*]]: tensor<2xf32> {sym.name = "label"}) ->
 // CHECK: %[[R:.*]] = sym.relu %[[X]]
 // CHECK: %[[P:.*]] = sym.SoftmaxOutput %[[R]], %[[L]]
 // CHECK: %[[G:.*]] = sym._backward_SoftmaxOutput %[[P]], %[[L]] {grad_scale = 2.0{{.*}}}
-// CHECK: %[[GX:.*]] = sym._backward_relu %[[G]], %[[X]]
+// CHECK: %[[GX:.*]] = sym._backward_relu %[[G]], %[[R]]
 // CHECK: %[[Z:.*]] = sym._zeros {dtype = f32, shape = array<i64: 2>}
 // CHECK: return %[[GX]], %[[Z]]
 func.func @main(%x: tensor<2x3xf32> {sym.name = "x"}, %label: tensor<2xf32> {sym.name = "label"}) -> (tensor<2x3xf32> {sym.name = "softmax_output"}) {
