@@ -54,6 +54,19 @@ llvm::json::Array trainSensitiveNodes(func::FuncOp main) {
   return names;
 }
 
+/// Arguments that are the gamma of a fix_gamma BatchNorm: MXNet's forward
+/// writes 1 into them.
+llvm::json::Array fixedGammas(func::FuncOp main) {
+  llvm::json::Array names;
+  main.walk([&](sym::BatchNormOp bn) {
+    auto arg = dyn_cast<BlockArgument>(bn.getGamma());
+    if (bn.getFixGamma() && arg)
+      if (auto name = main.getArgAttrOfType<StringAttr>(arg.getArgNumber(), sym::kNameAttr))
+        names.push_back(name.getValue());
+  });
+  return names;
+}
+
 } // namespace
 
 llvm::json::Object describeInterface(func::FuncOp main) {
@@ -108,6 +121,7 @@ llvm::json::Object buildManifest(func::FuncOp main, func::FuncOp train, func::Fu
   manifest["prefix"] = prefix;
   manifest["nodes"] = describeNodes(main);
   manifest["train_sensitive_nodes"] = trainSensitiveNodes(main);
+  manifest["fixed_gammas"] = fixedGammas(main);
   llvm::json::Array variants{describeVariant("inference", forwardEntryName(prefix), false)};
   if (train)
     variants.push_back(describeVariant("training", trainingForwardEntryName(prefix), true));

@@ -280,6 +280,15 @@ TEST(Executor, CopyParamsFrom) {
   EXPECT_EQ(values(exec.auxMap().at("bn_moving_mean")), (std::vector<float>{1, 2, 3, 4}));
 }
 
+TEST(Executor, FixGammaForwardWritesOnesIntoGamma) {
+  // BatchNorm's fix_gamma (the default) treats gamma as 1, and MXNet's
+  // forward writes 1 into the gamma array.
+  Executor exec = Executor::simpleBind(load("conv-bn-dropout"), Context::cpu(), {{"data", {1, 2, 5, 5}}});
+  exec.argMap().at("bn_gamma").copyFrom(NDArray::fromData({4}, DType::Float32, std::vector<float>(4, 3).data()));
+  exec.forward(false);
+  EXPECT_EQ(values(exec.argMap().at("bn_gamma")), (std::vector<float>{1, 1, 1, 1}));
+}
+
 TEST(Executor, TrainingForwardNeedsTheTrainingVariant) {
   Executor exec = Executor::simpleBind(load("conv-bn-dropout"), Context::cpu(), {{"data", {1, 2, 5, 5}}});
   EXPECT_NO_THROW(exec.forward(false));

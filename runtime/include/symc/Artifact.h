@@ -62,6 +62,8 @@ struct Manifest {
   std::vector<NodeSpec> nodes;
   /// Nodes whose forward depends on is_train (Dropout, BatchNorm, ...).
   std::vector<std::string> trainSensitiveNodes;
+  /// Arguments forward writes 1 into (gammas of fix_gamma BatchNorms).
+  std::vector<std::string> fixedGammas;
   size_t workspaceBytes = 0;
   /// CPU features the code was compiled for; checked when loading.
   std::vector<std::string> cpuFeatures;

@@ -61,6 +61,8 @@ public:
   void copyFrom(const NDArray &src);
   /// this += src, elementwise (grad_req 'add').
   void addFrom(const NDArray &src);
+  /// Sets every element to `value`.
+  void fill(double value);
   NDArray copy() const;
   bool sharesStorageWith(const NDArray &other) const { return storage_ == other.storage_; }
 

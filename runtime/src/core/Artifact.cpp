@@ -73,6 +73,8 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
     m.nodes.push_back({n.at("op").string, n.at("name").string});
   for (const json::Value &n : root.at("train_sensitive_nodes").array)
     m.trainSensitiveNodes.push_back(n.string);
+  for (const json::Value &n : root.at("fixed_gammas").array)
+    m.fixedGammas.push_back(n.string);
   m.workspaceBytes = static_cast<size_t>(root.at("workspace_bytes").number);
   for (const json::Value &f : root.at("cpu_features").array)
     m.cpuFeatures.push_back(f.string);

@@ -308,6 +308,8 @@ void Executor::runForward(bool isTrain) {
   if (variant->entry(training ? trainingFrame_.data() : frame_.data(), dims_.data(), workspace_.data()) != 0)
     raise("MXNetError", "the compiled forward of '" + m.prefix + "' failed");
   savedFromTraining_ = training;
+  for (const std::string &gamma : m.fixedGammas)
+    args_[indexOf(m.arguments, gamma)].fill(1.0);
 }
 
 ParamArrays splitParams(const ParamsFile &file) {

@@ -187,6 +187,11 @@ void NDArray::addFrom(const NDArray &src) {
     storeElement(dtype_, data(), i, loadElement(dtype_, data(), i) + loadElement(src.dtype_, src.data(), i));
 }
 
+void NDArray::fill(double value) {
+  for (size_t i = 0, n = size(); i < n; ++i)
+    storeElement(dtype_, data(), i, value);
+}
+
 NDArray NDArray::copy() const {
   NDArray out(shape_, dtype_, ctx_);
   out.copyFrom(*this);
