@@ -14,6 +14,7 @@ namespace symc::cpu {
 
 std::optional<Lowered> lowerElementwiseOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerLayerOp(mlir::Operation *op, OpBuilder &b);
+std::optional<Lowered> lowerConvolutionOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerShapeOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerReductionOp(mlir::Operation *op, OpBuilder &b);
 

@@ -1,0 +1,33 @@
+//===- LayerUtils.h - helpers shared by the layer lowerings -----*- C++ -*-===//
+#ifndef SYMC_CODEGEN_CPU_LAYERUTILS_H
+#define SYMC_CODEGEN_CPU_LAYERUTILS_H
+
+#include "codegen/CPU/LoweringUtils.h"
+
+namespace symc::cpu {
+
+Value addFn(OpBuilder &b, Location loc, ValueRange args);
+/// A generic whose init is `init`, with explicit maps and iterators.
+Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs, Value init, llvm::ArrayRef<mlir::AffineMap> maps,
+                   llvm::ArrayRef<mlir::utils::IteratorType> iterators, ScalarFn body);
+Value zeros(OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> shape, Type elementType);
+/// C = A · B (2-d, or batched 3-d). Transposed operands are materialized so
+/// that every product is a plain linalg.matmul / batch_matmul, the one form
+/// sym-schedule-matmuls generates fast code for.
+Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA, bool transB);
+/// Adds a per-channel `bias` along dim 1.
+Value addBias(OpBuilder &b, Location loc, Value data, Value bias);
+
+/// Per-spatial-dim window parameters, defaulted as MXNet does.
+struct Window {
+  llvm::SmallVector<int64_t> kernel, stride, dilate, pad;
+  Window(llvm::ArrayRef<int64_t> k, llvm::ArrayRef<int64_t> s, llvm::ArrayRef<int64_t> d, llvm::ArrayRef<int64_t> p);
+  unsigned rank() const { return kernel.size(); }
+};
+
+/// `o * stride + k * dilate` for spatial dim i, with loop positions given.
+mlir::AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim, unsigned kDim);
+
+} // namespace symc::cpu
+
+#endif

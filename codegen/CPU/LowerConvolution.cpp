@@ -1,0 +1,563 @@
+//===- LowerConvolution.cpp - Convolution and its backward -> linalg ------===//
+//
+// Ungrouped convolutions are GEMMs over im2col columns, a group of images per
+// GEMM; grouped ones are direct windowed reductions. The backward follows
+// MXNet's formulations: the weight gradient is a GEMM of the columns by the
+// output gradient, the data gradient a convolution of the output gradient
+// per stride phase (or MXNet's col2im for few data channels).
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/CPU/LayerUtils.h"
+#include "codegen/CPU/OpLowerings.h"
+
+#include "dialects/Sym/IR/SymOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include <numeric>
+
+using namespace mlir;
+
+namespace symc::cpu {
+namespace {
+
+using utils::IteratorType;
+
+/// The im2col matrix (C*K..., N*O...) of `padded` for window `w`.
+Value imageColumns(OpBuilder &b, Location loc, Value padded, const Window &w, ArrayRef<int64_t> outSpatial) {
+  RankedTensorType in = tensorType(padded);
+  unsigned d = w.rank();
+  int64_t c = in.getDimSize(1);
+  // The columns tensor is (C, K..., N, O...); the loops run over exactly
+  // its dims.
+  SmallVector<int64_t> shape{c};
+  llvm::append_range(shape, w.kernel);
+  shape.push_back(in.getDimSize(0));
+  llvm::append_range(shape, outSpatial);
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs{dim(1 + d), dim(0)};
+  for (unsigned i = 0; i < d; ++i)
+    inExprs.push_back(windowExpr(b, w, i, 2 + d + i, 1 + i));
+  auto type = RankedTensorType::get(shape, in.getElementType());
+  Value columns = mapWithMaps(b, loc, type, padded, AffineMap::get(shape.size(), 0, inExprs, b.getContext()),
+                              [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  int64_t ck = c * computeProduct(w.kernel);
+  return reshapeTo(b, loc, columns, {ck, type.getNumElements() / ck});
+}
+
+/// A group of N images convolved by one GEMM: W (F, C*K) times the im2col
+/// matrix (C*K, N*O) gives (F, N*O), transposed to (N, F, O...) when N > 1.
+Value convolveImages(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+                     RankedTensorType outType) {
+  RankedTensorType in = tensorType(padded);
+  int64_t n = in.getDimSize(0), f = outType.getDimSize(1);
+  int64_t positions = outType.getNumElements() / (n * f);
+  Value lhs = reshapeTo(b, loc, weight, {f, tensorType(weight).getNumElements() / f});
+  bool pointwise = n == 1 && llvm::all_of(w.kernel, [](int64_t k) { return k == 1; }) &&
+                   llvm::all_of(w.stride, [](int64_t s) { return s == 1; });
+  // 1x1, stride 1: the input already is the columns matrix.
+  Value columns = pointwise ? reshapeTo(b, loc, padded, {in.getDimSize(1), positions})
+                            : imageColumns(b, loc, padded, w, outType.getShape().drop_front(2));
+  Value product = matmul(b, loc, lhs, columns, false, false);
+  if (n == 1)
+    return reshapeTo(b, loc, product, outType.getShape());
+  Value perImage = reshapeTo(b, loc, product, {f, n, positions});
+  return reshapeTo(b, loc, transposeTo(b, loc, perImage, {1, 0, 2}), outType.getShape());
+}
+
+/// The number of images one GEMM takes: enough output positions for full
+/// register and thread tiles (about 4096 columns), without a batch-sized
+/// im2col buffer. A divisor of the batch, so that every group is whole.
+int64_t imagesPerGemm(int64_t batch, int64_t positionsPerImage) {
+  int64_t wanted = std::max<int64_t>(1, 4096 / positionsPerImage);
+  int64_t group = std::min(batch, wanted);
+  while (batch % group != 0)
+    --group;
+  return group;
+}
+
+/// `group` images of `batched` from image `first` on.
+Value imagesFrom(OpBuilder &b, Location loc, Value batched, Value first, int64_t group) {
+  RankedTensorType type = tensorType(batched);
+  SmallVector<int64_t> sizes(type.getShape());
+  sizes[0] = group;
+  SmallVector<OpFoldResult> offsets(sizes.size(), b.getIndexAttr(0)), strides(sizes.size(), b.getIndexAttr(1));
+  offsets[0] = first;
+  return b.create<tensor::ExtractSliceOp>(loc, batched, offsets, getAsIndexOpFoldResult(b.getContext(), sizes),
+                                          strides);
+}
+
+/// `images` (a group of them) inserted into the batch `acc` at image `first`.
+Value insertImages(OpBuilder &b, Location loc, Value images, Value acc, Value first) {
+  ArrayRef<int64_t> shape = tensorType(images).getShape();
+  SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)), strides(shape.size(), b.getIndexAttr(1));
+  offsets[0] = first;
+  return b.create<tensor::InsertSliceOp>(loc, images, acc, offsets, getAsIndexOpFoldResult(b.getContext(), shape),
+                                         strides);
+}
+
+using ImageGroupStep = llvm::function_ref<Value(OpBuilder &, Location, ValueRange images, Value first, Value acc)>;
+
+/// Folds `step` over the batch of `batched` (all of one batch size) in
+/// groups of `group` images, one after the other: acc = step(the group's
+/// images of each, its first index, acc).
+Value foldImageGroups(OpBuilder &b, Location loc, ValueRange batched, int64_t group, Value init,
+                      ImageGroupStep step) {
+  int64_t n = tensorType(batched.front()).getDimSize(0);
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  if (group == n)
+    return step(b, loc, batched, zero, init);
+  Value count = b.create<arith::ConstantIndexOp>(loc, n);
+  Value stride = b.create<arith::ConstantIndexOp>(loc, group);
+  auto loop = b.create<scf::ForOp>(loc, zero, count, stride, ValueRange{init},
+                                   [&](OpBuilder &nested, Location l, Value i, ValueRange acc) {
+                                     SmallVector<Value> images;
+                                     for (Value v : batched)
+                                       images.push_back(imagesFrom(nested, l, v, i, group));
+                                     nested.create<scf::YieldOp>(l, step(nested, l, images, i, acc[0]));
+                                   });
+  return loop.getResult(0);
+}
+
+/// Groups of images are convolved one after the other (one im2col buffer of
+/// a group's size), each group by one parallel GEMM.
+Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+                        RankedTensorType outType) {
+  int64_t n = outType.getDimSize(0);
+  int64_t group = imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
+  SmallVector<int64_t> groupShape(outType.getShape());
+  groupShape[0] = group;
+  auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
+  return foldImageGroups(b, loc, padded, group, emptyLike(b, loc, outType),
+                         [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
+                           Value result = convolveImages(nested, l, images[0], weight, w, groupOut);
+                           return group == n ? result : insertImages(nested, l, result, acc, first);
+                         });
+}
+
+/// init + sum of lhs * rhs over the loops after the first `parallel` ones,
+/// each read through its exprs (lhs, rhs, then init's).
+Value sumOfProducts(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                    std::initializer_list<ArrayRef<AffineExpr>> exprs, unsigned parallel, Value init) {
+  unsigned numLoops = 0;
+  for (ArrayRef<AffineExpr> list : exprs)
+    for (AffineExpr e : list)
+      e.walk([&](AffineExpr sub) {
+        if (auto dimExpr = dyn_cast<AffineDimExpr>(sub))
+          numLoops = std::max(numLoops, dimExpr.getPosition() + 1);
+      });
+  SmallVector<AffineMap> maps;
+  for (ArrayRef<AffineExpr> list : exprs)
+    maps.push_back(AffineMap::get(numLoops, 0, list, b.getContext()));
+  SmallVector<IteratorType> iterators(parallel, IteratorType::parallel);
+  iterators.append(numLoops - parallel, IteratorType::reduction);
+  return buildGeneric(b, loc, {lhs, rhs}, init, maps, iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+    return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
+  });
+}
+
+/// A grouped (e.g. depthwise) convolution of the padded input by `weight`
+/// (G*F, C/G, K...) as one direct windowed reduction.
+Value groupedConvolution(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+                         int64_t groups, RankedTensorType outType) {
+  RankedTensorType inType = tensorType(padded);
+  Type element = inType.getElementType();
+  unsigned d = w.rank();
+  int64_t n = inType.getDimSize(0), cg = inType.getDimSize(1) / groups, fg = outType.getDimSize(1) / groups;
+  SmallVector<int64_t> inShape{n, groups, cg};
+  llvm::append_range(inShape, inType.getShape().drop_front(2));
+  Value input = reshapeTo(b, loc, padded, inShape);
+  SmallVector<int64_t> wShape{groups, fg, cg};
+  llvm::append_range(wShape, w.kernel);
+  Value groupedWeight = reshapeTo(b, loc, weight, wShape);
+  SmallVector<int64_t> outShape{n, groups, fg};
+  llvm::append_range(outShape, outType.getShape().drop_front(2));
+
+  // Loops: n, g, f, o_1..o_d (parallel), c, k_1..k_d (reduction).
+  unsigned cDim = 3 + d;
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs{dim(0), dim(1), dim(cDim)}, wExprs{dim(1), dim(2), dim(cDim)},
+      outExprs{dim(0), dim(1), dim(2)};
+  for (unsigned i = 0; i < d; ++i) {
+    inExprs.push_back(windowExpr(b, w, i, 3 + i, cDim + 1 + i));
+    wExprs.push_back(dim(cDim + 1 + i));
+    outExprs.push_back(dim(3 + i));
+  }
+  Value out = sumOfProducts(b, loc, input, groupedWeight, {inExprs, wExprs, outExprs}, 3 + d,
+                            zeros(b, loc, outShape, element));
+  return reshapeTo(b, loc, out, outType.getShape());
+}
+
+/// Ungrouped convolutions are GEMMs over im2col columns; grouped ones stay
+/// direct.
+Value convolve(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w, int64_t groups,
+               RankedTensorType outType) {
+  return groups == 1 ? convolutionByGemm(b, loc, padded, weight, w, outType)
+                     : groupedConvolution(b, loc, padded, weight, w, groups, outType);
+}
+
+Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
+  Location loc = op.getLoc();
+  if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW"}, *op.getLayout()))
+    return op.emitError("the CPU backend supports channel-first layouts only, got ")
+           << *op.getLayout();
+  Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
+  SmallVector<int64_t> low{0, 0}, high{0, 0};
+  low.append(w.pad), high.append(w.pad);
+  Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
+  Value out = convolve(b, loc, padded, op.getWeight(), w, op.getNumGroup(), tensorType(op.getOutput()));
+  if (op.getBias())
+    out = addBias(b, loc, out, op.getBias());
+  return SmallVector<Value>{out};
+}
+
+/// A group of images' gradients (N, F, O...) as the matrix (F, N*O).
+Value filterMajor(OpBuilder &b, Location loc, Value images) {
+  RankedTensorType type = tensorType(images);
+  int64_t n = type.getDimSize(0), f = type.getDimSize(1), positions = type.getNumElements() / (n * f);
+  if (n == 1)
+    return reshapeTo(b, loc, images, {f, positions});
+  Value perImage = reshapeTo(b, loc, images, {n, f, positions});
+  return reshapeTo(b, loc, transposeTo(b, loc, perImage, {1, 0, 2}), {f, n * positions});
+}
+
+/// acc + value, written into acc (so that a loop carrying acc updates it in
+/// place).
+Value accumulate(OpBuilder &b, Location loc, Value acc, Value value) {
+  unsigned rank = tensorType(acc).getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  return buildGeneric(b, loc, value, acc, {identity, identity}, SmallVector<IteratorType>(rank, IteratorType::parallel),
+                      addFn);
+}
+
+/// dW^T (C*K, F) = sum over groups of images of the im2col matrix (C*K,
+/// N*O) times g transposed (N*O, F): MXNet's formulation, transposed so
+/// that the columns are built as the forward builds them (contiguous along
+/// the output positions) and only g, K times smaller, is transposed.
+Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value padded, const Window &w,
+                            RankedTensorType weightType) {
+  RankedTensorType gType = tensorType(g);
+  int64_t n = gType.getDimSize(0), f = gType.getDimSize(1);
+  ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
+  int64_t positions = computeProduct(outSpatial), group = imagesPerGemm(n, positions);
+  int64_t ck = weightType.getNumElements() / f;
+  Value sum = zeros(b, loc, {ck, f}, gType.getElementType());
+  sum = foldImageGroups(
+      b, loc, {g, padded}, group, sum, [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) -> Value {
+        Value perImage = reshapeTo(nested, l, images[0], {group, f, positions});
+        Value gTransposed = reshapeTo(nested, l, transposeTo(nested, l, perImage, {0, 2, 1}), {group * positions, f});
+        Value columns = imageColumns(nested, l, images[1], w, outSpatial);
+        Value product = matmul(nested, l, columns, gTransposed, false, false);
+        if (group == n)
+          return product;
+        return accumulate(nested, l, acc, product);
+      });
+  return reshapeTo(b, loc, transposeTo(b, loc, sum, {1, 0}), weightType.getShape());
+}
+
+/// Along one spatial dim, the data gradient at input positions phase,
+/// phase + stride, ... gathers kernel taps first, first + step, ... (`taps`
+/// of them, maybe none); tap j of input position i reads the output
+/// gradient at i + offset - dilation * j.
+struct StridePhase {
+  int64_t positions, first = 0, step = 1, taps = 0, offset = 0, dilation = 1;
+};
+
+StridePhase stridePhase(int64_t phase, int64_t inputSize, int64_t kernel, int64_t stride, int64_t dilate,
+                        int64_t pad) {
+  StridePhase p;
+  p.positions = llvm::divideCeil(inputSize - phase, stride);
+  // Tap k reaches the phase when (phase + pad - k * dilate) is a multiple
+  // of the stride: the first such k, then every stride / gcd.
+  auto reaches = [&](int64_t k) { return ((phase + pad - k * dilate) % stride + stride) % stride == 0; };
+  while (p.first < kernel && !reaches(p.first))
+    ++p.first;
+  if (p.first == kernel)
+    return p;
+  int64_t common = std::gcd(dilate, stride);
+  p.step = stride / common;
+  p.taps = (kernel - 1 - p.first) / p.step + 1;
+  p.offset = (phase + pad - p.first * dilate) / stride;
+  p.dilation = dilate / common;
+  return p;
+}
+
+/// `e` over index values (sums and products by constants only).
+Value evaluate(OpBuilder &b, Location loc, AffineExpr e, ArrayRef<Value> dims) {
+  if (auto dim = dyn_cast<AffineDimExpr>(e))
+    return dims[dim.getPosition()];
+  if (auto constant = dyn_cast<AffineConstantExpr>(e))
+    return b.create<arith::ConstantIndexOp>(loc, constant.getValue());
+  auto binary = cast<AffineBinaryOpExpr>(e);
+  Value lhs = evaluate(b, loc, binary.getLHS(), dims), rhs = evaluate(b, loc, binary.getRHS(), dims);
+  if (e.getKind() == AffineExprKind::Add)
+    return b.create<arith::AddIOp>(loc, lhs, rhs);
+  assert(e.getKind() == AffineExprKind::Mul && "sums and products only");
+  return b.create<arith::MulIOp>(loc, lhs, rhs);
+}
+
+/// result[i...] = source[map(i...)], reading the source by index: unlike an
+/// input map with reversed dims, this splits over threads (sym-distribute-threads).
+Value gatherByMap(OpBuilder &b, Location loc, RankedTensorType resultType, Value source, AffineMap map) {
+  unsigned rank = resultType.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  return buildGeneric(b, loc, {}, emptyLike(b, loc, resultType), identity,
+                      SmallVector<IteratorType>(rank, IteratorType::parallel),
+                      [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+                        SmallVector<Value> positions, indices;
+                        for (unsigned i = 0; i < rank; ++i)
+                          positions.push_back(nb.create<linalg::IndexOp>(l, i));
+                        for (AffineExpr e : map.getResults())
+                          indices.push_back(evaluate(nb, l, e, positions));
+                        return nb.create<tensor::ExtractOp>(l, source, indices);
+                      });
+}
+
+/// The data gradient at one stride phase (one StridePhase per spatial dim):
+/// a stride-1 convolution of the output gradient's window by the phase's
+/// taps, flipped, with filter and channel dims swapped within each group.
+Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<StridePhase> phases,
+                    int64_t groups, int64_t channels) {
+  unsigned d = phases.size();
+  RankedTensorType gType = tensorType(g), wType = tensorType(weight);
+  Type element = gType.getElementType();
+  int64_t n = gType.getDimSize(0);
+  SmallVector<int64_t> outShape{n, channels};
+  for (const StridePhase &p : phases)
+    outShape.push_back(p.positions);
+  if (llvm::any_of(phases, [](const StridePhase &p) { return p.taps == 0; }))
+    return zeros(b, loc, outShape, element);
+  // The window of g the phase reads: zero outside g.
+  SmallVector<int64_t> low{0, 0}, high{0, 0}, offsets{0, 0}, sizes(gType.getShape().take_front(2)), taps;
+  for (auto [i, p] : llvm::enumerate(phases)) {
+    int64_t start = p.offset - p.dilation * (p.taps - 1), extent = p.positions + p.dilation * (p.taps - 1);
+    low.push_back(std::max<int64_t>(0, -start));
+    high.push_back(std::max<int64_t>(0, start + extent - gType.getDimSize(2 + i)));
+    offsets.push_back(start + low.back());
+    sizes.push_back(extent);
+    taps.push_back(p.taps);
+  }
+  SmallVector<int64_t> unitStrides(sizes.size(), 1);
+  Value window = b.create<tensor::ExtractSliceOp>(
+      loc, padConstant(b, loc, g, low, high, 0.0), getAsIndexOpFoldResult(b.getContext(), offsets),
+      getAsIndexOpFoldResult(b.getContext(), sizes), getAsIndexOpFoldResult(b.getContext(), unitStrides));
+  // flipped[g, c, f, j] = weight[g, f, c, first + step * (taps - 1 - j)], weight seen as (G, F, C, K...)
+  int64_t fg = wType.getDimSize(0) / groups, cg = wType.getDimSize(1);
+  SmallVector<int64_t> groupedShape{groups, fg, cg}, flippedShape{groups, cg, fg};
+  llvm::append_range(groupedShape, wType.getShape().drop_front(2));
+  llvm::append_range(flippedShape, taps);
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> exprs{dim(0), dim(2), dim(1)};
+  for (auto [i, p] : llvm::enumerate(phases))
+    exprs.push_back(p.first + p.step * (p.taps - 1) - p.step * dim(3 + i));
+  Value flipped = gatherByMap(b, loc, RankedTensorType::get(flippedShape, element),
+                              reshapeTo(b, loc, weight, groupedShape), AffineMap::get(3 + d, 0, exprs, b.getContext()));
+  SmallVector<int64_t> flippedWeightShape{groups * cg, fg}, dilations;
+  llvm::append_range(flippedWeightShape, taps);
+  for (const StridePhase &p : phases)
+    dilations.push_back(p.dilation);
+  Window unit(taps, SmallVector<int64_t>(d, 1), dilations, SmallVector<int64_t>(d, 0));
+  return convolve(b, loc, window, reshapeTo(b, loc, flipped, flippedWeightShape), unit, groups,
+                  RankedTensorType::get(outShape, element));
+}
+
+/// Data channels below which a convolution's data gradient goes by col2im.
+constexpr int64_t kFewChannels = 16;
+
+using PhaseGrad = llvm::function_ref<Value(ArrayRef<StridePhase> phases)>;
+
+/// dX of `dataType`, assembled from the gradients of its stride phases
+/// (`phaseGrad` of each combination of one phase per spatial dim).
+Value assembleStridePhases(OpBuilder &b, Location loc, RankedTensorType dataType, const Window &w,
+                           PhaseGrad phaseGrad) {
+  unsigned d = w.rank();
+  SmallVector<int64_t> phase(d, 0);
+  Value dataGrad = emptyLike(b, loc, dataType);
+  // Visits every phase combination, the last dim fastest.
+  while (true) {
+    SmallVector<StridePhase> phases;
+    for (unsigned i = 0; i < d; ++i)
+      phases.push_back(stridePhase(phase[i], dataType.getDimSize(2 + i), w.kernel[i], w.stride[i], w.dilate[i],
+                                   w.pad[i]));
+    Value part = phaseGrad(phases);
+    SmallVector<int64_t> offsets{0, 0}, strides{1, 1};
+    llvm::append_range(offsets, phase);
+    llvm::append_range(strides, w.stride);
+    dataGrad = b.create<tensor::InsertSliceOp>(loc, part, dataGrad, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                               getAsIndexOpFoldResult(b.getContext(), tensorType(part).getShape()),
+                                               getAsIndexOpFoldResult(b.getContext(), strides));
+    unsigned i = d;
+    while (i > 0 && ++phase[i - 1] == w.stride[i - 1])
+      phase[--i] = 0;
+    if (i == 0)
+      return dataGrad;
+  }
+}
+
+/// The gradient of one stride phase gathered from the columns (C, K...,
+/// N, O...) of every tap's contribution, the kernel dims reversed and the O
+/// dims shifted by `low`.
+Value gatherPhase(OpBuilder &b, Location loc, Value columns, ArrayRef<StridePhase> phases, ArrayRef<int64_t> low) {
+  unsigned d = phases.size();
+  RankedTensorType type = tensorType(columns);
+  int64_t c = type.getDimSize(0), n = type.getDimSize(1 + d);
+  SmallVector<int64_t> outShape{n, c};
+  for (const StridePhase &p : phases)
+    outShape.push_back(p.positions);
+  Value init = zeros(b, loc, outShape, type.getElementType());
+  if (llvm::any_of(phases, [](const StridePhase &p) { return p.taps == 0; }))
+    return init;
+  // Tap j is the phase's (taps - 1 - j)th: with the kernel stored reversed,
+  // both of its reads step forward. The phase's taps and positions are
+  // sliced out first, so that the maps have no constant terms (thread
+  // tiling mishandles both reversed dims and constant terms).
+  SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()), strides(type.getRank(), 1);
+  for (auto [i, p] : llvm::enumerate(phases)) {
+    offsets[1 + i] = type.getDimSize(1 + i) - 1 - (p.first + p.step * (p.taps - 1));
+    sizes[1 + i] = p.taps;
+    strides[1 + i] = p.step;
+    offsets[2 + d + i] = p.offset + low[i] - p.dilation * (p.taps - 1);
+    sizes[2 + d + i] = p.positions + p.dilation * (p.taps - 1);
+  }
+  Value taps = b.create<tensor::ExtractSliceOp>(loc, columns, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                                getAsIndexOpFoldResult(b.getContext(), sizes),
+                                                getAsIndexOpFoldResult(b.getContext(), strides));
+  // Loops: n, c (parallel), j_1..j_d (the taps, reduction), i_1..i_d
+  // (parallel, innermost so that reads and writes are contiguous).
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs{dim(1)}, positionExprs, outExprs{dim(0), dim(1)};
+  for (auto [i, p] : llvm::enumerate(phases)) {
+    inExprs.push_back(dim(2 + i));
+    positionExprs.push_back(dim(2 + d + i) + p.dilation * dim(2 + i));
+    outExprs.push_back(dim(2 + d + i));
+  }
+  inExprs.push_back(dim(0));
+  llvm::append_range(inExprs, positionExprs);
+  SmallVector<IteratorType> iterators(2 + 2 * d, IteratorType::parallel);
+  std::fill_n(iterators.begin() + 2, d, IteratorType::reduction);
+  SmallVector<AffineMap> maps{AffineMap::get(2 + 2 * d, 0, inExprs, b.getContext()),
+                              AffineMap::get(2 + 2 * d, 0, outExprs, b.getContext())};
+  return buildGeneric(b, loc, taps, init, maps, iterators, addFn);
+}
+
+/// dX by stride-1 convolutions of g with sub-kernels, one per stride phase:
+/// no product by a zero (as g dilated by the stride would give).
+Value convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, int64_t groups,
+                          RankedTensorType dataType) {
+  return assembleStridePhases(b, loc, dataType, w, [&](ArrayRef<StridePhase> phases) {
+    return phaseDataGrad(b, loc, g, weight, phases, groups, dataType.getDimSize(1));
+  });
+}
+
+/// dX by MXNet's col2im, for few data channels (an RGB stem), where the
+/// sub-kernel GEMMs of convolutionDataGrad would have C rows only: the
+/// columns W^T (C*K, F) · g (F, N*O) hold every tap's contribution, which
+/// each stride phase gathers.
+Value convolutionDataGradByColumns(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
+                                   RankedTensorType dataType) {
+  unsigned d = w.rank();
+  RankedTensorType gType = tensorType(g);
+  int64_t n = gType.getDimSize(0), f = gType.getDimSize(1), c = dataType.getDimSize(1);
+  // g is padded so that every tap of every phase reads inside it.
+  SmallVector<int64_t> low{0, 0}, high{0, 0}, paddedSpatial;
+  for (unsigned i = 0; i < d; ++i) {
+    int64_t before = 0, after = 0, size = gType.getDimSize(2 + i);
+    for (int64_t phase = 0; phase < w.stride[i]; ++phase) {
+      StridePhase p = stridePhase(phase, dataType.getDimSize(2 + i), w.kernel[i], w.stride[i], w.dilate[i], w.pad[i]);
+      if (p.taps == 0)
+        continue;
+      before = std::max(before, p.dilation * (p.taps - 1) - p.offset);
+      after = std::max(after, p.positions - 1 + p.offset - (size - 1));
+    }
+    low.push_back(before);
+    high.push_back(after);
+    paddedSpatial.push_back(size + before + after);
+  }
+  Value padded = padConstant(b, loc, g, low, high, 0.0);
+  int64_t positions = computeProduct(paddedSpatial), group = imagesPerGemm(n, positions);
+  int64_t ck = tensorType(weight).getNumElements() / f;
+  // lhs[c, k, f] = weight[f, c, K - 1 - k]: W^T, the kernel reversed.
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<int64_t> lhsShape{c};
+  SmallVector<AffineExpr> lhsExprs{dim(1 + d), dim(0)};
+  for (unsigned i = 0; i < d; ++i) {
+    lhsShape.push_back(w.kernel[i]);
+    lhsExprs.push_back(w.kernel[i] - 1 - dim(1 + i));
+  }
+  lhsShape.push_back(f);
+  Value lhs = mapWithMaps(b, loc, RankedTensorType::get(lhsShape, dataType.getElementType()), weight,
+                          AffineMap::get(2 + d, 0, lhsExprs, b.getContext()),
+                          [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  lhs = reshapeTo(b, loc, lhs, {ck, f});
+  SmallVector<int64_t> groupShape(dataType.getShape()), columnShape{c};
+  groupShape[0] = group;
+  llvm::append_range(columnShape, w.kernel);
+  columnShape.push_back(group);
+  llvm::append_range(columnShape, paddedSpatial);
+  auto groupType = RankedTensorType::get(groupShape, dataType.getElementType());
+  return foldImageGroups(
+      b, loc, padded, group, emptyLike(b, loc, dataType),
+      [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
+        Value columns = reshapeTo(nested, l, matmul(nested, l, lhs, filterMajor(nested, l, images[0]), false, false),
+                                  columnShape);
+        Value part = assembleStridePhases(nested, l, groupType, w, [&](ArrayRef<StridePhase> phases) {
+          return gatherPhase(nested, l, columns, phases, ArrayRef<int64_t>(low).drop_front(2));
+        });
+        return group == n ? part : insertImages(nested, l, part, acc, first);
+      });
+}
+
+/// dW[g, f, c, k] = sum over n, o of g[n, g, f, o] x_padded[n, g, c, o * s + k * d]
+/// for a grouped convolution, as one direct reduction.
+Value groupedConvolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value padded, const Window &w,
+                                   int64_t groups, RankedTensorType weightType) {
+  unsigned d = w.rank();
+  RankedTensorType gType = tensorType(g), pType = tensorType(padded);
+  int64_t n = gType.getDimSize(0), fg = gType.getDimSize(1) / groups, cg = pType.getDimSize(1) / groups;
+  SmallVector<int64_t> gShape{n, groups, fg}, inShape{n, groups, cg}, outShape{groups, fg, cg};
+  llvm::append_range(gShape, gType.getShape().drop_front(2));
+  llvm::append_range(inShape, pType.getShape().drop_front(2));
+  llvm::append_range(outShape, w.kernel);
+  // Loops: g, f, c, k_1..k_d (parallel), n, o_1..o_d (reduction).
+  unsigned nDim = 3 + d;
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> gExprs{dim(nDim), dim(0), dim(1)}, inExprs{dim(nDim), dim(0), dim(2)},
+      outExprs{dim(0), dim(1), dim(2)};
+  for (unsigned i = 0; i < d; ++i) {
+    gExprs.push_back(dim(nDim + 1 + i));
+    inExprs.push_back(windowExpr(b, w, i, nDim + 1 + i, 3 + i));
+    outExprs.push_back(dim(3 + i));
+  }
+  Value grad = sumOfProducts(b, loc, reshapeTo(b, loc, g, gShape), reshapeTo(b, loc, padded, inShape),
+                             {gExprs, inExprs, outExprs}, 3 + d, zeros(b, loc, outShape, pType.getElementType()));
+  return reshapeTo(b, loc, grad, weightType.getShape());
+}
+
+Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op) {
+  Location loc = op.getLoc();
+  int64_t groups = op.getNumGroup();
+  Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
+  SmallVector<int64_t> low{0, 0}, high{0, 0};
+  low.append(w.pad), high.append(w.pad);
+  Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
+  RankedTensorType dataType = tensorType(op.getDataGrad());
+  Value dataGrad = groups == 1 && dataType.getDimSize(1) < kFewChannels
+                       ? convolutionDataGradByColumns(b, loc, op.getOutGrad(), op.getWeight(), w, dataType)
+                       : convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups, dataType);
+  RankedTensorType weightType = tensorType(op.getWeightGrad());
+  Value weightGrad = groups == 1
+                         ? convolutionWeightGrad(b, loc, op.getOutGrad(), padded, w, weightType)
+                         : groupedConvolutionWeightGrad(b, loc, op.getOutGrad(), padded, w, groups, weightType);
+  return SmallVector<Value>{dataGrad, weightGrad};
+}
+
+} // namespace
+
+std::optional<Lowered> lowerConvolutionOp(Operation *op, OpBuilder &b) {
+  return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
+      .Case([&](sym::ConvolutionOp o) { return lowerConvolution(b, o); })
+      .Case([&](sym::BackwardConvolutionOp o) { return lowerConvolutionBackward(b, o); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+} // namespace symc::cpu
