@@ -59,18 +59,6 @@ def SymApproximateMath : Pass<"sym-approximate-math", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
-def SymReassociateReductions : Pass<"sym-reassociate-reductions", "::mlir::func::FuncOp"> {
-  let summary = "Let the float arithmetic of linalg reductions be reassociated";
-  let description = [{
-    Marks the arith ops in the bodies of linalg.generic ops with reduction
-    loops `reassoc contract`: LLVM's loop vectorizer then vectorizes float
-    sums (partial sums per lane), which it must otherwise keep scalar and in
-    order. Sums change by rounding only; MXNet's own kernels sum in
-    vectorized order too.
-  }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
-}
-
 def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"> {
   let summary = "Split each linalg op's outer parallel dims into scf.forall chunks";
   let description = [{

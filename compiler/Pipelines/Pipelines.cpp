@@ -56,7 +56,6 @@ static void addTensorPasses(OpPassManager &pm, int64_t batchChunk) {
   func.addPass(createCanonicalizerPass());
   func.addPass(symc::cpu::createSymFuseElementwise());
   func.addPass(symc::cpu::createSymApproximateMath());
-  func.addPass(symc::cpu::createSymReassociateReductions());
   // No CSE here: merged tensor.empty ops shared by two results would make
   // empty-tensor elimination write both into one output buffer.
   func.addPass(createCanonicalizerPass());
