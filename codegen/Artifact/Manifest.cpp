@@ -24,23 +24,12 @@ llvm::json::Object describeValue(Type type, StringAttr name) {
                             {"dtype", sym::dtypeName(tensor.getElementType())}};
 }
 
-/// The MXNet node name a location carries, or "".
-StringRef nodeName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().getValue();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location part : fused.getLocations())
-      if (StringRef name = nodeName(part); !name.empty())
-        return name;
-  return "";
-}
-
 llvm::json::Array describeNodes(func::FuncOp main) {
   llvm::json::Array nodes;
   main.walk([&](Operation *op) {
     if (isa<sym::SymDialect>(op->getDialect()))
       nodes.push_back(llvm::json::Object{{"op", op->getName().stripDialect()},
-                                         {"name", nodeName(op->getLoc())}});
+                                         {"name", sym::nodeName(op->getLoc())}});
   });
   return nodes;
 }
@@ -49,7 +38,7 @@ llvm::json::Array trainSensitiveNodes(func::FuncOp main) {
   llvm::json::Array names;
   main.walk([&](Operation *op) {
     if (sym::isTrainSensitive(op))
-      names.push_back(nodeName(op->getLoc()));
+      names.push_back(sym::nodeName(op->getLoc()));
   });
   return names;
 }

@@ -96,6 +96,16 @@ bool mlir::sym::isTrainSensitive(Operation *op) {
   return false;
 }
 
+StringRef mlir::sym::nodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().getValue();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations())
+      if (StringRef name = nodeName(part); !name.empty())
+        return name;
+  return "";
+}
+
 LogicalResult UpSamplingOp::verify() {
   if (getSampleType() == "bilinear")
     return getNumOperands() == 2 ? success()

@@ -24,6 +24,8 @@ bool isTrainSensitive(Operation *op);
 /// Whether `op` (or the forward op a `_backward_*` op belongs to) runs in
 /// training mode: marked kTrainAttr, which only train-sensitive ops get.
 inline bool runsInTraining(Operation *op) { return op->hasAttr(kTrainAttr); }
+/// The MXNet node name the importer's location carries, or "".
+StringRef nodeName(Location loc);
 } // namespace mlir::sym
 
 #endif

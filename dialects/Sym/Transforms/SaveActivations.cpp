@@ -29,13 +29,8 @@ bool keptWhenMirroring(Operation *op) {
 
 /// "<node>_output<k>": what a saved value is called in the manifest.
 std::string savedName(OpResult value) {
-  std::string node = "value";
-  Location loc = value.getOwner()->getLoc();
-  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
-    loc = fused.getLocations().front();
-  if (auto name = dyn_cast<NameLoc>(loc))
-    node = name.getName().str();
-  return node + "_output" + std::to_string(value.getResultNumber());
+  StringRef node = nodeName(value.getOwner()->getLoc());
+  return (node.empty() ? "value" : node).str() + "_output" + std::to_string(value.getResultNumber());
 }
 
 struct SymSaveActivationsPass : sym::impl::SymSaveActivationsBase<SymSaveActivationsPass> {
