@@ -61,6 +61,8 @@ llvm::json::Array fixedGammas(func::FuncOp main) {
 llvm::json::Object describeInterface(func::FuncOp main) {
   llvm::json::Array args, aux, outputs;
   for (unsigned i = 0; i < main.getNumArguments(); ++i) {
+    if (main.getArgAttr(i, sym::kRngSeedAttr))
+      continue; // read from dims[1], not a bound array
     auto entry = describeValue(main.getArgument(i).getType(),
                                main.getArgAttrOfType<StringAttr>(i, sym::kNameAttr));
     (main.getArgAttr(i, sym::kAuxAttr) ? aux : args).push_back(std::move(entry));

@@ -24,7 +24,7 @@ inline constexpr llvm::StringLiteral kWorkspaceBytesAttr = "symc.workspace_bytes
 inline constexpr llvm::StringLiteral kImplAttr = "symc.entry_impl";
 
 /// Bumped whenever the entry-point signature or the manifest layout changes.
-inline constexpr int kArtifactAbiVersion = 5;
+inline constexpr int kArtifactAbiVersion = 6;
 
 /// Arguments, aux states and outputs of a sym-level @main.
 llvm::json::Object describeInterface(mlir::func::FuncOp main);

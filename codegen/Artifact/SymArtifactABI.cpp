@@ -2,7 +2,7 @@
 #include "codegen/Artifact/Manifest.h"
 #include "codegen/Artifact/Passes.h"
 
-#include "dialects/Sym/IR/SymDialect.h"
+#include "dialects/Sym/IR/SymOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace symc {
@@ -16,8 +16,9 @@ namespace symc {
 namespace {
 
 /// Turns `main` into `implName(inputs..., outputs..., workspace)` writing its
-/// results into the output memrefs.
-LogicalResult toDestinationPassing(func::FuncOp main, StringRef implName) {
+/// results into the output memrefs. The seed argument keeps its attribute:
+/// the lowering of random ops finds it by that.
+LogicalResult toDestinationPassing(func::FuncOp main, StringRef implName, std::optional<unsigned> seedArg) {
   OpBuilder b(main.getContext());
   Block &body = main.getBody().front();
   b.setInsertionPointToStart(&body);
@@ -48,6 +49,8 @@ LogicalResult toDestinationPassing(func::FuncOp main, StringRef implName) {
   body.addArgument(MemRefType::get({ShapedType::kDynamic}, b.getI8Type()), main.getLoc());
   main.setFunctionType(b.getFunctionType(body.getArgumentTypes(), {}));
   main.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
+  if (seedArg)
+    main.setArgAttr(*seedArg, sym::kRngSeedAttr, b.getUnitAttr());
   main.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
   main.setName(implName);
   main.setPrivate();
@@ -62,7 +65,7 @@ Value buildDescriptor(OpBuilder &b, Location loc, Value pointer, MemRefType type
   MLIRContext *ctx = b.getContext();
   auto i64 = b.getI64Type();
   auto ptr = LLVM::LLVMPointerType::get(ctx);
-  unsigned rank = type.getRank();
+  int64_t rank = type.getRank();
   SmallVector<Type> fields{ptr, ptr, i64};
   if (rank > 0)
     fields.append(2, LLVM::LLVMArrayType::get(i64, rank));
@@ -82,9 +85,20 @@ Value buildDescriptor(OpBuilder &b, Location loc, Value pointer, MemRefType type
   return b.create<UnrealizedConversionCastOp>(loc, type, desc).getResult(0);
 }
 
+/// The seed argument of a function with ops that draw random numbers.
+std::optional<unsigned> addSeedArgument(func::FuncOp function) {
+  bool random = function.walk([](Operation *op) {
+                            return sym::drawsRandomNumbers(op) ? WalkResult::interrupt() : WalkResult::advance();
+                          }).wasInterrupted();
+  if (!random)
+    return std::nullopt;
+  return sym::seedArgument(function).getArgNumber();
+}
+
 /// int32_t <name>(void *const *buffers, const int64_t *dims, void *workspace)
-/// calling `impl`; a dynamic dim is the batch size, dims[0].
-void buildEntry(ModuleOp module, func::FuncOp impl, StringRef name) {
+/// calling `impl`; a dynamic dim is the batch size, dims[0], and the seed
+/// argument (`seedArg`) reads dims[1]. The buffers are the other arguments.
+void buildEntry(ModuleOp module, func::FuncOp impl, StringRef name, std::optional<unsigned> seedArg) {
   MLIRContext *ctx = module.getContext();
   Location loc = impl.getLoc();
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
@@ -102,9 +116,15 @@ void buildEntry(ModuleOp module, func::FuncOp impl, StringRef name) {
   Value batch = dynamic ? b.create<LLVM::LoadOp>(loc, i64, block->getArgument(1)).getResult()
                         : b.create<LLVM::ConstantOp>(loc, i64, 0).getResult();
   SmallVector<Value> memrefs;
+  int32_t slot = 0;
   for (auto [i, type] : llvm::enumerate(bufferTypes)) {
-    Value slot = b.create<LLVM::GEPOp>(loc, ptr, ptr, buffers, ArrayRef<LLVM::GEPArg>{int32_t(i)});
-    Value pointer = b.create<LLVM::LoadOp>(loc, ptr, slot);
+    Value pointer;
+    if (i == seedArg) {
+      pointer = b.create<LLVM::GEPOp>(loc, ptr, i64, block->getArgument(1), ArrayRef<LLVM::GEPArg>{1});
+    } else {
+      Value address = b.create<LLVM::GEPOp>(loc, ptr, ptr, buffers, ArrayRef<LLVM::GEPArg>{slot++});
+      pointer = b.create<LLVM::LoadOp>(loc, ptr, address);
+    }
     memrefs.push_back(buildDescriptor(b, loc, pointer, cast<MemRefType>(type), batch));
   }
   // Nothing reads the workspace's size.
@@ -135,9 +155,10 @@ struct SymArtifactABIPass : impl::SymArtifactABIBase<SymArtifactABIPass> {
     for (auto &[function, name] : entries) {
       if (!function)
         continue;
-      if (failed(toDestinationPassing(function, name + "_impl")))
+      std::optional<unsigned> seedArg = addSeedArgument(function);
+      if (failed(toDestinationPassing(function, name + "_impl", seedArg)))
         return signalPassFailure();
-      buildEntry(module, function, name);
+      buildEntry(module, function, name, seedArg);
     }
     // Embedded by sym-embed-manifest once the workspace size is known.
     module->setAttr(kManifestAttr, StringAttr::get(&getContext(), manifest));

@@ -84,6 +84,20 @@ Lowered lowerActivation(OpBuilder &b, sym::ActivationOp op) {
   });
 }
 
+/// Elementwise over the same-shaped `tensors` and prelu's gamma, which has
+/// one slope per channel (axis 1) or one for all; `fn` gets gamma last.
+Value mapWithGamma(OpBuilder &b, Location loc, SmallVector<Value> tensors, Value gamma, ScalarFn fn) {
+  RankedTensorType type = tensorType(tensors.front());
+  if (tensorType(gamma).getDimSize(0) == 1 || type.getRank() < 2) {
+    tensors.push_back(reshapeTo(b, loc, gamma, {}));
+    return mapElementwise(b, loc, type, tensors, fn);
+  }
+  return mapAlongAxis(b, loc, tensors, 1, gamma, fn);
+}
+
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluLambda = 1.0507009873554804934193349852946;
+
 Lowered lowerLeakyReLU(OpBuilder &b, sym::LeakyReLUOp op) {
   Location loc = op.getLoc();
   StringRef kind = op.getActType();
@@ -92,15 +106,9 @@ Lowered lowerLeakyReLU(OpBuilder &b, sym::LeakyReLUOp op) {
     return op.emitError("the CPU backend supports 'LeakyReLU' on floating-point tensors only");
   Value output;
   if (kind == "prelu") {
-    RankedTensorType gammaType = tensorType(op.getGamma());
-    // gamma has one slope per channel (axis 1), or a single slope.
-    auto fn = [](OpBuilder &b, Location loc, ValueRange args) {
+    output = mapWithGamma(b, loc, {data}, op.getGamma(), [](OpBuilder &b, Location loc, ValueRange args) {
       return selectPositive(b, loc, args[0], args[0], mul(b, loc, args[1], args[0]));
-    };
-    output = gammaType.getDimSize(0) == 1 || tensorType(data).getRank() < 2
-                 ? mapElementwise(b, loc, tensorType(data),
-                                  {data, reshapeTo(b, loc, op.getGamma(), {})}, fn)
-                 : mapAlongAxis(b, loc, data, 1, op.getGamma(), fn);
+    });
   } else {
     double slope = kind == "rrelu" ? (op.getLowerBound() + op.getUpperBound()) / 2 : op.getSlope();
     output = mapElementwise(b, loc, tensorType(data), data,
@@ -115,10 +123,8 @@ Lowered lowerLeakyReLU(OpBuilder &b, sym::LeakyReLUOp op) {
       if (kind == "elu")
         return selectPositive(b, loc, x, x, expm1Scaled(b, loc, x, slope));
       if (kind == "selu") {
-        constexpr double alpha = 1.6732632423543772848170429916717;
-        constexpr double lambda = 1.0507009873554804934193349852946;
-        Value inner = selectPositive(b, loc, x, x, expm1Scaled(b, loc, x, alpha));
-        return mul(b, loc, scalarConstant(b, loc, x.getType(), lambda), inner);
+        Value inner = selectPositive(b, loc, x, x, expm1Scaled(b, loc, x, kSeluAlpha));
+        return mul(b, loc, scalarConstant(b, loc, x.getType(), kSeluLambda), inner);
       }
       return selectPositive(b, loc, x, x, mul(b, loc, scalarConstant(b, loc, x.getType(), slope), x));
     });
@@ -127,6 +133,45 @@ Lowered lowerLeakyReLU(OpBuilder &b, sym::LeakyReLUOp op) {
   if (op.getMask())
     results.push_back(emptyLike(b, loc, tensorType(op.getMask())));
   return results;
+}
+
+/// The derivative of each act_type times g, from (g, x, out[, slope]) as
+/// MXNet's kernels compute it: leaky, elu, selu and rrelu test the output,
+/// prelu and gelu the data.
+Value leakyReLUGrad(OpBuilder &b, Location loc, sym::BackwardLeakyReLUOp op, ValueRange a) {
+  StringRef kind = op.getActType();
+  Value g = a[0], x = a[1], out = a[2];
+  auto c = [&](double v) { return scalarConstant(b, loc, g.getType(), v); };
+  if (kind == "gelu") { // (x Phi(x))' = Phi(x) + x phi(x)
+    Value cdf = mul(b, loc, c(0.5), add(b, loc, c(1.0), b.create<math::ErfOp>(loc, mul(b, loc, x, c(M_SQRT1_2)))));
+    Value pdf = mul(b, loc, c(0.5 * M_2_SQRTPI * M_SQRT1_2), b.create<math::ExpOp>(loc, mul(b, loc, c(-0.5), mul(b, loc, x, x))));
+    return mul(b, loc, g, add(b, loc, cdf, mul(b, loc, x, pdf)));
+  }
+  if (kind == "elu") // slope (e^x - 1) has derivative out + slope
+    return selectPositive(b, loc, out, g, mul(b, loc, g, add(b, loc, out, c(op.getSlope()))));
+  if (kind == "selu") // MXNet's selu_grad: lambda (alpha + out), not lambda alpha e^x
+    return selectPositive(b, loc, out, mul(b, loc, g, c(kSeluLambda)),
+                          mul(b, loc, g, mul(b, loc, c(kSeluLambda), add(b, loc, out, c(kSeluAlpha)))));
+  if (kind == "prelu")
+    return selectPositive(b, loc, x, g, mul(b, loc, g, a[3]));
+  Value slope = a.size() > 3                ? a[3]
+                : kind == "rrelu" ? c((op.getLowerBound() + op.getUpperBound()) / 2)
+                                  : c(op.getSlope());
+  return selectPositive(b, loc, out, g, mul(b, loc, g, slope));
+}
+
+Lowered lowerLeakyReLUBackward(OpBuilder &b, sym::BackwardLeakyReLUOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getDataGrad());
+  if (!isa<FloatType>(type.getElementType()))
+    return op.emitError("the CPU backend supports 'LeakyReLU' on floating-point tensors only");
+  SmallVector<Value> tensors{op.getOutGrad(), op.getData(), op.getOutput()};
+  auto fn = [&](OpBuilder &b, Location loc, ValueRange args) { return leakyReLUGrad(b, loc, op, args); };
+  if (op.getActType() == "prelu")
+    return single(mapWithGamma(b, loc, tensors, op.getSlopes(), fn));
+  if (op.getSlopes())
+    tensors.push_back(op.getSlopes());
+  return single(mapElementwise(b, loc, type, tensors, fn));
 }
 
 Lowered lowerCast(OpBuilder &b, sym::CastOp op) {
@@ -217,6 +262,7 @@ std::optional<Lowered> lowerElementwiseOp(Operation *op, OpBuilder &b) {
         }));
       })
       .Case([&](sym::LeakyReLUOp a) { return lowerLeakyReLU(b, a); })
+      .Case([&](sym::BackwardLeakyReLUOp a) { return lowerLeakyReLUBackward(b, a); })
       .Case([&](sym::CastOp c) { return lowerCast(b, c); })
       .Case([&](sym::AddNOp a) { return lowerAddN(b, a); })
       .Case([&](sym::ClipOp c) { return lowerClip(b, c); })

@@ -1,8 +1,8 @@
 //===- LowerLayers.cpp - neural-network layers -> linalg ------------------===//
 //
 // Ops marked sym.is_train run in training mode (BatchNorm normalizes with
-// batch statistics); otherwise inference semantics hold (moving statistics,
-// Dropout is the identity). Windowed ops (Pooling, LRN) are linalg.generic
+// batch statistics); otherwise inference semantics hold (moving statistics;
+// Dropout that draws no random numbers, see LowerRandom.cpp, is the identity). Windowed ops (Pooling, LRN) are linalg.generic
 // ops with reduction loops over the window, reading a padded input through
 // affine maps `o * stride + k * dilate`; Convolution has its own file.
 //
@@ -371,16 +371,14 @@ Lowered lowerBatchNormBackward(OpBuilder &b, sym::BackwardBatchNormOp op) {
   return SmallVector<Value>{dataGrad, gammaGrad, sumG};
 }
 
-Lowered lowerLRN(OpBuilder &b, sym::LRNOp op) {
-  Location loc = op.getLoc();
-  RankedTensorType type = tensorType(op.getData());
-  int64_t half = op.getNsize() / 2, rank = type.getRank();
-  Value squares = mapElementwise(b, loc, type, op.getData(), [](OpBuilder &b, Location loc, ValueRange a) {
-    return mul(b, loc, a[0], a[0]);
-  });
+/// Sums of `t` over the channel window [c - half, c + half] of every
+/// channel c (axis 1), zero beyond the edges.
+Value channelWindowSums(OpBuilder &b, Location loc, Value t, int64_t half) {
+  RankedTensorType type = tensorType(t);
+  int64_t rank = type.getRank();
   SmallVector<int64_t> low(rank, 0), high(rank, 0);
   low[1] = high[1] = half;
-  Value padded = padConstant(b, loc, squares, low, high, 0.0);
+  Value padded = padConstant(b, loc, t, low, high, 0.0);
   // Loops: the output dims, then the channel window k; input channel c + k.
   unsigned numLoops = rank + 1;
   SmallVector<AffineExpr> inExprs, outExprs;
@@ -395,20 +393,51 @@ Lowered lowerLRN(OpBuilder &b, sym::LRNOp op) {
                               AffineMap::get(numLoops, 0, outExprs, b.getContext())};
   SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
   iterators.push_back(IteratorType::reduction);
-  Value sums = buildGeneric(b, loc, {padded, window}, zeros(b, loc, type.getShape(), type.getElementType()),
-                            maps, iterators, [](OpBuilder &b, Location loc, ValueRange args) {
-                              return add(b, loc, args[2], args[0]);
-                            });
+  return buildGeneric(b, loc, {padded, window}, zeros(b, loc, type.getShape(), type.getElementType()), maps,
+                      iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+                        return add(b, loc, args[2], args[0]);
+                      });
+}
+
+/// x^-beta elementwise.
+Value powerOf(OpBuilder &b, Location loc, Value x, double exponent) {
+  return b.create<math::PowFOp>(loc, x, scalarConstant(b, loc, x.getType(), exponent));
+}
+
+Lowered lowerLRN(OpBuilder &b, sym::LRNOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  Value squares = mapElementwise(b, loc, type, op.getData(), [](OpBuilder &b, Location loc, ValueRange a) {
+    return mul(b, loc, a[0], a[0]);
+  });
+  Value sums = channelWindowSums(b, loc, squares, op.getNsize() / 2);
   double salpha = op.getAlpha() / op.getNsize(), knorm = op.getKnorm(), beta = op.getBeta();
   Value norm = mapElementwise(b, loc, type, sums, [&](OpBuilder &b, Location loc, ValueRange a) {
     Type t = a[0].getType();
     return add(b, loc, scalarConstant(b, loc, t, knorm), mul(b, loc, scalarConstant(b, loc, t, salpha), a[0]));
   });
   Value out = mapElementwise(b, loc, type, {op.getData(), norm}, [&](OpBuilder &b, Location loc, ValueRange a) {
-    Value p = b.create<math::PowFOp>(loc, a[1], scalarConstant(b, loc, a[1].getType(), -beta));
-    return mul(b, loc, a[0], p);
+    return mul(b, loc, a[0], powerOf(b, loc, a[1], -beta));
   });
   return SmallVector<Value>{out, norm};
+}
+
+/// dx = g n^-beta - 2 (alpha / nsize) beta x windowSums(g x n^(-beta-1)).
+Lowered lowerLRNBackward(OpBuilder &b, sym::BackwardLRNOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  double beta = op.getBeta(), coefficient = -2.0 * op.getAlpha() / op.getNsize() * beta;
+  SmallVector<Value> inputs{op.getOutGrad(), op.getData(), op.getTmpNorm()};
+  Value scaled = mapElementwise(b, loc, type, inputs, [&](OpBuilder &b, Location loc, ValueRange a) {
+    return mul(b, loc, mul(b, loc, a[0], a[1]), powerOf(b, loc, a[2], -beta - 1));
+  });
+  Value sums = channelWindowSums(b, loc, scaled, op.getNsize() / 2);
+  inputs.push_back(sums);
+  return SmallVector<Value>{mapElementwise(b, loc, type, inputs, [&](OpBuilder &b, Location loc, ValueRange a) {
+    Value direct = mul(b, loc, a[0], powerOf(b, loc, a[2], -beta));
+    Value c = scalarConstant(b, loc, a[0].getType(), coefficient);
+    return add(b, loc, direct, mul(b, loc, c, mul(b, loc, a[1], a[3])));
+  })};
 }
 
 /// The weight row an index picks: MXNet clips indices into [0, rows - 1].
@@ -520,13 +549,12 @@ std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::BatchNormOp o) { return lowerBatchNorm(b, o); })
       .Case([&](sym::BackwardBatchNormOp o) { return lowerBatchNormBackward(b, o); })
       .Case([&](sym::LRNOp o) { return lowerLRN(b, o); })
+      .Case([&](sym::BackwardLRNOp o) { return lowerLRNBackward(b, o); })
       .Case([&](sym::EmbeddingOp o) { return lowerEmbedding(b, o); })
       .Case([&](sym::BackwardEmbeddingOp o) { return lowerEmbeddingBackward(b, o); })
       .Case([&](sym::UpSamplingOp o) { return lowerUpSampling(b, o); })
       .Case([&](sym::DropoutOp o) -> Lowered {
-        if (o.getMode() == "always" && o.getP() > 0)
-          return o.emitError("the CPU backend does not support Dropout with mode 'always' yet "
-                             "(it needs random numbers at inference)");
+        // Dropout that draws no random numbers is the identity.
         return SmallVector<Value>{o.getData(), emptyLike(b, o.getLoc(), tensorType(o.getMask()))};
       })
       .Default([](Operation *) { return std::nullopt; });

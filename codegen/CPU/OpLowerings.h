@@ -12,6 +12,9 @@
 
 namespace symc::cpu {
 
+/// Ops that draw random numbers where they run (LowerRandom.cpp); the
+/// same ops' deterministic forms belong to the other families.
+std::optional<Lowered> lowerRandomOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerElementwiseOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerLayerOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerConvolutionOp(mlir::Operation *op, OpBuilder &b);

@@ -14,8 +14,8 @@ def SymLowerToLinalg : Pass<"sym-lower-to-linalg", "::mlir::func::FuncOp"> {
     the CPU backend cannot lower is an error at its node.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect", "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }
 

@@ -99,6 +99,12 @@ LogicalResult checkChunkable(Operation *op) {
     return op->emitError("'") << op->getName().stripDialect()
                               << "' turns the dynamic batch dim into a static one; the CPU backend "
                                  "cannot compile that with a dynamic batch";
+  // Chunks would repeat each other's draws: the generator counts elements
+  // from the start of the tensor it fills.
+  if (sym::drawsRandomNumbers(op))
+    return op->emitError("'") << op->getName().stripDialect()
+                              << "' draws random numbers over the dynamic batch dim; the CPU backend "
+                                 "needs a static batch for it (compile with a static --shape)";
   if (mixesBatchRows(op))
     return op->emitError("'") << op->getName().stripDialect()
                               << "' combines elements across the dynamic batch dim; the CPU "

@@ -45,8 +45,11 @@ DIFFERENTIABLE = (
     "split", "split_squeeze", "split_one", "embedding", "maximum", "minimum", "broadcast_maximum",
     "broadcast_minimum", "unary_abs", "clip", "MakeLoss", "softmaxactivation", "LinearRegressionOutput",
     "LinearRegressionOutput_1d", "LogisticRegressionOutput", "LogisticRegressionOutput_1d",
-    "MAERegressionOutput", "MAERegressionOutput_1d",
+    "MAERegressionOutput", "MAERegressionOutput_1d", "leaky_leaky", "leaky_elu", "leaky_selu", "leaky_gelu",
+    "leaky_prelu", "lrn", "upsampling", "upsampling_multi",
 )
+# Dropout and rrelu draw from another generator than MXNet's: check_random.py
+# checks what MXNet defines of them instead.
 # Whole models whose training step is checked: every parameter's gradient.
 MODELS = (("model_mlp", mlp(), {"data": (64, 784)}), ("model_lenet", lenet(), {"data": (2, 1, 28, 28)}),
           ("model_resnet18_v1", zoo("resnet18_v1")[0], {"data": (2, 3, 64, 64)}),

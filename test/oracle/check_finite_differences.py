@@ -9,12 +9,12 @@ e = 1e-3. The dialect's ops run in
 float32 here, so the tolerance is rtol = atol = 1e-2 (float32 rounding in f,
 divided by 2e). Inputs keep at least 0.1 away from 0, where relu bends and
 division blows up; max pooling gets distinct values more than 2e apart, so
-that no perturbation changes a window's maximum. Left out: loss heads (SoftmaxOutput, regression outputs, MakeLoss, make_loss,
-LeNet's) and
-BlockGrad, whose gradients MXNet defines otherwise than as the derivative of
+that no perturbation changes a window's maximum. Left out: loss heads
+(SoftmaxOutput, regression outputs, MakeLoss, make_loss, LeNet's), BlockGrad
+and selu, whose gradients MXNet defines otherwise than as the derivative of
 the output, float16 casts, whose output is quantized to steps wider than 2e,
-float64 outputs (the check reads float32), and Embedding, whose indices are
-not differentiable.
+float64 outputs (the check reads float32), Embedding, whose indices are not
+differentiable, and the ops that draw random numbers (check_random.py).
 """
 import argparse
 import ctypes
@@ -31,7 +31,10 @@ from check_forward import POSITIVE, compile_command
 NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob", "make_loss", "blockgrad",
                    "lenet", "cast_roundtrip", "cast_float16", "MakeLoss", "LinearRegressionOutput",
                    "LinearRegressionOutput_1d", "LogisticRegressionOutput", "LogisticRegressionOutput_1d",
-                   "MAERegressionOutput", "MAERegressionOutput_1d"}
+                   "MAERegressionOutput", "MAERegressionOutput_1d",
+                   # MXNet's selu_grad is lambda * (alpha + out) below 0, not
+                   # the derivative lambda * alpha * e^x; symc follows MXNet.
+                   "leaky_selu"}
 # Outputs of other dtypes than the float32 this check reads.
 OTHER_DTYPES = {"cast_float64", "ones"}
 # Integer inputs: their gradient is refused (Embedding's indices) or zero, and

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <optional>
 
 using namespace symc;
 
@@ -29,6 +30,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> inputs; // name (or "") -> file
   std::vector<std::string> outputs, compares;
   int bench = 0, threads = 0;
+  std::optional<uint64_t> seed;
   bool isTrain = false, backward = false;
   std::vector<std::pair<std::string, std::string>> headGrads; // output name -> file
   std::map<std::string, std::string> gradReqs;
@@ -47,7 +49,7 @@ std::pair<std::string, std::string> nameValue(const std::string &option, const s
 const char *kUsage =
     "usage: symc-run MODEL.so [--params FILE.params] [--input NAME=FILE.npy | --input FILE.params]...\n"
     "                [--output OUT.npy]... [--bench N] [--threads N] [--train] [--name PREFIX]\n"
-    "                [--compare REF.npy]... [--rtol R] [--atol A]\n"
+    "                [--seed N] [--compare REF.npy]... [--rtol R] [--atol A]\n"
     "                [--backward [--head-grad OUTPUT=G.npy]... [--grad-req NAME=write|add|null]...\n"
     "                 [--grads-in INIT.params] --grads-out GRADS.params]\n"
     "--output and --compare name the outputs in order; '-' skips one.\n";
@@ -71,6 +73,7 @@ Options parseOptions(int argc, char **argv) {
     else if (arg == "--compare") o.compares.push_back(value());
     else if (arg == "--bench") o.bench = std::stoi(value());
     else if (arg == "--threads") o.threads = std::stoi(value());
+    else if (arg == "--seed") o.seed = std::stoull(value());
     else if (arg == "--rtol") o.rtol = std::stod(value());
     else if (arg == "--atol") o.atol = std::stod(value());
     else if (arg == "--name") o.prefix = value();
@@ -237,6 +240,8 @@ int run(const Options &o) {
         shapes[spec.name] = array->second.shape();
   Executor exec = Executor::simpleBind(artifact, Context::cpu(), shapes, gradReqsFor(*artifact, o));
   exec.setNumThreads(o.threads);
+  if (o.seed)
+    seedRandom(*o.seed);
   if (!o.params.empty())
     exec.copyParamsFrom(params.args, params.aux);
   exec.forward(o.isTrain, inputs);

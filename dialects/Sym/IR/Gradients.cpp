@@ -6,7 +6,7 @@
 // Gradients that forward ops cannot express get a `_backward_*` op of their
 // own (relu's step, SoftmaxOutput's one-hot, Convolution's transposed
 // convolution, Pooling's unpooling, BatchNorm's normalization, Embedding's
-// row scatter).
+// row scatter, LeakyReLU's piecewise slopes, LRN's window sums).
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Sym/IR/SymOps.h"
@@ -468,6 +468,86 @@ LogicalResult batchNormRule(GradBuilder &gb, BatchNormOp op, ValueRange resultGr
   return success();
 }
 
+/// g times the mask the forward drew (1/(1-p) or 0, broadcast over `axes`);
+/// Dropout that drew none is the identity.
+LogicalResult dropoutRule(GradBuilder &gb, DropoutOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  grads.push_back(drawsRandomNumbers(op) ? gb.same<BroadcastMulOp>(g, {g, op.getMask()}) : g);
+  return success();
+}
+
+/// The data gradient by one backward op; prelu's gamma gets the sum of
+/// g * min(x, 0) over the elements that share a slope.
+LogicalResult leakyReLURule(GradBuilder &gb, LeakyReLUOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads), x = op.getData();
+  Value slopes = op.getGamma() ? op.getGamma() : drawsRandomNumbers(op) ? op.getMask() : Value();
+  SmallVector<Value> operands{g, x, op.getOutput()};
+  if (slopes)
+    operands.push_back(slopes);
+  grads.push_back(gb.same<BackwardLeakyReLUOp>(x, operands, op->getAttrDictionary().getValue()));
+  if (!op.getGamma())
+    return success();
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  auto gammaType = dyn_cast<RankedTensorType>(op.getGamma().getType());
+  if (!type || !gammaType || !gammaType.hasStaticShape())
+    return noShape(op);
+  Value negativePart = gb.neg(gb.same<ReluOp>(x, gb.neg(x)));
+  Value perElement = gb.mul(g, negativePart);
+  SmallVector<int64_t> axes;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (gammaType.getRank() == type.getRank() ? gammaType.getDimSize(i) == 1 && type.getDimSize(i) != 1
+                                              : gammaType.getNumElements() == 1 || i != 1)
+      axes.push_back(i);
+  Value summed = axes.empty() ? perElement
+                              : gb.make<SumOp>(gb.unknown(g), perElement,
+                                               {gb.attr("axis", gb.b.getDenseI64ArrayAttr(axes)),
+                                                gb.attr("keepdims", gb.b.getBoolAttr(true))});
+  FailureOr<Value> gammaGrad = gb.reshapeLike(summed, op.getGamma());
+  if (failed(gammaGrad))
+    return noShape(op);
+  grads.push_back(*gammaGrad);
+  return success();
+}
+
+LogicalResult lrnRule(GradBuilder &gb, LRNOp op, ValueRange resultGrads, Grads &grads) {
+  grads.push_back(gb.same<BackwardLRNOp>(op.getData(), {resultGrad(resultGrads), op.getData(), op.getTmpNorm()},
+                                         op->getAttrDictionary().getValue()));
+  return success();
+}
+
+/// Nearest upsampling copies each input element into a scale x scale block:
+/// its gradient sums the block, viewing g's (H*s, W*s) as (H, s, W, s).
+/// Inputs read their channels of g (concat) or all of it (sum).
+LogicalResult upSamplingRule(GradBuilder &gb, UpSamplingOp op, ValueRange resultGrads, Grads &grads) {
+  if (op.getSampleType() != "nearest")
+    return op.emitError("no gradient rule for bilinear UpSampling (the CPU backend has no bilinear forward)");
+  Value g = resultGrad(resultGrads);
+  auto outType = dyn_cast<RankedTensorType>(g.getType());
+  if (!outType || !outType.hasStaticShape())
+    return noShape(op);
+  int64_t channel = 0;
+  for (Value input : op.getInputs()) {
+    auto type = dyn_cast<RankedTensorType>(input.getType());
+    if (!type || !type.hasStaticShape())
+      return noShape(op);
+    Value part = g;
+    if (op.getMultiInputMode() == "concat" && op.getInputs().size() > 1) {
+      part = gb.make<SliceAxisOp>(gb.unknown(g), g,
+                                  {gb.attr("axis", gb.b.getI64IntegerAttr(1)), gb.attr("begin", gb.b.getI64IntegerAttr(channel)),
+                                   gb.attr("end", gb.b.getI64IntegerAttr(channel + type.getDimSize(1)))});
+      channel += type.getDimSize(1);
+    }
+    SmallVector<int64_t> blocks(type.getShape().take_front(2)), axes;
+    for (int64_t i = 2; i < type.getRank(); ++i) {
+      blocks.append({type.getDimSize(i), outType.getDimSize(i) / type.getDimSize(i)});
+      axes.push_back(blocks.size() - 1);
+    }
+    Value viewed = gb.make<ReshapeOp>(gb.unknown(g), part, {gb.attr("shape", gb.b.getDenseI64ArrayAttr(blocks))});
+    grads.push_back(gb.make<SumOp>(type, viewed, {gb.attr("axis", gb.b.getDenseI64ArrayAttr(axes))}));
+  }
+  return success();
+}
+
 LogicalResult castRule(GradBuilder &gb, CastOp op, ValueRange resultGrads, Grads &grads) {
   Type from = getElementTypeOrSelf(op.getData().getType());
   grads.push_back(gb.make<CastOp>(op.getData().getType(), resultGrad(resultGrads),
@@ -476,12 +556,12 @@ LogicalResult castRule(GradBuilder &gb, CastOp op, ValueRange resultGrads, Grads
 }
 
 /// Loss heads read the head gradient only when told to (SoftmaxOutput's
-/// out_grad); BatchNorm reads its output's, not those of its mean and var.
+/// out_grad); ops with hidden outputs read their first output's only.
 template <typename OpTy> bool readsHeadGradient(OpTy op, unsigned result) {
   if constexpr (std::is_same_v<OpTy, SoftmaxOutputOp>)
     return op.getOutGrad();
-  if constexpr (std::is_same_v<OpTy, BatchNormOp>)
-    return result == 0;
+  if constexpr (llvm::is_one_of<OpTy, BatchNormOp, DropoutOp, LeakyReLUOp, LRNOp>::value)
+    return result == 0; // the others are hidden (statistics, masks, norms)
   return true;
 }
 
@@ -676,4 +756,8 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<SliceAxisOp, sliceAxisRule>(ctx);
   attach<SliceChannelOp, sliceChannelRule>(ctx);
   attach<EmbeddingOp, embeddingRule>(ctx);
+  attach<DropoutOp, dropoutRule>(ctx);
+  attach<LeakyReLUOp, leakyReLURule>(ctx);
+  attach<LRNOp, lrnRule>(ctx);
+  attach<UpSamplingOp, upSamplingRule>(ctx);
 }

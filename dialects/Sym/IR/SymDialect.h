@@ -24,6 +24,9 @@ inline constexpr llvm::StringLiteral kAuxUpdateOfAttr = "sym.aux_update_of";
 // On a result of @main_train and the matching argument of @main_backward: a
 // forward value kept for the backward (named "<node>_output<k>").
 inline constexpr llvm::StringLiteral kSavedAttr = "sym.saved";
+// On the 0-d i64 argument that the CPU lowering adds to a function with ops
+// that draw random numbers: the step's seed (the entry reads it at dims[1]).
+inline constexpr llvm::StringLiteral kRngSeedAttr = "sym.rng_seed";
 } // namespace mlir::sym
 
 #endif

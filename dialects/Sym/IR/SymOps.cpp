@@ -79,6 +79,15 @@ LogicalResult LeakyReLUOp::verify() {
   return success();
 }
 
+LogicalResult BackwardLeakyReLUOp::verify() {
+  StringRef act = getActType();
+  if (act == "prelu" && !getSlopes())
+    return emitOpError("needs the slopes (gamma) for act_type = prelu");
+  if (getSlopes() && act != "prelu" && act != "rrelu")
+    return emitOpError("takes slopes for act_type prelu or rrelu only, not ") << act;
+  return success();
+}
+
 LogicalResult DropoutOp::verify() {
   double p = getP();
   if (p < 0 || p > 1)
@@ -94,6 +103,25 @@ bool mlir::sym::isTrainSensitive(Operation *op) {
   if (auto leaky = dyn_cast<LeakyReLUOp>(op))
     return leaky.getActType() == "rrelu";
   return false;
+}
+
+bool mlir::sym::drawsRandomNumbers(Operation *op) {
+  if (auto dropout = dyn_cast<DropoutOp>(op))
+    return dropout.getP() > 0 && (dropout.getMode() == "always" || runsInTraining(op));
+  if (auto leaky = dyn_cast<LeakyReLUOp>(op))
+    return leaky.getActType() == "rrelu" && runsInTraining(op);
+  return false;
+}
+
+BlockArgument mlir::sym::seedArgument(FunctionOpInterface function) {
+  for (BlockArgument arg : function.getArguments())
+    if (function.getArgAttr(arg.getArgNumber(), kRngSeedAttr))
+      return arg;
+  unsigned index = function.getNumArguments();
+  Builder b(function.getContext());
+  function.insertArgument(index, RankedTensorType::get({}, b.getI64Type()),
+                          b.getDictionaryAttr(b.getNamedAttr(kRngSeedAttr, b.getUnitAttr())), function.getLoc());
+  return function.getArgument(index);
 }
 
 StringRef mlir::sym::nodeName(Location loc) {

@@ -6,6 +6,7 @@
 #include "dialects/Sym/IR/SymDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "dialects/Sym/IR/SymInterfaces.h.inc"
@@ -24,6 +25,13 @@ bool isTrainSensitive(Operation *op);
 /// Whether `op` (or the forward op a `_backward_*` op belongs to) runs in
 /// training mode: marked kTrainAttr, which only train-sensitive ops get.
 inline bool runsInTraining(Operation *op) { return op->hasAttr(kTrainAttr); }
+/// Whether `op` draws random numbers where it runs: Dropout in training (or
+/// mode 'always') with p > 0, rrelu in training.
+bool drawsRandomNumbers(Operation *op);
+/// The argument (kRngSeedAttr) that carries the step's random seed into a
+/// function with ops that draw random numbers; added as a 0-d i64 tensor
+/// where the function has none yet.
+BlockArgument seedArgument(FunctionOpInterface function);
 /// The MXNet node name the importer's location carries, or "".
 StringRef nodeName(Location loc);
 } // namespace mlir::sym

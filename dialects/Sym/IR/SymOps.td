@@ -597,4 +597,45 @@ def Sym_BackwardEmbeddingOp : Sym_Op<"_backward_Embedding", [Pure]> {
   }];
 }
 
+def Sym_BackwardLeakyReLUOp : Sym_Op<"_backward_LeakyReLU", [Pure]> {
+  let summary = "LeakyReLU's data gradient";
+  let description = [{
+    `slopes` are prelu's gamma (one per channel, or one) or the slopes rrelu
+    drew in training (its mask); leaky, elu and selu read the output and
+    gelu the data, as MXNet's kernels do. The attributes are the forward
+    op's.
+  }];
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data, AnyTensor:$output, Optional<AnyTensor>:$slopes,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["rrelu", "leaky", "prelu", "elu", "selu", "gelu"]>, "\"leaky\"">:$act_type,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.25">:$slope,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.125">:$lower_bound,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.334">:$upper_bound);
+  let results = (outs AnyTensor:$data_grad);
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(1));
+    }
+  }];
+}
+def Sym_BackwardLRNOp : Sym_Op<"_backward_LRN", [Pure]> {
+  let summary = "LRN's data gradient";
+  let description = [{
+    With n = tmp_norm (the forward's second result) and a = alpha / nsize:
+    dx_c = g_c n_c^-beta - 2 a beta x_c sum over the channel window of c of
+    g_k x_k n_k^(-beta-1). The attributes are the forward op's.
+  }];
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data, AnyTensor:$tmp_norm,
+                   DefaultValuedAttr<Sym_FloatAttr, "1e-4">:$alpha,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.75">:$beta,
+                   DefaultValuedAttr<Sym_FloatAttr, "2.0">:$knorm,
+                   Sym_PositiveIntAttr:$nsize);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(1));
+    }
+  }];
+}
+
 #endif // SYM_OPS_TD

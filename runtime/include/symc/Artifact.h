@@ -17,14 +17,15 @@
 namespace symc {
 
 /// The entry-point ABI this runtime speaks (codegen/Artifact/Manifest.h).
-inline constexpr int kArtifactAbiVersion = 5;
+inline constexpr int kArtifactAbiVersion = 6;
 
 /// const uint8_t *params(int64_t *size): the embedded .params file.
 using ParamsAccessor = const uint8_t *(*)(int64_t *);
 
 /// int32_t entry(void *const *buffers, const int64_t *dims, void *workspace):
 /// buffers are the arguments, aux states and outputs in manifest order; dims[0]
-/// is the batch size where the manifest has dynamic (-1) dims.
+/// is the batch size where the manifest has dynamic (-1) dims, dims[1] the
+/// seed of ops that draw random numbers.
 using EntryPoint = int32_t (*)(void *const *, const int64_t *, void *);
 
 struct TensorSpec {

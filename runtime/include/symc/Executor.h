@@ -35,6 +35,11 @@ struct ParamArrays {
 };
 ParamArrays splitParams(const ParamsFile &file);
 
+/// mx.random.seed: reseeds the generator that Dropout and rrelu draw from.
+/// Every forward takes the next step seed from it, so a sequence of runs
+/// repeats after the same seed (and differs from run to run otherwise).
+void seedRandom(uint64_t seed);
+
 class Executor {
 public:
   /// Symbol.bind: the arrays are used as they are, never copied.
@@ -115,7 +120,8 @@ private:
   /// Whether saved_ holds the values of a training forward (backward runs
   /// one first otherwise).
   bool savedFromTraining_ = false;
-  /// The entry's dynamic dims: the batch size, for the manifest's -1 dims.
+  /// The entry's dims: the batch size, for the manifest's -1 dims, and the
+  /// step seed of the last forward (its backward recomputes the same draws).
   std::vector<int64_t> dims_;
   int64_t batch_ = -1;
   NDArray workspace_; // the planned arena for intermediate buffers, 64-byte aligned

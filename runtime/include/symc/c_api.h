@@ -53,6 +53,9 @@ int SymcExecutorGetGrad(SymcExecutorHandle exec, const char *name, SymcNDArrayHa
 int SymcExecutorSetNumThreads(SymcExecutorHandle exec, int threads);
 int SymcExecutorFree(SymcExecutorHandle exec);
 
+/* mx.random.seed: the seed Dropout and rrelu draw from in later forwards. */
+int SymcRandomSeed(uint64_t seed);
+
 #ifdef __cplusplus
 }
 #endif

@@ -163,4 +163,6 @@ int SymcExecutorSetNumThreads(SymcExecutorHandle exec, int threads) {
 
 int SymcExecutorFree(SymcExecutorHandle exec) { return guarded([&] { delete &executorOf(exec); }); }
 
+int SymcRandomSeed(uint64_t seed) { return guarded([&] { symc::seedRandom(seed); }); }
+
 } // extern "C"

@@ -2,9 +2,21 @@
 #include "symc/Executor.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace symc {
 namespace {
+
+std::atomic<uint64_t> randomSeed{0}, randomDraws{0};
+
+/// The seed of the next forward: the user's seed and a count of forwards,
+/// mixed by splitmix64 (the generated code hashes it with each node's name).
+int64_t nextStepSeed() {
+  uint64_t z = randomSeed.load() + (randomDraws.fetch_add(1) + 1) * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return static_cast<int64_t>(z ^ (z >> 31));
+}
 
 [[noreturn]] void raise(const char *kind, const std::string &message) { throw Error(kind, message); }
 
@@ -150,6 +162,11 @@ std::vector<int64_t> resolveShape(const TensorSpec &spec, int64_t batch) {
 
 } // namespace
 
+void seedRandom(uint64_t seed) {
+  randomSeed = seed;
+  randomDraws = 0;
+}
+
 Executor::Executor(std::shared_ptr<const Artifact> artifact, Context ctx)
     : artifact_(std::move(artifact)), ctx_(ctx) {
   if (ctx.devType != Context::kCPU)
@@ -178,7 +195,7 @@ void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const ch
 void Executor::finishBinding() {
   for (const TensorSpec &spec : manifest().outputs)
     outputs_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
-  dims_ = {batch_};
+  dims_ = {batch_, 0};
   // Bound arrays are never replaced (forward copies into them), so the
   // frame of buffer pointers is built once.
   for (auto *group : {&args_, &aux_, &outputs_})
@@ -303,6 +320,7 @@ void Executor::runForward(bool isTrain) {
                             (m.trainSensitiveNodes.empty() ? "" : m.trainSensitiveNodes.front()) +
                             "' behaves differently in training)");
   artifact_->setNumThreads(numThreads_);
+  dims_[1] = nextStepSeed();
   // Only the training variant writes the saved values (and has them in its frame).
   bool training = variant->isTrain && !trainingFrame_.empty();
   if (variant->entry(training ? trainingFrame_.data() : frame_.data(), dims_.data(), workspace_.data()) != 0)

@@ -98,8 +98,34 @@ func.func @dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
 
 // -----
 
+// Dropout that draws random numbers gets the function a seed argument; each
+// mask element hashes (seed, node, element index) and keeps its element
+// with probability 1 - p, scaled by 1/(1 - p).
+// CHECK-LABEL: func.func @dropout_always
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>, %[[SEED:.*]]: tensor<i64> {sym.rng_seed})
+// CHECK: tensor.extract %[[SEED]][] : tensor<i64>
+// CHECK: linalg.generic
+// CHECK: linalg.index 0
+// CHECK: linalg.index 1
+// CHECK: arith.muli {{.*}} : i64
+// CHECK: arith.shrui
+// CHECK: arith.uitofp {{.*}} : i64 to f32
+// CHECK: arith.cmpf olt, %{{.*}}, %{{.*}} : f32
+// CHECK: arith.constant 1.4285714{{.*}} : f32
+// CHECK: arith.mulf
 func.func @dropout_always(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // expected-error @+1 {{the CPU backend does not support Dropout with mode 'always' yet}}
-  %0:2 = sym.Dropout %x {mode = "always"} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+  %0:2 = sym.Dropout %x {mode = "always", p = 0.3 : f64} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
+  return %0#0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Outside training, Dropout is the identity and needs no seed.
+// CHECK-LABEL: func.func @dropout_inference
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>) -> tensor<2x3xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[X]]
+func.func @dropout_inference(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0:2 = sym.Dropout %x {p = 0.3 : f64} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
   return %0#0 : tensor<2x3xf32>
 }

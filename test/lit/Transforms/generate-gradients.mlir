@@ -74,11 +74,53 @@ func.func @main(%x: tensor<4x5xf32> {sym.name = "x"}, %w: tensor<6x5xf32> {sym.n
 
 // -----
 
-// An op on the gradient path without a rule is an error at its node.
+// An op on the gradient path without a rule (a backward op, which no
+// imported graph holds) is an error at its node.
+func.func @main(%x: tensor<2x3xf32> {sym.name = "x"}) -> (tensor<2x3xf32> {sym.name = "y"}) {
+  // expected-error @+1 {{no gradient rule for '_backward_relu' yet}}
+  %0 = sym._backward_relu %x, %x : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Ops with hidden outputs (LRN's norm, Dropout's mask, rrelu's slopes) take
+// a head gradient for their first output only. LRN's gradient reads its norm;
+// Dropout's multiplies by the mask it drew in training; rrelu's reads the
+// slopes it drew.
+// CHECK-LABEL: func.func @main_train
+// CHECK: sym.Dropout {{.*}}sym.is_train
+// CHECK-LABEL: func.func @main_backward
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x3x2x2xf32> {sym.name = "x"}, %[[G:[^:]*]]: tensor<1x3x2x2xf32> {sym.head_grad_of = "y"})
+// CHECK: %[[L:[^,]*]], %[[NORM:.*]] = sym.LRN %[[X]]
+// CHECK: %[[D:[^,]*]], %[[MASK:.*]] = sym.Dropout %[[L]]
+// CHECK: %[[R:[^,]*]], %[[SLOPES:.*]] = sym.LeakyReLU %[[D]] {act_type = "rrelu"
+// CHECK: %[[GR:.*]] = sym._backward_LeakyReLU %[[G]], %[[D]], %[[R]], %[[SLOPES]] {act_type = "rrelu"
+// CHECK: %[[GD:.*]] = sym.broadcast_mul %[[GR]], %[[MASK]]
+// CHECK: %[[GL:.*]] = sym._backward_LRN %[[GD]], %[[X]], %[[NORM]]
+// CHECK: return %[[GL]]
 func.func @main(%x: tensor<1x3x2x2xf32> {sym.name = "x"}) -> (tensor<1x3x2x2xf32> {sym.name = "y"}) {
-  // expected-error @+1 {{no gradient rule for 'LRN' yet}}
   %0:2 = sym.LRN %x {nsize = 3 : i64} : (tensor<1x3x2x2xf32>) -> (tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>)
-  return %0#0 : tensor<1x3x2x2xf32>
+  %1:2 = sym.Dropout %0#0 {p = 0.5 : f64} : (tensor<1x3x2x2xf32>) -> (tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>)
+  %2:2 = sym.LeakyReLU %1#0 {act_type = "rrelu"} : (tensor<1x3x2x2xf32>) -> (tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>)
+  return %2#0 : tensor<1x3x2x2xf32>
+}
+
+// -----
+
+// prelu: gamma's gradient sums g * min(x, 0) over all but the channel axis;
+// nearest UpSampling's sums each scale x scale block of g.
+// CHECK-LABEL: func.func @main_backward
+// CHECK: %[[B:.*]] = sym.Reshape %{{.*}} {shape = array<i64: 1, 3, 2, 2, 2, 2>}
+// CHECK: sym.sum %[[B]] {axis = array<i64: 3, 5>} : (tensor<1x3x2x2x2x2xf32>) -> tensor<1x3x2x2xf32>
+// CHECK: sym._backward_LeakyReLU %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {act_type = "prelu"}
+// CHECK: sym.relu
+// CHECK: sym.sum {{.*}} {axis = array<i64: 0, 2, 3>, keepdims = true} : (tensor<1x3x2x2xf32>) -> tensor<1x3x1x1xf32>
+// CHECK: sym.Reshape {{.*}} -> tensor<3xf32>
+func.func @main(%x: tensor<1x3x2x2xf32> {sym.name = "x"}, %gamma: tensor<3xf32> {sym.name = "gamma"}) -> (tensor<1x3x4x4xf32> {sym.name = "y"}) {
+  %0 = sym.LeakyReLU %x, %gamma {act_type = "prelu"} : (tensor<1x3x2x2xf32>, tensor<3xf32>) -> tensor<1x3x2x2xf32>
+  %1 = sym.UpSampling %0 {scale = 2 : i64, sample_type = "nearest", num_args = 1 : i64} : (tensor<1x3x2x2xf32>) -> tensor<1x3x4x4xf32>
+  return %1 : tensor<1x3x4x4xf32>
 }
 
 // -----
