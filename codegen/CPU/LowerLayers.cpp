@@ -93,13 +93,15 @@ WindowRange windowRange(IndexMath &m, Value o, int64_t kernel, int64_t stride, i
   return {m.max(start, m.c(0)), m.min(stop, m.c(size)), extent};
 }
 
-/// The data gradient of 2-d pooling, one (n, c) plane per parallel
-/// iteration: for each output position, max sends its gradient to the
-/// window's first largest element (MXNet's unpooling), avg and sum spread it.
-Value poolingGrad2d(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const Window &w) {
+/// The data gradient of pooling over any number of spatial dims, one (n, c)
+/// plane per parallel iteration: for each output position, max sends its
+/// gradient to the window's first largest element (MXNet's unpooling), avg
+/// and sum spread it.
+Value poolingGrad(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const Window &w) {
   RankedTensorType dataType = tensorType(op.getData()), gType = tensorType(op.getOutGrad());
   Type element = dataType.getElementType();
-  int64_t height = dataType.getDimSize(2), width = dataType.getDimSize(3);
+  ArrayRef<int64_t> spatial = dataType.getShape().drop_front(2);
+  unsigned d = spatial.size();
   StringRef kind = op.getPoolType();
   bool includePad = op.getCountIncludePad().value_or(true);
   Value init = zeros(b, loc, dataType.getShape(), element);
@@ -108,82 +110,79 @@ Value poolingGrad2d(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const
                                         [&](OpBuilder &pb, Location l, ValueRange args) {
     Value n = args[0], ch = args[1], shared = args[2];
     IndexMath m{pb, l};
-    SmallVector<OpFoldResult> offsets{n, ch, pb.getIndexAttr(0), pb.getIndexAttr(0)};
-    SmallVector<OpFoldResult> sizes{pb.getIndexAttr(1), pb.getIndexAttr(1), pb.getIndexAttr(height),
-                                    pb.getIndexAttr(width)};
-    SmallVector<OpFoldResult> unit(4, pb.getIndexAttr(1));
+    SmallVector<OpFoldResult> offsets{n, ch}, sizes(2, pb.getIndexAttr(1));
+    for (int64_t size : spatial) {
+      offsets.push_back(pb.getIndexAttr(0));
+      sizes.push_back(pb.getIndexAttr(size));
+    }
+    SmallVector<OpFoldResult> unit(d + 2, pb.getIndexAttr(1));
     Value plane = pb.create<tensor::ExtractSliceOp>(l, shared, offsets, sizes, unit);
-    Value zero = m.c(0), one = m.c(1);
-    auto outer = pb.create<scf::ForOp>(l, zero, m.c(gType.getDimSize(2)), one, ValueRange{plane},
-                                       [&](OpBuilder &hb, Location l, Value oh, ValueRange rowAcc) {
-      auto inner = hb.create<scf::ForOp>(l, zero, m.c(gType.getDimSize(3)), one, rowAcc,
-                                         [&](OpBuilder &wb, Location l, Value ow, ValueRange acc) {
-        IndexMath m{wb, l};
-        WindowRange rows = windowRange(m, oh, w.kernel[0], w.stride[0], w.pad[0], height);
-        WindowRange cols = windowRange(m, ow, w.kernel[1], w.stride[1], w.pad[1], width);
-        Value g = wb.create<tensor::ExtractOp>(l, op.getOutGrad(), ValueRange{n, ch, oh, ow});
-        Value updated;
-        if (kind == "max") {
-          // The first largest element, in row-major order.
-          Value lowest = scalarConstant(wb, l, element, -std::numeric_limits<double>::infinity());
-          auto scanRows = wb.create<scf::ForOp>(l, rows.begin, rows.end, m.c(1),
-                                                ValueRange{lowest, rows.begin, cols.begin},
-                                                [&](OpBuilder &rb, Location l, Value h, ValueRange best) {
-            auto scanCols = rb.create<scf::ForOp>(l, cols.begin, cols.end, m.c(1), best,
-                                                  [&](OpBuilder &cb, Location l, Value x, ValueRange cur) {
-              Value v = cb.create<tensor::ExtractOp>(l, op.getData(), ValueRange{n, ch, h, x});
-              Value better = cb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v, cur[0]);
-              cb.create<scf::YieldOp>(l, ValueRange{cb.create<arith::SelectOp>(l, better, v, cur[0]),
-                                                    cb.create<arith::SelectOp>(l, better, h, cur[1]),
-                                                    cb.create<arith::SelectOp>(l, better, x, cur[2])});
-            });
-            rb.create<scf::YieldOp>(l, scanCols.getResults());
-          });
-          SmallVector<Value> at{zero, zero, scanRows.getResult(1), scanRows.getResult(2)};
-          Value old = wb.create<tensor::ExtractOp>(l, acc[0], at);
-          updated = wb.create<tensor::InsertOp>(l, add(wb, l, old, g), acc[0], at);
-        } else {
-          Value share = g;
-          if (kind == "avg") {
-            Value count = includePad ? m.mul(rows.unclippedExtent, cols.unclippedExtent)
-                                     : m.mul(m.sub(rows.end, rows.begin), m.sub(cols.end, cols.begin));
-            Value countF = wb.create<arith::SIToFPOp>(
-                l, element, wb.create<arith::IndexCastOp>(l, wb.getI64Type(), count));
-            share = div(wb, l, g, countF);
-          }
-          auto spreadRows = wb.create<scf::ForOp>(l, rows.begin, rows.end, m.c(1), acc,
-                                                  [&](OpBuilder &rb, Location l, Value h, ValueRange racc) {
-            auto spreadCols = rb.create<scf::ForOp>(l, cols.begin, cols.end, m.c(1), racc,
-                                                    [&](OpBuilder &cb, Location l, Value x, ValueRange cacc) {
-              SmallVector<Value> at{zero, zero, h, x};
-              Value old = cb.create<tensor::ExtractOp>(l, cacc[0], at);
-              cb.create<scf::YieldOp>(l, cb.create<tensor::InsertOp>(l, add(cb, l, old, share), cacc[0], at)
-                                             .getResult());
-            });
-            rb.create<scf::YieldOp>(l, spreadCols.getResults());
-          });
-          updated = spreadRows.getResult(0);
-        }
-        wb.create<scf::YieldOp>(l, updated);
+    SmallVector<Value> zeroes(d, m.c(0)), ones(d, m.c(1)), outSizes;
+    for (int64_t size : gType.getShape().drop_front(2))
+      outSizes.push_back(m.c(size));
+    scf::LoopNest positions = scf::buildLoopNest(pb, l, zeroes, outSizes, ones, ValueRange{plane},
+                                                 [&](OpBuilder &ob, Location l, ValueRange o, ValueRange acc) {
+      IndexMath m{ob, l};
+      SmallVector<Value> begins, ends, gAt{n, ch};
+      Value count = m.c(1);
+      for (unsigned i = 0; i < d; ++i) {
+        WindowRange r = windowRange(m, o[i], w.kernel[i], w.stride[i], w.pad[i], spatial[i]);
+        begins.push_back(r.begin);
+        ends.push_back(r.end);
+        count = m.mul(count, includePad ? r.unclippedExtent : m.sub(r.end, r.begin));
+        gAt.push_back(o[i]);
+      }
+      Value g = ob.create<tensor::ExtractOp>(l, op.getOutGrad(), gAt);
+      auto planeIndex = [&](ValueRange spatialAt) {
+        SmallVector<Value> at(2, m.c(0));
+        llvm::append_range(at, spatialAt);
+        return at;
+      };
+      auto addAt = [&](OpBuilder &ab, Location l, Value acc, ValueRange at, Value v) -> Value {
+        Value old = ab.create<tensor::ExtractOp>(l, acc, at);
+        return ab.create<tensor::InsertOp>(l, add(ab, l, old, v), acc, at);
+      };
+      if (kind == "max") {
+        // The first largest element, in row-major order.
+        SmallVector<Value> start{scalarConstant(ob, l, element, -std::numeric_limits<double>::infinity())};
+        llvm::append_range(start, begins);
+        scf::LoopNest scan = scf::buildLoopNest(ob, l, begins, ends, ones, start,
+                                                [&](OpBuilder &sb, Location l, ValueRange x, ValueRange best) {
+          SmallVector<Value> at{n, ch};
+          llvm::append_range(at, x);
+          Value v = sb.create<tensor::ExtractOp>(l, op.getData(), at);
+          Value better = sb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v, best[0]);
+          scf::ValueVector next{sb.create<arith::SelectOp>(l, better, v, best[0])};
+          for (unsigned i = 0; i < d; ++i)
+            next.push_back(sb.create<arith::SelectOp>(l, better, x[i], best[1 + i]));
+          return next;
+        });
+        return scf::ValueVector{addAt(ob, l, acc[0], planeIndex(ArrayRef<Value>(scan.results).drop_front()), g)};
+      }
+      Value share = g;
+      if (kind == "avg")
+        share = div(ob, l, g, ob.create<arith::SIToFPOp>(l, element, ob.create<arith::IndexCastOp>(l, ob.getI64Type(), count)));
+      scf::LoopNest spread = scf::buildLoopNest(ob, l, begins, ends, ones, acc,
+                                                [&](OpBuilder &sb, Location l, ValueRange x, ValueRange sacc) {
+        return scf::ValueVector{addAt(sb, l, sacc[0], planeIndex(x), share)};
       });
-      hb.create<scf::YieldOp>(l, inner.getResults());
+      return spread.results;
     });
     auto terminator = pb.create<scf::InParallelOp>(l);
     OpBuilder::InsertionGuard guard(pb);
     pb.setInsertionPointToStart(terminator.getBody());
-    pb.create<tensor::ParallelInsertSliceOp>(l, outer.getResult(0), shared, offsets, sizes, unit);
+    pb.create<tensor::ParallelInsertSliceOp>(l, positions.results.front(), shared, offsets, sizes, unit);
   });
   return forall.getResult(0);
 }
 
 Lowered lowerPoolingBackward(OpBuilder &b, sym::BackwardPoolingOp op) {
   RankedTensorType dataType = tensorType(op.getData());
-  if (op.getPoolType() == "lp" || op.getPoolingConvention() == "same" || dataType.getRank() != 4 ||
-      !isa<FloatType>(dataType.getElementType()))
-    return op.emitError("the CPU backend has a Pooling gradient for 2-d max/avg/sum pooling of floats only");
+  if (op.getPoolType() == "lp" || op.getPoolingConvention() == "same" || !isa<FloatType>(dataType.getElementType()))
+    return op.emitError("the CPU backend has a Pooling gradient for max/avg/sum pooling of floats only");
   ArrayRef<int64_t> spatial = dataType.getShape().drop_front(2);
   Window w = op.getGlobalPool() ? Window(spatial, {}, {}, {}) : Window(op.getKernel(), op.getStride(), {}, op.getPad());
-  return SmallVector<Value>{poolingGrad2d(b, op.getLoc(), op, w)};
+  return SmallVector<Value>{poolingGrad(b, op.getLoc(), op, w)};
 }
 
 /// Pools `input` (N, C, S...) already padded, with loops n, c, o..., k...

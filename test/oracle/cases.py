@@ -68,6 +68,13 @@ def cases():
     yield case("pool_global", S.Pooling(d, kernel=(7, 7), global_pool=True, pool_type="avg", name="gp"),
                data=(2, 5, 9, 9))
     yield case("pool_1d", S.Pooling(d, kernel=(2,), stride=(2,), name="p"), data=(2, 3, 9))
+    yield case("pool_1d_avg", S.Pooling(d, kernel=(3,), stride=(2,), pad=(1,), pool_type="avg", name="p"),
+               data=(2, 3, 9))
+    yield case("pool_3d_max", S.Pooling(d, kernel=(2, 2, 2), stride=(2, 1, 2), pad=(1, 0, 1), name="p"),
+               data=(2, 3, 5, 6, 7))
+    yield case("pool_3d_avg", S.Pooling(d, kernel=(3, 2, 2), stride=(2, 2, 1), pad=(1, 1, 0), pool_type="avg",
+                                        count_include_pad=False, pooling_convention="full", name="p"),
+               data=(1, 2, 5, 6, 5))
     yield case("pool_avg_nopad", S.Pooling(d, kernel=(2, 2), pad=(1, 1), pool_type="avg",
                                            count_include_pad=False, name="p"), data=(1, 2, 5, 5))
     for act in ("relu", "sigmoid", "tanh", "softrelu", "softsign"):

@@ -46,7 +46,7 @@ DIFFERENTIABLE = (
     "broadcast_minimum", "unary_abs", "clip", "MakeLoss", "softmaxactivation", "LinearRegressionOutput",
     "LinearRegressionOutput_1d", "LogisticRegressionOutput", "LogisticRegressionOutput_1d",
     "MAERegressionOutput", "MAERegressionOutput_1d", "leaky_leaky", "leaky_elu", "leaky_selu", "leaky_gelu",
-    "leaky_prelu", "lrn", "upsampling", "upsampling_multi",
+    "leaky_prelu", "lrn", "upsampling", "upsampling_multi", "pool_1d", "pool_1d_avg", "pool_3d_max", "pool_3d_avg",
 )
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py
 # checks what MXNet defines of them instead.
