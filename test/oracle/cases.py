@@ -160,6 +160,11 @@ def cases():
     yield case("dot_tb", S.dot(lhs, rhs, transpose_b=True, name="dot"), lhs=(3, 4), rhs=(5, 4))
     yield case("dot_nd", S.dot(lhs, rhs, name="dot"), lhs=(2, 3, 4), rhs=(4, 5, 6))
     yield case("dot_vec", S.dot(lhs, rhs, name="dot"), lhs=(4,), rhs=(4,))
+    yield case("dot_nd_ta", S.dot(lhs, rhs, transpose_a=True, name="dot"), lhs=(4, 3, 2), rhs=(4, 5))
+    yield case("dot_nd_tb", S.dot(lhs, rhs, transpose_b=True, name="dot"), lhs=(2, 3, 4), rhs=(5, 2, 4))
+    yield case("dot_vec_mat", S.dot(lhs, rhs, transpose_a=True, name="dot"), lhs=(4,), rhs=(4, 3))
+    yield case("batch_dot_4d", S.batch_dot(lhs, rhs, transpose_b=True, name="bd"), lhs=(2, 2, 3, 4),
+               rhs=(2, 2, 5, 4))
     yield case("batch_dot", S.batch_dot(lhs, rhs, name="bd"), lhs=(2, 3, 4), rhs=(2, 4, 5))
     yield case("batch_dot_t", S.batch_dot(lhs, rhs, transpose_a=True, transpose_b=True, name="bd"),
                lhs=(2, 4, 3), rhs=(2, 5, 4))

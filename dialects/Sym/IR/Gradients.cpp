@@ -231,26 +231,54 @@ LogicalResult swapAxisRule(GradBuilder &gb, SwapAxisOp op, ValueRange resultGrad
   return success();
 }
 
-/// C = op(A) op(B): dA = g op(B)^T (transposed back when op(A) = A^T), and
-/// dB = op(A)^T g (likewise).
+/// The matrix (dot) or batch of matrices (batch_dot) the forward multiplies
+/// `t` as: dot splits off the first dim (`splitFirst`) or the last, and
+/// takes a vector as a column (`splitFirst`) or a row.
+SmallVector<int64_t> productView(RankedTensorType t, bool batched, bool splitFirst) {
+  int64_t count = t.getNumElements(), rank = t.getRank();
+  if (batched) {
+    int64_t rows = t.getDimSize(rank - 2), cols = t.getDimSize(rank - 1);
+    return {count / (rows * cols), rows, cols};
+  }
+  if (rank == 1)
+    return splitFirst ? SmallVector<int64_t>{count, 1} : SmallVector<int64_t>{1, count};
+  int64_t rows = splitFirst ? t.getDimSize(0) : count / t.getDimSize(rank - 1);
+  return {rows, count / rows};
+}
+
+/// C = op(A) op(B) on the operands' product views: dA = g op(B)^T
+/// (transposed back when op(A) = A^T) and dB = op(A)^T g (likewise), then
+/// reshaped to the operands' shapes.
 template <typename OpTy>
 LogicalResult productRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
   constexpr bool batched = std::is_same_v<OpTy, BatchDotOp>;
-  unsigned rank = batched ? 3 : 2;
-  auto ranked = [&](Value v) {
-    auto t = dyn_cast<RankedTensorType>(v.getType());
-    return t && t.getRank() == rank;
+  auto lType = dyn_cast<RankedTensorType>(op.getLhs().getType());
+  auto rType = dyn_cast<RankedTensorType>(op.getRhs().getType());
+  if (!lType || !rType || !lType.hasStaticShape() || !rType.hasStaticShape())
+    return noShape(op);
+  bool ta = op.getTransposeA(), tb = op.getTransposeB();
+  SmallVector<int64_t> lView = productView(lType, batched, ta), rView = productView(rType, batched, !tb);
+  SmallVector<int64_t> gView(lView.begin(), lView.end() - 2);
+  gView.append({lView[lView.size() - (ta ? 1 : 2)], rView[rView.size() - (tb ? 2 : 1)]});
+  auto view = [&](Value v, ArrayRef<int64_t> shape) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (type.getShape() == shape)
+      return v;
+    return gb.make<ReshapeOp>(RankedTensorType::get(shape, type.getElementType()), v,
+                              {gb.attr("shape", gb.b.getDenseI64ArrayAttr(shape))});
   };
-  if (!ranked(op.getLhs()) || !ranked(op.getRhs()))
-    return op.emitError("no gradient rule for '") << op->getName().stripDialect()
-                                                  << "' of operands other than " << rank << "-d yet";
   auto product = [&](Value l, Value r, bool ta, bool tb) {
     return batched ? gb.batchDot(l, r, ta, tb) : gb.dot(l, r, ta, tb);
   };
-  Value g = resultGrad(resultGrads), a = op.getLhs(), b = op.getRhs();
-  bool ta = op.getTransposeA(), tb = op.getTransposeB();
-  grads.push_back(ta ? product(b, g, tb, true) : product(g, b, false, !tb));
-  grads.push_back(tb ? product(g, a, true, ta) : product(a, g, !ta, false));
+  Value g = view(resultGrad(resultGrads), gView), a = view(op.getLhs(), lView), b = view(op.getRhs(), rView);
+  auto unview = [&](Value grad, Value operand, ArrayRef<int64_t> shape) -> FailureOr<Value> {
+    return cast<RankedTensorType>(operand.getType()).getShape() == shape ? grad : gb.reshapeLike(grad, operand);
+  };
+  FailureOr<Value> da = unview(ta ? product(b, g, tb, true) : product(g, b, false, !tb), op.getLhs(), lView);
+  FailureOr<Value> db = unview(tb ? product(g, a, true, ta) : product(a, g, !ta, false), op.getRhs(), rView);
+  if (failed(da) || failed(db))
+    return noShape(op);
+  grads.append({*da, *db});
   return success();
 }
 
