@@ -78,33 +78,51 @@ Lowered lowerSoftmaxActivation(OpBuilder &b, sym::SoftmaxActivationOp op) {
 }
 
 /// (p - target) * scale on the (outer, classes, inner) view of the output,
-/// the label viewed as (outer, inner); MXNet's softmax_output-inl.h.
+/// the label viewed as (outer, inner); MXNet's softmax_output-inl.h. A label
+/// of the output's shape is a distribution: (p - label) * grad_scale, with
+/// no normalization. Otherwise MXNet reads the label as a flat vector whose
+/// first outer * inner entries are the rows' classes: all of it where the
+/// shapes agree, a prefix for data of more dims without multi_output (whose
+/// label has all but the last dim); 'batch' divides by that vector's length
+/// (the batch size with multi_output) and 'valid' by its labels not ignored.
 Lowered lowerSoftmaxOutputBackward(OpBuilder &b, sym::BackwardSoftmaxOutputOp op) {
   Location loc = op.getLoc();
   RankedTensorType type = tensorType(op.getOutput());
   ArrayRef<int64_t> shape = type.getShape();
   Type element = type.getElementType();
   int64_t size = type.getNumElements(), batch = shape[0];
-  bool distribution = tensorType(op.getLabel()) == type;
+  int64_t labelCount = tensorType(op.getLabel()).getNumElements();
+  bool distribution = tensorType(op.getLabel()) == type, multi = op.getMultiOutput() && type.getRank() > 2;
   int64_t outer = batch, classes = size / batch, inner = 1;
-  if (op.getMultiOutput() && type.getRank() > 2) {
+  if (multi) {
     classes = shape[1];
     inner = size / (batch * classes);
   } else if (op.getPreserveShape()) {
     classes = shape.back();
     outer = size / classes;
   }
-  if (!distribution && tensorType(op.getLabel()).getNumElements() != outer * inner)
-    return op.emitError("no gradient rule for SoftmaxOutput with label shape ")
-           << tensorType(op.getLabel()) << " for data " << type << " yet";
+  if (!distribution && labelCount < outer * inner)
+    return op.emitError("SoftmaxOutput's label ") << tensorType(op.getLabel()) << " has fewer than the "
+                                                  << outer * inner << " classes data " << type << " needs";
   double scale = op.getGradScale();
-  if (op.getNormalization() == "batch")
-    scale /= batch;
-  if (op.getMultiOutput() && op.getNormalization() != "valid")
+  if (!distribution && op.getNormalization() == "batch")
+    scale /= multi ? batch : labelCount;
+  if (!distribution && multi && op.getNormalization() != "valid")
     scale /= inner;
   Value probabilities = reshapeTo(b, loc, op.getOutput(), {outer, classes, inner});
-  Value label = reshapeTo(b, loc, op.getLabel(), distribution ? SmallVector<int64_t>{outer, classes, inner}
-                                                               : SmallVector<int64_t>{outer, inner});
+  Value flatLabel = reshapeTo(b, loc, op.getLabel(), {labelCount});
+  Value label;
+  if (distribution) {
+    label = reshapeTo(b, loc, op.getLabel(), {outer, classes, inner});
+  } else {
+    Value rows = flatLabel;
+    if (labelCount > outer * inner)
+      rows = b.create<tensor::ExtractSliceOp>(loc, RankedTensorType::get({outer * inner}, tensorType(flatLabel).getElementType()),
+                                              flatLabel, ValueRange{}, ValueRange{}, ValueRange{},
+                                              b.getDenseI64ArrayAttr({0}), b.getDenseI64ArrayAttr({outer * inner}),
+                                              b.getDenseI64ArrayAttr({1}));
+    label = reshapeTo(b, loc, rows, {outer, inner});
+  }
   // Labels are class indices: compared after truncation to integers, as MXNet does.
   auto labelIndex = [&](OpBuilder &b, Location loc, Value l) {
     return b.create<arith::FPToSIOp>(loc, b.getI64Type(), convertScalar(b, loc, l, b.getF64Type()));
@@ -116,13 +134,13 @@ Lowered lowerSoftmaxOutputBackward(OpBuilder &b, sym::BackwardSoftmaxOutputOp op
   // valid: divided by the labels not ignored, at least 1.
   Value validCount;
   if (op.getNormalization() == "valid" && !distribution) {
-    Value flags = mapElementwise(b, loc, RankedTensorType::get({outer, inner}, element), label,
+    Value flags = mapElementwise(b, loc, RankedTensorType::get({labelCount}, element), flatLabel,
                                  [&](OpBuilder &b, Location loc, ValueRange args) {
       Value ignored = labelIs(b, loc, args[0], op.getIgnoreLabel());
       return b.create<arith::SelectOp>(loc, ignored, scalarConstant(b, loc, element, 0.0),
                                        scalarConstant(b, loc, element, 1.0));
     });
-    validCount = reduce(b, loc, flags, {0, 1}, /*keepDims=*/false, 0.0,
+    validCount = reduce(b, loc, flags, {0}, /*keepDims=*/false, 0.0,
                         [](OpBuilder &b, Location loc, ValueRange args) { return add(b, loc, args[0], args[1]); });
   }
   auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };

@@ -122,6 +122,15 @@ def cases():
                                                       ignore_label=0, normalization="valid", name="sm"),
                data=(2, 3, 4, 5))
     yield case("softmaxoutput_prob", S.SoftmaxOutput(d, V("label"), name="sm"), data=(4, 10), label=(4, 10))
+    # A distribution label ignores normalization; preserve_shape's 'batch'
+    # divides by the label's length; MakeLoss's 'valid' by the nonzero inputs.
+    yield case("softmaxoutput_prob_batch", S.SoftmaxOutput(d, V("label"), grad_scale=3.0, normalization="batch",
+                                                           name="sm"), data=(4, 10), label=(4, 10))
+    yield case("softmaxoutput_preserve", S.SoftmaxOutput(d, preserve_shape=True, normalization="batch",
+                                                         use_ignore=True, ignore_label=1, name="sm"),
+               data=(2, 3, 5))
+    yield case("softmaxoutput_4d_valid", S.SoftmaxOutput(d, normalization="valid", use_ignore=True,
+                                                         ignore_label=2, name="sm"), data=(2, 3, 4, 5))
     yield case("softmaxactivation", S.SoftmaxActivation(d, mode="channel", name="sa"), data=(2, 3, 4))
     yield case("softmax", S.softmax(d, axis=1, temperature=2.0, name="sm"), data=(2, 3, 4))
     yield case("log_softmax", S.log_softmax(d, name="lsm"), data=(2, 3))

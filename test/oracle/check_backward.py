@@ -47,7 +47,8 @@ DIFFERENTIABLE = (
     "LinearRegressionOutput_1d", "LogisticRegressionOutput", "LogisticRegressionOutput_1d",
     "MAERegressionOutput", "MAERegressionOutput_1d", "leaky_leaky", "leaky_elu", "leaky_selu", "leaky_gelu",
     "leaky_prelu", "lrn", "upsampling", "upsampling_multi", "pool_1d", "pool_1d_avg", "pool_3d_max", "pool_3d_avg",
-    "dot_nd", "dot_vec", "dot_nd_ta", "dot_nd_tb", "dot_vec_mat", "batch_dot_4d",
+    "dot_nd", "dot_vec", "dot_nd_ta", "dot_nd_tb", "dot_vec_mat", "batch_dot_4d", "softmaxoutput_4d",
+    "softmaxoutput_prob_batch", "softmaxoutput_preserve", "softmaxoutput_4d_valid", "cast_int64",
 )
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py
 # checks what MXNet defines of them instead.

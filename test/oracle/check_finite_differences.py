@@ -37,7 +37,7 @@ NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob",
                    # the derivative lambda * alpha * e^x; symc follows MXNet.
                    "leaky_selu"}
 # Outputs of other dtypes than the float32 this check reads.
-OTHER_DTYPES = {"cast_float64", "ones"}
+OTHER_DTYPES = {"cast_float64", "cast_int64", "ones"}
 # Integer inputs: their gradient is refused (Embedding's indices) or zero, and
 # the C API's simple_bind takes one grad_req for all arguments; the MXNet
 # oracle checks these ops' other gradients.

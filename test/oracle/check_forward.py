@@ -65,6 +65,8 @@ def random_arrays(names, arrays, positive, rng):
             # Variance-preserving scale, so deep nets stay in float32's range.
             fan_in = int(np.prod(arr.shape[1:]))
             data = rng.uniform(-1.0, 1.0, arr.shape) * np.sqrt(3.0 / fan_in)
+        elif name.endswith("label"):
+            data = rng.integers(0, 5, arr.shape)  # class indices (regression takes them as values)
         elif positive:
             data = rng.uniform(0.5, 2.0, arr.shape)
         elif np.issubdtype(arr.dtype, np.integer):
