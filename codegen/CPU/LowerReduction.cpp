@@ -3,6 +3,7 @@
 
 #include "dialects/Sym/IR/SymOps.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include <limits>
 
 using namespace mlir;
 
@@ -31,11 +32,36 @@ Lowered lowerReduce(OpBuilder &b, ReduceOp op, bool mean) {
   })};
 }
 
+/// softmax with use_length: positions along `axis` at or past their length
+/// (an integer tensor of data's shape without `axis`) are left out of the
+/// sum and output 0.
+Value softmaxWithinLength(OpBuilder &b, Location loc, Value data, Value length, int64_t axis) {
+  RankedTensorType type = tensorType(data);
+  SmallVector<AffineExpr> lengthExprs;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (i != axis)
+      lengthExprs.push_back(b.getAffineDimExpr(i));
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(type.getRank()),
+                              AffineMap::get(type.getRank(), 0, lengthExprs, b.getContext())};
+  auto masked = [&](Value input, double outside) {
+    return mapWithMaps(b, loc, type, {input, length}, maps, [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+      Value position = b.create<arith::IndexCastOp>(loc, b.getI64Type(), b.create<linalg::IndexOp>(loc, axis));
+      Value within = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, position,
+                                             convertScalar(b, loc, args[1], b.getI64Type()));
+      return b.create<arith::SelectOp>(loc, within, args[0], scalarConstant(b, loc, args[0].getType(), outside));
+    });
+  };
+  Value probabilities = softmax(b, loc, masked(data, -std::numeric_limits<double>::infinity()), axis, false);
+  return masked(probabilities, 0.0);
+}
+
 template <typename SoftmaxOp>
 Lowered lowerSoftmax(OpBuilder &b, SoftmaxOp op, bool log) {
   Location loc = op.getLoc();
-  if (op.getUseLength())
-    return op.emitError("the CPU backend does not support use_length = true");
+  if (op.getUseLength() && log)
+    return op.emitError("the CPU backend does not support log_softmax with use_length = true");
+  if (op.getUseLength() && !isa<IntegerType>(tensorType(op.getLength()).getElementType()))
+    return op.emitError("softmax's length must have an integer type, not ") << tensorType(op.getLength()).getElementType();
   Value data = op.getData();
   RankedTensorType type = tensorType(data);
   if (std::optional<double> temperature = op.getTemperature(); temperature && *temperature != 1.0)
@@ -43,7 +69,8 @@ Lowered lowerSoftmax(OpBuilder &b, SoftmaxOp op, bool log) {
       return div(b, loc, args[0], scalarConstant(b, loc, args[0].getType(), *temperature));
     });
   int64_t axis = op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
-  Value result = softmax(b, loc, data, axis, log);
+  Value result = op.getUseLength() ? softmaxWithinLength(b, loc, data, op.getLength(), axis)
+                                   : softmax(b, loc, data, axis, log);
   Type resultElement = tensorType(op.getOutput()).getElementType();
   if (resultElement != type.getElementType())
     result = mapElementwise(b, loc, tensorType(op.getOutput()), result,

@@ -116,6 +116,8 @@ def cases():
     yield case("blockgrad", S.BlockGrad(d, name="bg"), data=(2, 3))
     yield case("MakeLoss", S.MakeLoss(d, grad_scale=0.5, normalization="batch", name="ml"), data=(2, 3))
     yield case("make_loss", S.make_loss(d, name="ml"), data=(2, 3))
+    yield case("MakeLoss_valid", S.MakeLoss(d, grad_scale=2.0, normalization="valid", valid_thresh=0.2, name="ml"),
+               data=(3, 4))
     yield case("softmaxoutput", S.SoftmaxOutput(d, name="softmax"), data=(4, 10))
     yield case("softmaxoutput_4d", S.SoftmaxOutput(d, name="softmax"), data=(2, 3, 4, 5))
     yield case("softmaxoutput_multi", S.SoftmaxOutput(d, multi_output=True, use_ignore=True,
@@ -134,7 +136,7 @@ def cases():
     yield case("softmaxactivation", S.SoftmaxActivation(d, mode="channel", name="sa"), data=(2, 3, 4))
     yield case("softmax", S.softmax(d, axis=1, temperature=2.0, name="sm"), data=(2, 3, 4))
     yield case("log_softmax", S.log_softmax(d, name="lsm"), data=(2, 3))
-    yield case("softmax_length", S.softmax(d, V("length"), axis=-1, use_length=True, name="sm"),
+    yield case("softmax_length", S.softmax(d, V("length", dtype="int32"), axis=-1, use_length=True, name="sm"),
                data=(2, 3, 4))
     for reg in ("LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput"):
         yield case(reg, getattr(S, reg)(d, name="reg"), data=(4, 3))

@@ -49,6 +49,7 @@ DIFFERENTIABLE = (
     "leaky_prelu", "lrn", "upsampling", "upsampling_multi", "pool_1d", "pool_1d_avg", "pool_3d_max", "pool_3d_avg",
     "dot_nd", "dot_vec", "dot_nd_ta", "dot_nd_tb", "dot_vec_mat", "batch_dot_4d", "softmaxoutput_4d",
     "softmaxoutput_prob_batch", "softmaxoutput_preserve", "softmaxoutput_4d_valid", "cast_int64",
+    "softmax_length", "MakeLoss_valid",
 )
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py
 # checks what MXNet defines of them instead.
@@ -57,8 +58,9 @@ MODELS = (("model_mlp", mlp(), {"data": (64, 784)}), ("model_lenet", lenet(), {"
           ("model_resnet18_v1", zoo("resnet18_v1")[0], {"data": (2, 3, 64, 64)}),
           ("model_mobilenet1.0", zoo("mobilenet1.0")[0], {"data": (4, 3, 128, 128)}),
           ("model_lstm_lm",) + lstm_lm())
-# Embedding indices have no gradient (MXNet refuses to write one): grad_req null.
-INDEX_INPUTS = {"embedding": ("data",), "model_lstm_lm": ("data",)}
+# Integer inputs: Embedding indices have no gradient (MXNet refuses to write one),
+# softmax lengths a zero one: grad_req null.
+INDEX_INPUTS = {"embedding": ("data",), "model_lstm_lm": ("data",), "softmax_length": ("length",)}
 REQS = ("write", "add", "null")
 TOLERANCE = 1e-4
 # Whole models sum over many more terms, in an order that depends on threads.

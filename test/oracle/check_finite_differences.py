@@ -32,7 +32,7 @@ from check_forward import POSITIVE, compile_command
 NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob", "make_loss", "blockgrad",
                    "lenet", "cast_roundtrip", "cast_float16", "MakeLoss", "LinearRegressionOutput",
                    "LinearRegressionOutput_1d", "LogisticRegressionOutput", "LogisticRegressionOutput_1d",
-                   "MAERegressionOutput", "MAERegressionOutput_1d",
+                   "MAERegressionOutput", "MAERegressionOutput_1d", "MakeLoss_valid",
                    # MXNet's selu_grad is lambda * (alpha + out) below 0, not
                    # the derivative lambda * alpha * e^x; symc follows MXNet.
                    "leaky_selu"}
@@ -41,7 +41,7 @@ OTHER_DTYPES = {"cast_float64", "cast_int64", "ones"}
 # Integer inputs: their gradient is refused (Embedding's indices) or zero, and
 # the C API's simple_bind takes one grad_req for all arguments; the MXNet
 # oracle checks these ops' other gradients.
-INTEGER_INPUTS = {"embedding"}
+INTEGER_INPUTS = {"embedding", "softmax_length"}
 # Outputs whose head gradient the op's backward ignores, as MXNet's does:
 # their heads are zero here, so that they do not enter the objective.
 IGNORED_HEADS = {"batchnorm_meanvar": (1, 2), "multi_head": (2, 3)}  # BatchNorm's mean and var

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/Sym/IR/SymOps.h"
 
+#include <limits>
 #include <numeric>
 
 using namespace mlir;
@@ -330,12 +331,15 @@ LogicalResult reduceRule(GradBuilder &gb, ReduceOpTy op, ValueRange resultGrads,
 
 template <typename SoftmaxOpTy>
 LogicalResult softmaxRule(GradBuilder &gb, SoftmaxOpTy op, ValueRange resultGrads, Grads &grads) {
-  if (op.getUseLength())
-    return op.emitError("no gradient rule for softmax with use_length yet");
+  constexpr bool isSoftmax = std::is_same_v<SoftmaxOpTy, SoftmaxOp>;
+  if (!isSoftmax && op.getUseLength())
+    return op.emitError("no gradient rule for log_softmax with use_length (the CPU backend has no such forward)");
   Value g = resultGrad(resultGrads), out = op.getOutput();
   int64_t axis = op.getAxis();
   Value grad;
-  if constexpr (std::is_same_v<SoftmaxOpTy, SoftmaxOp>) // out * (g - sum(g * out))
+  // With use_length, out is 0 past each length, so the sum and the
+  // gradient there are too; the length gets none.
+  if constexpr (isSoftmax) // out * (g - sum(g * out))
     grad = gb.mul(out, gb.same<BroadcastSubOp>(g, {g, gb.sumKeep(gb.mul(g, out), axis)}));
   else // g - exp(out) * sum(g)
     grad = gb.same<BroadcastSubOp>(
@@ -343,6 +347,8 @@ LogicalResult softmaxRule(GradBuilder &gb, SoftmaxOpTy op, ValueRange resultGrad
   if (std::optional<double> t = op.getTemperature(); t && *t != 1.0)
     grad = gb.scalar<DivScalarOp>(grad, *t);
   grads.push_back(grad);
+  if (op.getLength())
+    grads.push_back(Value());
   return success();
 }
 
@@ -666,18 +672,26 @@ LogicalResult regressionRule(GradBuilder &gb, OpTy op, ValueRange, Grads &grads)
   return success();
 }
 
-/// MakeLoss: grad_scale (divided by the batch size with normalization
-/// 'batch'), whatever the head gradient.
+/// MakeLoss: grad_scale, whatever the head gradient, divided by the batch
+/// size with normalization 'batch' and with 'valid' by the number of
+/// outputs above valid_thresh (at least 1).
 LogicalResult makeLossRule(GradBuilder &gb, MakeLossOp op, ValueRange, Grads &grads) {
-  if (op.getNormalization() == "valid")
-    return op.emitError("no gradient rule for MakeLoss with normalization 'valid' yet");
   FailureOr<Value> ones = gb.filledLike<OnesOp>(op.getData());
   if (failed(ones))
     return noShape(op);
   double scale = op.getGradScale();
   if (op.getNormalization() == "batch")
     scale /= cast<RankedTensorType>(op.getData().getType()).getDimSize(0);
-  grads.push_back(gb.scalar<MulScalarOp>(*ones, scale));
+  Value grad = gb.scalar<MulScalarOp>(*ones, scale);
+  if (op.getNormalization() == "valid") {
+    Value above = isPositive(gb, gb.scalar<MinusScalarOp>(op.getOutput(), op.getValidThresh()));
+    Value count = gb.make<SumOp>(gb.unknown(above), above);
+    Value atLeastOne = gb.make<ClipOp>(gb.unknown(count), count,
+                                       {gb.attr("a_min", gb.b.getF64FloatAttr(1.0)),
+                                        gb.attr("a_max", gb.b.getF64FloatAttr(std::numeric_limits<double>::max()))});
+    grad = gb.same<BroadcastDivOp>(grad, {grad, atLeastOne});
+  }
+  grads.push_back(grad);
   return success();
 }
 
