@@ -4,6 +4,8 @@
 #include "dialects/Sym/IR/DTypes.h"
 #include "dialects/Sym/IR/SymDialect.h"
 #include "dialects/Sym/IR/SymOps.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 
@@ -126,5 +128,79 @@ std::string trainingForwardEntryName(StringRef prefix) { return (prefix + "_forw
 std::string backwardEntryName(StringRef prefix) { return (prefix + "_backward").str(); }
 std::string manifestEntryName(StringRef prefix) { return (prefix + "_manifest").str(); }
 std::string paramsEntryName(StringRef prefix) { return (prefix + "_params").str(); }
+std::string manifestGlobalName(StringRef prefix) { return manifestEntryName(prefix) + "_json"; }
+
+namespace {
+
+int64_t dtypeBytes(StringRef dtype) {
+  return llvm::StringSwitch<int64_t>(dtype)
+      .Cases("float64", "int64", 8)
+      .Cases("float32", "int32", 4)
+      .Cases("float16", "bfloat16", 2)
+      .Default(1);
+}
+
+/// Bytes of the specs in `list`: a fixed part and a part per batch row.
+struct Footprint {
+  int64_t fixed = 0, perRow = 0;
+  size_t count = 0;
+};
+
+Footprint footprintOf(const llvm::json::Array *list) {
+  Footprint f;
+  for (const llvm::json::Value &spec : list ? *list : llvm::json::Array()) {
+    const llvm::json::Object *object = spec.getAsObject();
+    const llvm::json::Array *shape = object ? object->getArray("shape") : nullptr;
+    if (!shape)
+      continue;
+    int64_t bytes = dtypeBytes(object->getString("dtype").value_or(""));
+    bool batched = false;
+    for (const llvm::json::Value &dim : *shape) {
+      int64_t d = dim.getAsInteger().value_or(0);
+      batched |= d < 0;
+      bytes *= d < 0 ? 1 : d;
+    }
+    (batched ? f.perRow : f.fixed) += bytes;
+    ++f.count;
+  }
+  return f;
+}
+
+std::string formatBytes(int64_t bytes) {
+  if (bytes < 1024)
+    return std::to_string(bytes) + " B";
+  double value = bytes;
+  const char *unit = "KiB";
+  for (const char *next : {"MiB", "GiB"}) {
+    if (value < 1024 * 1024)
+      break;
+    value /= 1024;
+    unit = next;
+  }
+  return llvm::formatv("{0:F1} {1}", value / 1024, unit).str();
+}
+
+std::string formatFootprint(const Footprint &f) {
+  std::string text = formatBytes(f.fixed);
+  if (f.perRow)
+    text += " + " + formatBytes(f.perRow) + " per batch row";
+  return text;
+}
+
+} // namespace
+
+std::string describeMemoryPlan(const llvm::json::Object &manifest) {
+  std::string text = "arguments " + formatFootprint(footprintOf(manifest.getArray("arguments"))) +
+                     ", aux states " + formatFootprint(footprintOf(manifest.getArray("aux_states"))) +
+                     ", outputs " + formatFootprint(footprintOf(manifest.getArray("outputs"))) + ", workspace " +
+                     formatBytes(manifest.getInteger("workspace_bytes").value_or(0));
+  const llvm::json::Object *backward = manifest.getObject("backward");
+  if (!backward)
+    return text;
+  Footprint saved = footprintOf(backward->getArray("saved"));
+  return text + ", saved activations " + formatFootprint(saved) + " in " + std::to_string(saved.count) +
+         " values, gradients " + formatFootprint(footprintOf(backward->getArray("gradients"))) +
+         ", head gradients " + formatFootprint(footprintOf(backward->getArray("head_gradients")));
+}
 
 } // namespace symc

@@ -41,6 +41,14 @@ std::string trainingForwardEntryName(llvm::StringRef prefix);
 std::string backwardEntryName(llvm::StringRef prefix);
 std::string manifestEntryName(llvm::StringRef prefix);
 std::string paramsEntryName(llvm::StringRef prefix);
+/// The constant global holding the embedded manifest's text.
+std::string manifestGlobalName(llvm::StringRef prefix);
+
+/// One line on where an artifact's memory goes: the bound arrays, the
+/// planned workspace and, compiled for training, the saved activations the
+/// training forward keeps for the backward, the gradients and head
+/// gradients. Arrays with the dynamic batch dim count per batch row.
+std::string describeMemoryPlan(const llvm::json::Object &manifest);
 
 } // namespace symc
 

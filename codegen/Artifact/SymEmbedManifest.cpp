@@ -27,7 +27,7 @@ void buildManifestEntry(ModuleOp module, StringRef prefix, StringRef json) {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   std::string text = json.str();
   text.push_back('\0');
-  std::string globalName = manifestEntryName(prefix) + "_json";
+  std::string globalName = manifestGlobalName(prefix);
   addBlob(b, loc, globalName, text);
   auto ptr = LLVM::LLVMPointerType::get(module.getContext());
   auto entry = b.create<LLVM::LLVMFuncOp>(loc, manifestEntryName(prefix),

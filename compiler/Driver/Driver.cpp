@@ -11,6 +11,7 @@
 #include "dialects/Sym/IR/SymDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
@@ -163,6 +164,21 @@ bool writeText(const std::string &path, llvm::function_ref<void(llvm::raw_ostrea
   return true;
 }
 
+/// The embedded manifest's memory plan, as a `[symc] memory plan:` line.
+void printMemoryPlan(ModuleOp module, const std::string &prefix) {
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(symc::manifestGlobalName(prefix));
+  auto text = global ? dyn_cast_or_null<StringAttr>(global.getValueOrNull()) : nullptr;
+  if (!text)
+    return;
+  llvm::Expected<llvm::json::Value> manifest = llvm::json::parse(text.getValue().rtrim('\0'));
+  if (!manifest) {
+    llvm::consumeError(manifest.takeError());
+    return;
+  }
+  if (const llvm::json::Object *object = manifest->getAsObject())
+    llvm::errs() << "[symc] memory plan: " << symc::describeMemoryPlan(*object) << "\n";
+}
+
 } // namespace
 
 bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
@@ -180,6 +196,8 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   timer.done(options.emit == EmitKind::Linalg ? "lower to linalg" : "lower to LLVM dialect");
   if (options.emit == EmitKind::Linalg)
     return writeText(options.outputPath, [&](llvm::raw_ostream &os) { module.print(os); });
+  if (options.printPhases)
+    printMemoryPlan(module, options.prefix);
 
   if (options.emit == EmitKind::LLVMIR) {
     bool ok = true;
