@@ -29,7 +29,8 @@ from cases import cases, run_checks
 from check_backward import is_differentiable
 from check_forward import POSITIVE, compile_command
 
-NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob", "make_loss", "blockgrad",
+NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob", "softmaxoutput_4d",
+                   "softmaxoutput_prob_batch", "softmaxoutput_preserve", "softmaxoutput_4d_valid", "make_loss", "blockgrad",
                    "lenet", "cast_roundtrip", "cast_float16", "MakeLoss", "LinearRegressionOutput",
                    "LinearRegressionOutput_1d", "LogisticRegressionOutput", "LogisticRegressionOutput_1d",
                    "MAERegressionOutput", "MAERegressionOutput_1d", "MakeLoss_valid",

@@ -30,8 +30,11 @@ def shared_models(models_dir):
 
 def mxnet_interface(sym, shapes):
     arg_shapes, out_shapes, aux_shapes = sym.infer_shape(**shapes)
-    # simple_bind without a type_dict: every argument is float32.
-    arg_types, out_types, aux_types = sym.infer_type(**{k: "float32" for k in sym.list_arguments()})
+    # simple_bind without a type_dict: every argument without a __dtype__
+    # attribute is float32.
+    attrs = sym.attr_dict()
+    arg_types, out_types, aux_types = sym.infer_type(
+        **{k: "float32" for k in sym.list_arguments() if "__dtype__" not in attrs.get(k, {})})
     def entries(names, shps, types):
         return [{"name": n, "shape": list(s), "dtype": np.dtype(t).name}
                 for n, s, t in zip(names, shps, types)]
