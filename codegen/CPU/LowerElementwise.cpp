@@ -154,9 +154,12 @@ Value leakyReLUGrad(OpBuilder &b, Location loc, sym::BackwardLeakyReLUOp op, Val
                           mul(b, loc, g, mul(b, loc, c(kSeluLambda), add(b, loc, out, c(kSeluAlpha)))));
   if (kind == "prelu")
     return selectPositive(b, loc, x, g, mul(b, loc, g, a[3]));
-  Value slope = a.size() > 3                ? a[3]
-                : kind == "rrelu" ? c((op.getLowerBound() + op.getUpperBound()) / 2)
-                                  : c(op.getSlope());
+  // leaky's slope, or rrelu's: drawn in training, the mean at inference.
+  Value slope = c(op.getSlope());
+  if (a.size() > 3)
+    slope = a[3];
+  else if (kind == "rrelu")
+    slope = c((op.getLowerBound() + op.getUpperBound()) / 2);
   return selectPositive(b, loc, out, g, mul(b, loc, g, slope));
 }
 
