@@ -48,6 +48,8 @@ assert lib.symcGetLastError() == b"'nope'", lib.symcGetLastError()
 check(lib.SymcExecutorFree(exe))
 check(lib.SymcArtifactFree(art))
 print("ctypes: 2*a+b = %s" % got)
+# mx.random.seed's counterpart is exported (check_random.py checks its effect).
+check(lib.SymcRandomSeed(ctypes.c_uint64(42)))
 
 
 def floats(array, n):
