@@ -551,12 +551,28 @@ Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op) {
   return SmallVector<Value>{dataGrad, weightGrad};
 }
 
+/// Bilinear UpSampling: MXNet's Deconvolution, the data gradient of a
+/// convolution of the output by the weight (C, 1, k, k), a group per channel.
+Lowered lowerBilinearUpSampling(OpBuilder &b, sym::UpSamplingOp op) {
+  int64_t k = op.getBilinearKernel(), s = op.getScale(), p = op.getBilinearPad();
+  Window w({k, k}, {s, s}, {}, {p, p});
+  Value data = op.getInputs()[0], weight = op.getInputs()[1];
+  int64_t channels = tensorType(data).getDimSize(1);
+  return SmallVector<Value>{
+      convolutionDataGrad(b, op.getLoc(), data, weight, w, channels, tensorType(op.getOutput()))};
+}
+
 } // namespace
 
 std::optional<Lowered> lowerConvolutionOp(Operation *op, OpBuilder &b) {
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
       .Case([&](sym::ConvolutionOp o) { return lowerConvolution(b, o); })
       .Case([&](sym::BackwardConvolutionOp o) { return lowerConvolutionBackward(b, o); })
+      .Case([&](sym::UpSamplingOp o) -> std::optional<Lowered> {
+        if (o.getSampleType() != "bilinear")
+          return std::nullopt;
+        return lowerBilinearUpSampling(b, o);
+      })
       .Default([](Operation *) { return std::nullopt; });
 }
 

@@ -493,8 +493,6 @@ Lowered lowerEmbedding(OpBuilder &b, sym::EmbeddingOp op) {
 
 Lowered lowerUpSampling(OpBuilder &b, sym::UpSamplingOp op) {
   Location loc = op.getLoc();
-  if (op.getSampleType() != "nearest")
-    return op.emitError("the CPU backend supports sample_type 'nearest' only");
   RankedTensorType outType = tensorType(op.getOutput());
   SmallVector<Value> parts;
   for (Value input : op.getInputs()) {
@@ -551,7 +549,11 @@ std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::BackwardLRNOp o) { return lowerLRNBackward(b, o); })
       .Case([&](sym::EmbeddingOp o) { return lowerEmbedding(b, o); })
       .Case([&](sym::BackwardEmbeddingOp o) { return lowerEmbeddingBackward(b, o); })
-      .Case([&](sym::UpSamplingOp o) { return lowerUpSampling(b, o); })
+      .Case([&](sym::UpSamplingOp o) -> std::optional<Lowered> {
+        if (o.getSampleType() == "bilinear")
+          return std::nullopt; // a transposed convolution (LowerConvolution.cpp)
+        return lowerUpSampling(b, o);
+      })
       .Case([&](sym::DropoutOp o) -> Lowered {
         // Dropout that draws no random numbers is the identity.
         return SmallVector<Value>{o.getData(), emptyLike(b, o.getLoc(), tensorType(o.getMask()))};

@@ -186,6 +186,8 @@ def cases():
                                                 name="up"), lhs=(1, 3, 4, 4), rhs=(1, 2, 2, 2))
     yield case("upsampling_bilinear", S.UpSampling(d, scale=2, sample_type="bilinear", num_filter=3,
                                                    name="up"), data=(1, 3, 4, 4))
+    yield case("upsampling_bilinear_s3", S.UpSampling(d, scale=3, sample_type="bilinear", num_filter=2,
+                                                      name="up"), data=(2, 2, 3, 5))
     # Backward inference: weights and a state recovered from a later op.
     h = S.FullyConnected(d, num_hidden=8, name="i2h")
     state = S.zeros(shape=(0, 8), name="state")

@@ -49,7 +49,8 @@ DIFFERENTIABLE = (
     "leaky_prelu", "lrn", "upsampling", "upsampling_multi", "pool_1d", "pool_1d_avg", "pool_3d_max", "pool_3d_avg",
     "dot_nd", "dot_vec", "dot_nd_ta", "dot_nd_tb", "dot_vec_mat", "batch_dot_4d", "softmaxoutput_4d",
     "softmaxoutput_prob_batch", "softmaxoutput_preserve", "softmaxoutput_4d_valid", "cast_int64",
-    "softmax_length", "MakeLoss_valid",
+    "softmax_length", "MakeLoss_valid", "upsampling_bilinear",
+    "upsampling_bilinear_s3",
 )
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py
 # checks what MXNet defines of them instead.

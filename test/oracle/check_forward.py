@@ -38,7 +38,6 @@ MODEL_TOLERANCE = 1e-3  # deep nets accumulate the per-layer differences
 
 # Cases symc rejects by design, each with its clear compile-time error.
 UNSUPPORTED = {
-    "upsampling_bilinear": "sample_type 'nearest' only",
     "cast_uint8": "unsigned",
 }
 

@@ -549,12 +549,34 @@ LogicalResult lrnRule(GradBuilder &gb, LRNOp op, ValueRange resultGrads, Grads &
   return success();
 }
 
+/// Bilinear upsampling is the transposed convolution y = conv^T(x, W): x's
+/// gradient is the convolution of g by W, W's the weight gradient of that
+/// convolution with g as its data and x as its output gradient.
+LogicalResult bilinearUpSamplingRule(GradBuilder &gb, UpSamplingOp op, Value g, Grads &grads) {
+  Value x = op.getInputs()[0], weight = op.getInputs()[1];
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type)
+    return noShape(op);
+  int64_t k = op.getBilinearKernel(), s = op.getScale(), p = op.getBilinearPad(), channels = type.getDimSize(1);
+  SmallVector<NamedAttribute> attrs{gb.attr("kernel", gb.b.getDenseI64ArrayAttr({k, k})),
+                                    gb.attr("stride", gb.b.getDenseI64ArrayAttr({s, s})),
+                                    gb.attr("pad", gb.b.getDenseI64ArrayAttr({p, p})),
+                                    gb.attr("num_filter", gb.b.getI64IntegerAttr(channels)),
+                                    gb.attr("num_group", gb.b.getI64IntegerAttr(channels)),
+                                    gb.attr("no_bias", gb.b.getBoolAttr(true))};
+  Value dx = gb.make<ConvolutionOp>(type, {g, weight}, attrs);
+  auto backward = gb.b.create<BackwardConvolutionOp>(gb.loc, TypeRange{g.getType(), weight.getType()},
+                                                     ValueRange{x, g, weight}, attrs);
+  grads.append({dx, backward.getWeightGrad()});
+  return success();
+}
+
 /// Nearest upsampling copies each input element into a scale x scale block:
 /// its gradient sums the block, viewing g's (H*s, W*s) as (H, s, W, s).
 /// Inputs read their channels of g (concat) or all of it (sum).
 LogicalResult upSamplingRule(GradBuilder &gb, UpSamplingOp op, ValueRange resultGrads, Grads &grads) {
-  if (op.getSampleType() != "nearest")
-    return op.emitError("no gradient rule for bilinear UpSampling (the CPU backend has no bilinear forward)");
+  if (op.getSampleType() == "bilinear")
+    return bilinearUpSamplingRule(gb, op, resultGrad(resultGrads), grads);
   Value g = resultGrad(resultGrads);
   auto outType = dyn_cast<RankedTensorType>(g.getType());
   if (!outType || !outType.hasStaticShape())

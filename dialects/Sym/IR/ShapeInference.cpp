@@ -539,7 +539,7 @@ LogicalResult UpSamplingOp::inferShapes(ShapeInferenceContext &ctx) {
   out[2] = scaled(data[2]);
   out[3] = scaled(data[3]);
   if (getSampleType() == "bilinear") {
-    int64_t k = 2 * scale - scale % 2;
+    int64_t k = getBilinearKernel();
     if (failed(ctx.refineInput(1, PartialShape({data[1], 1, k, k}))))
       return failure();
     return ctx.refineOutput(0, out);

@@ -188,6 +188,12 @@ def Sym_UpSamplingOp : Sym_Op<"UpSampling", [Pure]> {
                    DefaultValuedAttr<Sym_IntAttr, "512">:$workspace);
   let results = (outs AnyTensor:$output);
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Bilinear upsampling is MXNet's Deconvolution by the weight input with
+    /// this kernel, stride = scale, this pad and one group per channel.
+    int64_t getBilinearKernel() { return 2 * getScale() - getScale() % 2; }
+    int64_t getBilinearPad() { return getScale() / 2; } // ceil((scale - 1) / 2)
+  }];
 }
 
 //===----------------------------------------------------------------------===//
