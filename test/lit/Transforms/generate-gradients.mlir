@@ -188,3 +188,18 @@ func.func @main(%x: tensor<2x3x4xf32> {sym.name = "x"}, %g: tensor<3xf32> {sym.n
   %0:3 = sym.BatchNorm %x, %g, %b, %mm, %mv {eps = 2.0e-5 : f64, fix_gamma = false, output_mean_var = true} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>)
   return %0#0, %0#1 : tensor<2x3x4xf32>, tensor<3xf32>
 }
+
+// -----
+
+// Bilinear UpSampling is a transposed convolution: the data's gradient is a
+// convolution of g by the weight (a group per channel), the weight's the
+// weight gradient of that convolution with g as its data.
+// CHECK-LABEL: func.func @main_backward
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<1x3x4x4xf32> {sym.name = "x"}, %[[W:[^:]*]]: tensor<3x1x4x4xf32> {sym.name = "w"}, %[[G:[^:]*]]: tensor<1x3x8x8xf32> {sym.head_grad_of = "y"})
+// CHECK: %[[DX:.*]] = sym.Convolution %[[G]], %[[W]] {kernel = array<i64: 4, 4>, no_bias = true, num_filter = 3 : i64, num_group = 3 : i64, pad = array<i64: 1, 1>, stride = array<i64: 2, 2>}
+// CHECK: %{{.*}}, %[[DW:.*]] = sym._backward_Convolution %[[X]], %[[G]], %[[W]]
+// CHECK: return %[[DX]], %[[DW]]
+func.func @main(%x: tensor<1x3x4x4xf32> {sym.name = "x"}, %w: tensor<3x1x4x4xf32> {sym.name = "w"}) -> (tensor<1x3x8x8xf32> {sym.name = "y"}) {
+  %0 = sym.UpSampling %x, %w {scale = 2 : i64, sample_type = "bilinear", num_filter = 3 : i64, num_args = 2 : i64} : (tensor<1x3x4x4xf32>, tensor<3x1x4x4xf32>) -> tensor<1x3x8x8xf32>
+  return %0 : tensor<1x3x8x8xf32>
+}
