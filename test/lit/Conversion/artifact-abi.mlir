@@ -1,4 +1,4 @@
-// RUN: symc-opt %s -sym-artifact-abi=prefix=net | FileCheck %s
+// RUN: symc-opt %s -split-input-file -sym-artifact-abi=prefix=net | FileCheck %s
 
 // @main becomes a private destination-passing function over memrefs ...
 // CHECK: module attributes {symc.manifest = "{
@@ -22,4 +22,20 @@
 func.func @main(%x: tensor<2x3xf32> {sym.name = "x"}) -> (tensor<2x3xf32> {sym.name = "act_output"}) {
   %0 = sym.relu %x : (tensor<2x3xf32>) -> tensor<2x3xf32> loc("act")
   return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Ops that draw random numbers get the function a seed argument, which keeps
+// its attribute for the lowering; the entry point reads it at dims[1], and
+// the frame holds only the bound arrays.
+// CHECK-LABEL: func.func private @net_forward_impl(
+// CHECK-SAME: %{{.*}}: memref<2x3xf32>, %{{.*}}: memref<i64> {sym.rng_seed}, %{{.*}}: memref<2x3xf32>, %{{.*}}: memref<?xi8>)
+// CHECK: llvm.func @net_forward(%[[BUFS:.*]]: !llvm.ptr, %[[DIMS:.*]]: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
+// CHECK: llvm.getelementptr %[[BUFS]][0]
+// CHECK: llvm.getelementptr %[[DIMS]][1] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK: llvm.getelementptr %[[BUFS]][1]
+func.func @main(%x: tensor<2x3xf32> {sym.name = "x"}) -> (tensor<2x3xf32> {sym.name = "drop_output"}) {
+  %0:2 = sym.Dropout %x {mode = "always", p = 0.5 : f64} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) loc("drop")
+  return %0#0 : tensor<2x3xf32>
 }

@@ -53,6 +53,16 @@ func.func @softmax_over_batch(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
+// Chunks would draw the same numbers: the generator counts elements from the
+// start of the tensor it fills.
+func.func @dropout_over_batch(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{'Dropout' draws random numbers over the dynamic batch dim}}
+  %0:2 = sym.Dropout %x {p = 0.5 : f64, sym.is_train} : (tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>)
+  return %0#0 : tensor<?x4xf32>
+}
+
+// -----
+
 func.func @rows_merged(%x: tensor<?x4xf32>) -> tensor<?xf32> {
   // expected-error @+1 {{'Reshape' combines elements across the dynamic batch dim}}
   %0 = sym.Reshape %x {shape = array<i64: -1>} : (tensor<?x4xf32>) -> tensor<?xf32>
