@@ -1,5 +1,6 @@
 """Op-level MXNet symbols shared by the oracle checks: (name, symbol, input shapes),
 and the loop that runs a check over them."""
+import argparse
 import tempfile
 
 import mxnet as mx
@@ -8,6 +9,17 @@ S = mx.sym
 V = S.Variable
 def case(name, sym, **shapes):
     return name, sym, shapes
+
+
+def check_parser(description, symc_run=True):
+    """The options every check takes: the tools, --only NAME and -v."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--symc", required=True)
+    if symc_run:
+        parser.add_argument("--symc-run", dest="symc_run", required=True)
+    parser.add_argument("--only", help="run only the checks whose name contains this")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    return parser
 
 
 def run_checks(label, checks, tools):

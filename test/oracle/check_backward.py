@@ -12,7 +12,6 @@ own kAddTo deviates from it for some ops: elemwise_add adds the initial value
 of its second input twice, mean divides it by the count); null: symc writes
 none.
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from check_forward import POSITIVE, compile_command, embedding_indices, random_a
 import mxnet as mx
 import numpy as np
 
-from cases import cases, run_checks
+from cases import cases, check_parser, run_checks
 from models import lenet, lstm_lm, mlp, zoo
 
 # The cases whose ops all have gradient rules so far (dialects/Sym/IR/Gradients.cpp).
@@ -150,12 +149,7 @@ def run_case(name, sym, shapes, work, tools, rng):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--symc", required=True)
-    parser.add_argument("--symc-run", dest="symc_run", required=True)
-    parser.add_argument("--only", help="run only cases whose name contains this")
-    parser.add_argument("-v", "--verbose", action="store_true")
-    tools = parser.parse_args()
+    tools = check_parser(__doc__).parse_args()
     rng = np.random.default_rng(0)
     work_items = [c for c in cases() if is_differentiable(c[0])] + list(MODELS)
     return run_checks("oracle backward", [

@@ -16,7 +16,6 @@ the output, float16 casts, whose output is quantized to steps wider than 2e,
 float64 outputs (the check reads float32), Embedding, whose indices are not
 differentiable, and the ops that draw random numbers (check_random.py).
 """
-import argparse
 import ctypes
 import json
 import os
@@ -25,7 +24,7 @@ import sys
 
 import numpy as np
 
-from cases import cases, run_checks
+from cases import cases, check_parser, run_checks
 from check_backward import is_differentiable
 from check_forward import POSITIVE, compile_command
 
@@ -138,11 +137,8 @@ def check_case(runtime, name, sym, shapes, work, tools, rng):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--symc", required=True)
+    parser = check_parser(__doc__, symc_run=False)
     parser.add_argument("--symrt", required=True, help="path of libsymrt.so")
-    parser.add_argument("--only", help="run only cases whose name contains this")
-    parser.add_argument("-v", "--verbose", action="store_true")
     tools = parser.parse_args()
     runtime = Runtime(tools.symrt)
     rng = np.random.default_rng(0)

@@ -7,7 +7,6 @@ and its arrays are saved by MXNet, compiled with `symc compile`, run with
 `symc-run --params ... --compare`, and each output must agree elementwise
 within rtol/atol (1e-5 unless a case states why MXNet's own algorithm differs).
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -21,7 +20,7 @@ os.environ.setdefault("MXNET_STORAGE_FALLBACK_LOG_VERBOSE", "0")
 import mxnet as mx
 import numpy as np
 
-from cases import cases, run_checks
+from cases import cases, check_parser, run_checks
 from models import models
 
 # Cases whose inputs must be positive (logarithms, roots, fractional powers).
@@ -169,12 +168,8 @@ def run_dynamic_batch(name, sym, shapes, work, tools, rng, tolerance):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--symc", required=True)
-    parser.add_argument("--symc-run", dest="symc_run", required=True)
-    parser.add_argument("--only", help="run only cases whose name contains this")
+    parser = check_parser(__doc__)
     parser.add_argument("--no-models", action="store_true")
-    parser.add_argument("-v", "--verbose", action="store_true")
     tools = parser.parse_args()
 
     rng = np.random.default_rng(0)

@@ -12,7 +12,6 @@ run by `symc-run --backward`:
   whose mean is near the middle; the gradient uses the forward's slopes.
 * The same --seed gives the same draws, another seed other draws.
 """
-import argparse
 import os
 import subprocess
 import sys
@@ -20,7 +19,7 @@ import sys
 import mxnet as mx
 import numpy as np
 
-from cases import run_checks
+from cases import check_parser, run_checks
 from check_forward import compile_command
 
 S, V = mx.sym, mx.sym.Variable
@@ -124,12 +123,7 @@ CHECKS = (("dropout", check_dropout), ("dropout_axes", check_dropout_axes),
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--symc", required=True)
-    parser.add_argument("--symc-run", dest="symc_run", required=True)
-    parser.add_argument("--only", help="run only checks whose name contains this")
-    parser.add_argument("-v", "--verbose", action="store_true")
-    tools = parser.parse_args()
+    tools = check_parser(__doc__).parse_args()
     return run_checks("random ops", [(name, lambda work, c=c: c(work, tools)) for name, c in CHECKS], tools)
 
 
