@@ -68,13 +68,13 @@ Value uniformDraws(OpBuilder &b, Operation *op, RankedTensorType type, double lo
     Value counter = b.create<arith::MulIOp>(loc, linearIndex(b, loc, type.getShape()),
                                             constantI64(b, loc, 0x9E3779B97F4A7C15ull));
     Value bits = mix64(b, loc, b.create<arith::AddIOp>(loc, stream, counter));
-    // The top 24 bits: exact in float32, so draws stay below 1.
+    // The top 24 bits, exact in float32 (computed there whatever the
+    // element type: float16 cannot hold them), so draws stay below 1.
     Value top = b.create<arith::ShRUIOp>(loc, bits, constantI64(b, loc, 40));
-    Type element = type.getElementType();
-    Value unit = mul(b, loc, b.create<arith::UIToFPOp>(loc, element, top),
-                     scalarConstant(b, loc, element, 1.0 / (1 << 24)));
-    return add(b, loc, mul(b, loc, unit, scalarConstant(b, loc, element, hi - lo)),
-               scalarConstant(b, loc, element, lo));
+    Type f32 = b.getF32Type();
+    Value unit = mul(b, loc, b.create<arith::UIToFPOp>(loc, f32, top), scalarConstant(b, loc, f32, 1.0 / (1 << 24)));
+    Value draw = add(b, loc, mul(b, loc, unit, scalarConstant(b, loc, f32, hi - lo)), scalarConstant(b, loc, f32, lo));
+    return convertScalar(b, loc, draw, type.getElementType());
   });
 }
 

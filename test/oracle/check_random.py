@@ -4,7 +4,7 @@
 MXNet's generator is not reproduced, so the MXNet oracle cannot compare their
 training outputs; what MXNet defines is checked instead, on a training step
 run by `symc-run --backward`:
-* Dropout: every output element is 0 or x / (1 - p); about p of them are
+* Dropout (float32 and float16): every output element is 0 or x / (1 - p); about p of them are
   dropped; with `axes` the mask is shared along those axes; the gradient is
   the head gradient times the mask of that same forward; outside training
   (and with p = 0) it is the identity.
@@ -28,7 +28,7 @@ S, V = mx.sym, mx.sym.Variable
 class Step:
     """One compiled symbol, run by symc-run on random inputs."""
 
-    def __init__(self, name, sym, shape, work, tools, train=True):
+    def __init__(self, name, sym, shape, work, tools, train=True, dtype="float32"):
         self.base, self.tools, self.shape = os.path.join(work, name), tools, shape
         sym.save(self.base + "-symbol.json")
         command = compile_command(tools, self.base, {"data": shape}) + (["--train"] if train else [])
@@ -37,8 +37,8 @@ class Step:
             raise RuntimeError("symc compile failed: " + result.stderr.strip())
         rng = np.random.default_rng(1)
         # Away from 0, so that out / x recovers the mask.
-        self.x = (rng.uniform(0.5, 1.5, shape) * rng.choice([-1, 1], shape)).astype("float32")
-        self.head = rng.uniform(-1, 1, shape).astype("float32")
+        self.x = (rng.uniform(0.5, 1.5, shape) * rng.choice([-1, 1], shape)).astype(dtype)
+        self.head = rng.uniform(-1, 1, shape).astype(dtype)
         np.save(self.base + ".x.npy", self.x)
         np.save(self.base + ".head.npy", self.head)
 
@@ -85,6 +85,19 @@ def check_dropout_axes(work, tools):
     expect(np.allclose(grad, step.head * mask, rtol=1e-6, atol=0), "the gradient is not head * mask")
 
 
+def check_dropout_float16(work, tools):
+    """The draws are made in float32 whatever the data type."""
+    step = Step("dropout_float16", S.Dropout(V("data", dtype="float16"), p=0.3, name="y"), (64, 300), work, tools,
+                dtype="float16")
+    out, grad = step.run()
+    mask = out.astype("float32") / step.x.astype("float32")
+    kept = np.isclose(mask, 1 / 0.7, rtol=2e-3)
+    expect(np.all(kept | (mask == 0)), "outputs other than 0 and x / (1 - p)")
+    expect(abs((1 - kept.mean()) - 0.3) < 0.02, "dropped %.4f of the elements" % (1 - kept.mean()))
+    expect(np.allclose(grad.astype("float32"), step.head.astype("float32") * (mask != 0) / 0.7, rtol=3e-3, atol=1e-3),
+           "the gradient is not head * mask")
+
+
 def check_dropout_identity(work, tools):
     inference = Step("dropout_inference", S.Dropout(V("data"), p=0.3, name="y"), (8, 20), work, tools, train=False)
     out, _ = inference.run(backward=False)
@@ -118,7 +131,7 @@ def check_seeds(work, tools):
     expect(not np.array_equal(first, other), "another seed drew the same numbers")
 
 
-CHECKS = (("dropout", check_dropout), ("dropout_axes", check_dropout_axes),
+CHECKS = (("dropout", check_dropout), ("dropout_axes", check_dropout_axes), ("dropout_float16", check_dropout_float16),
           ("dropout_identity", check_dropout_identity), ("rrelu", check_rrelu), ("seeds", check_seeds))
 
 
