@@ -49,13 +49,6 @@ Value relu(OpBuilder &b, Location loc, Value x) {
   return max(b, loc, x, scalarConstant(b, loc, x.getType(), 0.0));
 }
 
-/// x > 0 ? ifPositive : otherwise
-Value selectPositive(OpBuilder &b, Location loc, Value x, Value ifPositive, Value otherwise) {
-  Value zero = scalarConstant(b, loc, x.getType(), 0.0);
-  Value isPositive = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, zero);
-  return b.create<arith::SelectOp>(loc, isPositive, ifPositive, otherwise);
-}
-
 /// MXNet's softrelu: log(1 + exp(x)), and x itself above 20.
 Value softrelu(OpBuilder &b, Location loc, Value x) {
   Value threshold = scalarConstant(b, loc, x.getType(), 20.0);

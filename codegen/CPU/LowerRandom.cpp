@@ -107,10 +107,8 @@ Lowered lowerRandomizedReLU(OpBuilder &b, sym::LeakyReLUOp op) {
   if (!isa<FloatType>(type.getElementType()))
     return op.emitError("the CPU backend supports 'LeakyReLU' on floating-point tensors only");
   Value slopes = uniformDraws(b, op, type, op.getLowerBound(), op.getUpperBound());
-  Value out = mapElementwise(b, loc, type, {op.getData(), slopes}, [](OpBuilder &b, Location loc, ValueRange args) -> Value {
-    Value zero = scalarConstant(b, loc, args[0].getType(), 0.0);
-    Value positive = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, args[0], zero);
-    return b.create<arith::SelectOp>(loc, positive, args[0], mul(b, loc, args[1], args[0]));
+  Value out = mapElementwise(b, loc, type, {op.getData(), slopes}, [](OpBuilder &b, Location loc, ValueRange args) {
+    return selectPositive(b, loc, args[0], args[0], mul(b, loc, args[1], args[0]));
   });
   return SmallVector<Value>{out, slopes};
 }

@@ -204,6 +204,12 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
   return b.create<arith::DivFOp>(loc, one, b.create<arith::AddFOp>(loc, one, expNeg));
 }
 
+Value selectPositive(OpBuilder &b, Location loc, Value x, Value ifPositive, Value otherwise) {
+  Value zero = scalarConstant(b, loc, x.getType(), 0.0);
+  Value isPositive = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, zero);
+  return b.create<arith::SelectOp>(loc, isPositive, ifPositive, otherwise);
+}
+
 Value convertScalar(OpBuilder &b, Location loc, Value x, Type to) {
   Type from = x.getType();
   if (from == to)

@@ -73,6 +73,8 @@ Value div(OpBuilder &b, Location loc, Value x, Value y);
 Value max(OpBuilder &b, Location loc, Value x, Value y);
 Value min(OpBuilder &b, Location loc, Value x, Value y);
 Value sigmoid(OpBuilder &b, Location loc, Value x);
+/// x > 0 ? ifPositive : otherwise, for a float x.
+Value selectPositive(OpBuilder &b, Location loc, Value x, Value ifPositive, Value otherwise);
 /// Numeric conversion between any two int/float element types.
 Value convertScalar(OpBuilder &b, Location loc, Value x, Type to);
 

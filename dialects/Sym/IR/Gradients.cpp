@@ -575,9 +575,9 @@ LogicalResult bilinearUpSamplingRule(GradBuilder &gb, UpSamplingOp op, Value g, 
 /// its gradient sums the block, viewing g's (H*s, W*s) as (H, s, W, s).
 /// Inputs read their channels of g (concat) or all of it (sum).
 LogicalResult upSamplingRule(GradBuilder &gb, UpSamplingOp op, ValueRange resultGrads, Grads &grads) {
-  if (op.getSampleType() == "bilinear")
-    return bilinearUpSamplingRule(gb, op, resultGrad(resultGrads), grads);
   Value g = resultGrad(resultGrads);
+  if (op.getSampleType() == "bilinear")
+    return bilinearUpSamplingRule(gb, op, g, grads);
   auto outType = dyn_cast<RankedTensorType>(g.getType());
   if (!outType || !outType.hasStaticShape())
     return noShape(op);
