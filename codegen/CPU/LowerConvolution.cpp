@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/LayerUtils.h"
 #include "codegen/CPU/OpLowerings.h"
+#include "codegen/CPU/Passes.h"
 
 #include "dialects/Sym/IR/SymOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -119,18 +120,101 @@ Value foldImageGroups(OpBuilder &b, Location loc, ValueRange batched, int64_t gr
   return loop.getResult(0);
 }
 
+/// A stride-1 convolution reads its padded image, flattened to (C, P) with
+/// P the product of the padded spatial sizes, at a fixed offset per kernel
+/// tap: output position o, flattened with the padded strides, reads element
+/// o + tap offset. Computing every flattened position of the first O_0 rows
+/// makes the convolution one contraction over (taps, C) with no im2col
+/// buffer, at the cost of the junk columns between the rows' ends and the
+/// padded widths. Worth it while those are few.
+struct TapLayout {
+  SmallVector<int64_t> flatStrides; // of the padded spatial dims
+  int64_t positions = 0;            // flattened ones computed, junk included
+  int64_t span = 0;                 // of the flat image the taps read
+};
+
+TapLayout tapLayout(ArrayRef<int64_t> paddedSpatial, const Window &w, ArrayRef<int64_t> outSpatial) {
+  TapLayout t;
+  unsigned d = paddedSpatial.size();
+  t.flatStrides.assign(d, 1);
+  for (unsigned i = d - 1; i > 0; --i)
+    t.flatStrides[i - 1] = t.flatStrides[i] * paddedSpatial[i];
+  t.positions = outSpatial[0] * t.flatStrides[0];
+  t.span = t.positions;
+  for (unsigned i = 0; i < d; ++i)
+    t.span += (w.kernel[i] - 1) * w.dilate[i] * t.flatStrides[i];
+  return t;
+}
+
+/// Junk columns up to a tenth of the useful ones.
+constexpr double kMaxTapJunk = 0.1;
+
+bool convolvesByTaps(RankedTensorType paddedType, const Window &w, RankedTensorType outType) {
+  if (!outType.getElementType().isF32() || llvm::any_of(w.stride, [](int64_t s) { return s != 1; }))
+    return false;
+  ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
+  TapLayout t = tapLayout(paddedType.getShape().drop_front(2), w, outSpatial);
+  return t.positions <= (1.0 + kMaxTapJunk) * computeProduct(outSpatial);
+}
+
+/// One padded image (1, C, P...) convolved by taps: the contraction
+/// out[f, q] = sum over taps k, channels c of W[f, c, k] * x[c, q + offset(k)]
+/// (marked for sym-schedule-matmuls), its junk columns then dropped.
+Value convolveImageByTaps(OpBuilder &b, Location loc, Value image, Value weight, const Window &w,
+                          RankedTensorType outType) {
+  RankedTensorType in = tensorType(image);
+  unsigned d = w.rank();
+  int64_t c = in.getDimSize(1), f = outType.getDimSize(1);
+  ArrayRef<int64_t> paddedSpatial = in.getShape().drop_front(2), outSpatial = outType.getShape().drop_front(2);
+  TapLayout t = tapLayout(paddedSpatial, w, outSpatial);
+  int64_t flatSize = computeProduct(paddedSpatial);
+  Value flat = reshapeTo(b, loc, image, {c, flatSize});
+  flat = padConstant(b, loc, flat, {0, 0}, {0, std::max<int64_t>(0, t.span - flatSize)}, 0.0);
+  // Loops: f, q (parallel), k_1..k_d, c (reduction).
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  unsigned cDim = 2 + d;
+  SmallVector<AffineExpr> wExprs{dim(0), dim(cDim)};
+  AffineExpr position = dim(1);
+  for (unsigned i = 0; i < d; ++i) {
+    wExprs.push_back(dim(2 + i));
+    position = position + dim(2 + i) * (w.dilate[i] * t.flatStrides[i]);
+  }
+  SmallVector<AffineMap> maps{AffineMap::get(cDim + 1, 0, wExprs, b.getContext()),
+                              AffineMap::get(cDim + 1, 0, {dim(cDim), position}, b.getContext()),
+                              AffineMap::get(cDim + 1, 0, {dim(0), dim(1)}, b.getContext())};
+  SmallVector<IteratorType> iterators{IteratorType::parallel, IteratorType::parallel};
+  iterators.append(d + 1, IteratorType::reduction);
+  Value init = zeros(b, loc, {f, t.positions}, in.getElementType());
+  Value out = buildGeneric(b, loc, {weight, flat}, init, maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
+    return nb.create<math::FmaOp>(l, args[0], args[1], args[2]).getResult();
+  });
+  out.getDefiningOp()->setAttr(kTapContractionAttr, b.getUnitAttr());
+  // (F, O_0 * S_0) -> (F, O_0, P_1...) -> the valid (F, O_0, O_1...).
+  SmallVector<int64_t> rows{f, outSpatial[0]};
+  llvm::append_range(rows, paddedSpatial.drop_front());
+  out = reshapeTo(b, loc, out, rows);
+  SmallVector<int64_t> offsets(d + 1, 0), sizes{f}, strides(d + 1, 1);
+  llvm::append_range(sizes, outSpatial);
+  out = b.create<tensor::ExtractSliceOp>(loc, out, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                         getAsIndexOpFoldResult(b.getContext(), sizes),
+                                         getAsIndexOpFoldResult(b.getContext(), strides));
+  return reshapeTo(b, loc, out, outType.getShape());
+}
+
 /// Groups of images are convolved one after the other (one im2col buffer of
 /// a group's size), each group by one parallel GEMM.
 Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
                         RankedTensorType outType) {
   int64_t n = outType.getDimSize(0);
-  int64_t group = imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
+  bool byTaps = convolvesByTaps(tensorType(padded), w, outType);
+  int64_t group = byTaps ? 1 : imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
   SmallVector<int64_t> groupShape(outType.getShape());
   groupShape[0] = group;
   auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
   return foldImageGroups(b, loc, padded, group, emptyLike(b, loc, outType),
                          [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
-                           Value result = convolveImages(nested, l, images[0], weight, w, groupOut);
+                           Value result = byTaps ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut)
+                                                 : convolveImages(nested, l, images[0], weight, w, groupOut);
                            return group == n ? result : insertImages(nested, l, result, acc, first);
                          });
 }

@@ -14,6 +14,12 @@
 #include "mlir/Pass/Pass.h"
 
 namespace symc::cpu {
+
+/// Marks the linalg.generic of a convolution by taps (LowerConvolution.cpp):
+/// sym-schedule-matmuls schedules it as a matmul, sym-fuse-elementwise
+/// leaves it alone.
+constexpr llvm::StringLiteral kTapContractionAttr = "symc.tap_contraction";
+
 #define GEN_PASS_DECL
 #include "codegen/CPU/Passes.h.inc"
 #define GEN_PASS_REGISTRATION

@@ -15,11 +15,14 @@ using namespace mlir;
 namespace symc::cpu {
 namespace {
 
-/// Only generic ops take part in fusion: named ops keep their form.
+/// Only generic ops take part in fusion: named ops and tap contractions
+/// keep their form, the one sym-schedule-matmuls expects.
 bool onlyGenerics(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
-  auto isNamed = [](Operation *op) { return isa_and_nonnull<linalg::LinalgOp>(op) && !isa<linalg::GenericOp>(op); };
-  return !isNamed(producer) && !isNamed(fused->getOwner());
+  auto keepsForm = [](Operation *op) {
+    return isa_and_nonnull<linalg::LinalgOp>(op) && (!isa<linalg::GenericOp>(op) || op->hasAttr(kTapContractionAttr));
+  };
+  return !keepsForm(producer) && !keepsForm(fused->getOwner());
 }
 
 struct SymFuseElementwisePass : impl::SymFuseElementwiseBase<SymFuseElementwisePass> {

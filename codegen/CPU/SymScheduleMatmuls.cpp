@@ -37,18 +37,23 @@ SmallVector<MicroKernel> microKernels(unsigned vectorBits) {
   return {{6, 16}, {4, 16}, {2, 16}, {1, 16}};
 }
 
-/// The first kernel whose MR divides M, so that rows need no remainder,
-/// unless that leaves MR = 1 for M > 1: each row then streams all of B on
-/// its own, so M is better padded with zero rows to a multiple of a larger
-/// MR (the one with the fewest padded rows, each weighed by the B loads its
-/// tile shares, 1 / MR).
-MicroKernel pickMicroKernel(unsigned vectorBits, int64_t m) {
+/// The kernel for M rows padded with zero rows to a multiple of MR that
+/// costs least: the fewest padded rows, each weighed by the B loads its tile
+/// shares, 1 / MR.
+MicroKernel cheapestMicroKernel(unsigned vectorBits, int64_t m) {
   SmallVector<MicroKernel> kernels = microKernels(vectorBits);
-  for (MicroKernel k : kernels)
-    if (m % k.mr == 0 && (k.mr > 1 || m == 1))
-      return k;
   auto cost = [&](MicroKernel k) { return llvm::alignTo(m, k.mr) * (1.0 + 1.0 / k.mr); };
   return *llvm::min_element(kernels, [&](MicroKernel a, MicroKernel b) { return cost(a) < cost(b); });
+}
+
+/// The first kernel whose MR divides M, so that rows need no remainder,
+/// unless that leaves MR = 1 for M > 1: each row then streams all of B on
+/// its own, so M is better padded (cheapestMicroKernel).
+MicroKernel pickMicroKernel(unsigned vectorBits, int64_t m) {
+  for (MicroKernel k : microKernels(vectorBits))
+    if (m % k.mr == 0 && (k.mr > 1 || m == 1))
+      return k;
+  return cheapestMicroKernel(vectorBits, m);
 }
 
 struct Tiling {
@@ -249,25 +254,125 @@ linalg::LinalgOp padOperands(linalg::LinalgOp op, MicroKernel kernel) {
   return cast<linalg::LinalgOp>(paddedOp);
 }
 
+/// A tap contraction (kTapContractionAttr) runs as a matmul whose k loop is
+/// the taps' and channels' loops: out (M, N) over loops m, n, then the
+/// reductions; A = input 0 with rows on dim 0, B = input 1 (C, span) read at
+/// column n + a tap offset. Its tiles are padded to be whole: the unit
+/// reduction steps fold away only in static tiles. (Padding A, the weights,
+/// costs little, so MR is the cheapest kernel's, not one that divides M.)
+struct TapTiling {
+  int64_t mt, nt, mr, nr, rows, columns;
+  unsigned reductions;
+};
+
+TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t m = ranges[0], n = ranges[1];
+  TapTiling t;
+  t.reductions = ranges.size() - 2;
+  t.mr = std::min(kernel.mr, m);
+  t.nr = kernel.nr;
+  int64_t mTiles = llvm::divideCeil(m, 96);
+  t.mt = llvm::alignTo(llvm::divideCeil(m, mTiles), t.mr);
+  t.rows = t.mt * mTiles;
+  // Thread tiles of 4 to 8 register columns, the count that pads least.
+  int64_t strips = llvm::divideCeil(n, t.nr), best = 8;
+  for (int64_t perTile = 8; perTile >= 4; --perTile)
+    if (llvm::alignTo(strips, perTile) < llvm::alignTo(strips, best))
+      best = perTile;
+  t.nt = best * t.nr;
+  t.columns = llvm::alignTo(strips, best) * t.nr;
+  return t;
+}
+
+/// Pads a tap contraction to `t`'s rows and columns (zero rows of A, zero
+/// columns at the end of B) and slices the result back. Returns the op to
+/// schedule.
+linalg::LinalgOp padTapContraction(linalg::LinalgOp op, const TapTiling &t) {
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+  if (t.rows == m && t.columns == n)
+    return op;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type element = resultType.getElementType();
+  Value lhs = padDimTo(b, loc, op.getDpsInputs()[0], 0, t.rows);
+  Value rhs = op.getDpsInputs()[1];
+  rhs = padDimTo(b, loc, rhs, 1, cast<RankedTensorType>(rhs.getType()).getDimSize(1) + t.columns - n);
+  Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(element));
+  Value init = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{t.rows, t.columns}, element);
+  init = b.create<linalg::FillOp>(loc, zero, init).getResult(0);
+  Operation *padded = clone(b, op, init.getType(), {lhs, rhs, init});
+  Value slice = b.create<tensor::ExtractSliceOp>(
+      loc, padded->getResult(0), getAsIndexOpFoldResult(b.getContext(), {0, 0}),
+      getAsIndexOpFoldResult(b.getContext(), {m, n}), getAsIndexOpFoldResult(b.getContext(), {1, 1}));
+  op->getResult(0).replaceAllUsesWith(slice);
+  op->erase();
+  return cast<linalg::LinalgOp>(padded);
+}
+
+/// The script fragment that tiles tap contraction `id`: thread tiles,
+/// register tiles (j outside i), unit steps over every reduction loop, which
+/// then fold away to leave an MR x NR outer product to vectorize.
+std::string tapTileScript(int64_t id, const TapTiling &t) {
+  SmallVector<int64_t> steps{0, 0};
+  steps.append(t.reductions, 1);
+  SmallVector<std::string> stepSizes, order{"1", "0"};
+  for (int64_t v : steps)
+    stepSizes.push_back(std::to_string(v));
+  for (unsigned i = 0; i < t.reductions; ++i)
+    order.push_back(std::to_string(2 + i));
+  return llvm::formatv(R"(
+    %op{0} = transform.structured.match attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
+    %init{0} = transform.get_producer_of_operand %op{0}[2] : (!transform.any_op) -> !transform.any_op
+    %thread{0}, %forall{0} = transform.structured.tile_using_forall %op{0} tile_sizes [{2}, {3}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %fused{0}, %forall{0}b = transform.structured.fuse_into_containing_op %init{0} into %forall{0} : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %reg{0}, %jloop{0}, %iloop{0} = transform.structured.tile_using_for %thread{0} tile_sizes [{4}, {5}] interchange = [{6}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %step{0}, %kloops{0}:{7} = transform.structured.tile_using_for %reg{0} tile_sizes [{8}] : (!transform.any_op) -> ({9})
+    transform.apply_patterns to %forall{0}b {{
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %outer{0} = transform.structured.match ops{{["linalg.generic"]} in %forall{0}b : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %outer{0} : !transform.any_op
+)",
+                       id, kMarker, t.mt, t.nt, t.mr, t.nr, llvm::join(order, ", "), t.reductions,
+                       llvm::join(stepSizes, ", "),
+                       llvm::join(SmallVector<std::string>(t.reductions + 1, "!transform.any_op"), ", "))
+      .str();
+}
+
 struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsPass> {
   using SymScheduleMatmulsBase::SymScheduleMatmulsBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::LinalgOp> matmuls;
+    SmallVector<linalg::LinalgOp> matmuls, taps;
     module.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) && op.hasPureTensorSemantics() &&
-          !op.hasDynamicShape())
+      if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
+        return;
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
         matmuls.push_back(op);
+      else if (op->hasAttr(kTapContractionAttr))
+        taps.push_back(op);
     });
-    if (matmuls.empty())
+    if (matmuls.empty() && taps.empty())
       return;
     std::string body;
-    for (auto [id, original] : llvm::enumerate(matmuls)) {
+    int64_t id = 0;
+    auto mark = [&](linalg::LinalgOp op) {
+      op->setAttr(kMarker, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
+    };
+    for (linalg::LinalgOp original : matmuls) {
       MicroKernel kernel = pickMicroKernel(vectorBits, matmulSizes(original)[0]);
       linalg::LinalgOp op = padOperands(original, kernel);
-      op->setAttr(kMarker, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
-      body += tileScript(id, chooseTiling(op, kernel));
+      mark(op);
+      body += tileScript(id++, chooseTiling(op, kernel));
+    }
+    for (linalg::LinalgOp original : taps) {
+      TapTiling tiling = chooseTapTiling(original, cheapestMicroKernel(vectorBits, original.getStaticLoopRanges()[0]));
+      mark(padTapContraction(original, tiling));
+      body += tapTileScript(id++, tiling);
     }
     if (failed(applyScript(body)))
       return signalPassFailure();

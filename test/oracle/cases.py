@@ -55,6 +55,13 @@ def cases():
     yield case("conv2d_batched", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=5, name="c"),
                data=(6, 2, 40, 40))
     yield case("conv1d", S.Convolution(d, kernel=(3,), stride=(2,), pad=(1,), num_filter=4, name="c"), data=(2, 3, 15))
+    # Stride-1 convolutions of wide enough images go by taps over the
+    # flattened padded image (no im2col): dilated, 1-d, rows not a multiple
+    # of the register tile.
+    yield case("conv_taps_dilated", S.Convolution(d, kernel=(3, 5), dilate=(2, 1), pad=(2, 1), num_filter=7,
+                                                  name="c"), data=(2, 3, 23, 30))
+    yield case("conv1d_taps", S.Convolution(d, kernel=(5,), pad=(2,), num_filter=9, no_bias=True, name="c"),
+               data=(3, 4, 37))
     # Strided data gradients go one stride phase at a time: a ResNet stem, a
     # 1x1 stride-2 (phases no tap reaches), stride and dilation with a
     # common factor, padding beyond the kernel, grouped, 3-d.

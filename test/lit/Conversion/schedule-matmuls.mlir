@@ -21,3 +21,30 @@ func.func @gemm(%a: tensor<96x512xf32>, %b: tensor<512x200xf32>) -> tensor<96x20
   %mm = linalg.matmul ins(%a, %b : tensor<96x512xf32>, tensor<512x200xf32>) outs(%init : tensor<96x200xf32>) -> tensor<96x200xf32>
   return %mm : tensor<96x200xf32>
 }
+
+// A tap contraction (a convolution by taps): 10 rows padded to two 6 x 16
+// register tiles, 960 columns in thread tiles of 6 strips; the accumulator
+// is carried through the kh, kw and c loops, whose unit steps fold into an
+// outer product of 6 weights by 16 image values.
+// CHECK-LABEL: func @taps
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 0] high[2, 0, 0, 0]
+// CHECK: scf.forall {{.*}} in (10)
+// CHECK: scf.for {{.*}} -> (vector<6x16xf32>)
+// CHECK: scf.for {{.*}} -> (vector<6x16xf32>)
+// CHECK: scf.for {{.*}} -> (vector<6x16xf32>)
+// CHECK: math.fma {{.*}} : vector<6x16xf32>
+// CHECK: tensor.extract_slice {{.*}}[0, 0] [10, 960] [1, 1] : tensor<12x960xf32> to tensor<10x960xf32>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2, d3)>
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d4, d1 + d2 * 32 + d3)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+func.func @taps(%w: tensor<10x2x3x3xf32>, %x: tensor<2x1026xf32>) -> tensor<10x960xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<10x960xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<10x960xf32>) -> tensor<10x960xf32>
+  %r = linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%w, %x : tensor<10x2x3x3xf32>, tensor<2x1026xf32>) outs(%init : tensor<10x960xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %s = math.fma %a, %b, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<10x960xf32>
+  return %r : tensor<10x960xf32>
+}
