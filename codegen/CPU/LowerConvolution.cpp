@@ -146,6 +146,36 @@ TapLayout tapLayout(ArrayRef<int64_t> paddedSpatial, const Window &w, ArrayRef<i
   return t;
 }
 
+/// The padded image (1, C, P...) as (C, span): flattened, with the zeros
+/// the last positions' taps read past its end.
+Value flatImage(OpBuilder &b, Location loc, Value image, const TapLayout &t) {
+  RankedTensorType type = tensorType(image);
+  int64_t c = type.getDimSize(1), size = type.getNumElements() / c;
+  Value flat = reshapeTo(b, loc, image, {c, size});
+  return padConstant(b, loc, flat, {0, 0}, {0, std::max<int64_t>(0, t.span - size)}, 0.0);
+}
+
+/// The flat position tap (k_1..k_d) reads for position q: q + sum of
+/// k_i * dilation_i * flat stride_i, with q and k_i at the given loops.
+AffineExpr tapPosition(OpBuilder &b, const TapLayout &t, const Window &w, unsigned qDim, unsigned firstTapDim) {
+  AffineExpr position = b.getAffineDimExpr(qDim);
+  for (unsigned i = 0; i < w.rank(); ++i)
+    position = position + b.getAffineDimExpr(firstTapDim + i) * (w.dilate[i] * t.flatStrides[i]);
+  return position;
+}
+
+/// sum of products of `inputs` into zeros of `shape`, marked as a tap
+/// contraction for sym-schedule-matmuls.
+Value tapContraction(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<int64_t> shape, ArrayRef<AffineMap> maps,
+                     ArrayRef<IteratorType> iterators) {
+  Value init = zeros(b, loc, shape, tensorType(inputs[0]).getElementType());
+  Value out = buildGeneric(b, loc, inputs, init, maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
+    return nb.create<math::FmaOp>(l, args[0], args[1], args[2]).getResult();
+  });
+  out.getDefiningOp()->setAttr(kTapContractionAttr, b.getUnitAttr());
+  return out;
+}
+
 /// Junk columns up to a tenth of the useful ones.
 constexpr double kMaxTapJunk = 0.1;
 
@@ -164,31 +194,21 @@ Value convolveImageByTaps(OpBuilder &b, Location loc, Value image, Value weight,
                           RankedTensorType outType) {
   RankedTensorType in = tensorType(image);
   unsigned d = w.rank();
-  int64_t c = in.getDimSize(1), f = outType.getDimSize(1);
+  int64_t f = outType.getDimSize(1);
   ArrayRef<int64_t> paddedSpatial = in.getShape().drop_front(2), outSpatial = outType.getShape().drop_front(2);
   TapLayout t = tapLayout(paddedSpatial, w, outSpatial);
-  int64_t flatSize = computeProduct(paddedSpatial);
-  Value flat = reshapeTo(b, loc, image, {c, flatSize});
-  flat = padConstant(b, loc, flat, {0, 0}, {0, std::max<int64_t>(0, t.span - flatSize)}, 0.0);
   // Loops: f, q (parallel), k_1..k_d, c (reduction).
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
   unsigned cDim = 2 + d;
   SmallVector<AffineExpr> wExprs{dim(0), dim(cDim)};
-  AffineExpr position = dim(1);
-  for (unsigned i = 0; i < d; ++i) {
+  for (unsigned i = 0; i < d; ++i)
     wExprs.push_back(dim(2 + i));
-    position = position + dim(2 + i) * (w.dilate[i] * t.flatStrides[i]);
-  }
   SmallVector<AffineMap> maps{AffineMap::get(cDim + 1, 0, wExprs, b.getContext()),
-                              AffineMap::get(cDim + 1, 0, {dim(cDim), position}, b.getContext()),
+                              AffineMap::get(cDim + 1, 0, {dim(cDim), tapPosition(b, t, w, 1, 2)}, b.getContext()),
                               AffineMap::get(cDim + 1, 0, {dim(0), dim(1)}, b.getContext())};
   SmallVector<IteratorType> iterators{IteratorType::parallel, IteratorType::parallel};
   iterators.append(d + 1, IteratorType::reduction);
-  Value init = zeros(b, loc, {f, t.positions}, in.getElementType());
-  Value out = buildGeneric(b, loc, {weight, flat}, init, maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
-    return nb.create<math::FmaOp>(l, args[0], args[1], args[2]).getResult();
-  });
-  out.getDefiningOp()->setAttr(kTapContractionAttr, b.getUnitAttr());
+  Value out = tapContraction(b, loc, {weight, flatImage(b, loc, image, t)}, {f, t.positions}, maps, iterators);
   // (F, O_0 * S_0) -> (F, O_0, P_1...) -> the valid (F, O_0, O_1...).
   SmallVector<int64_t> rows{f, outSpatial[0]};
   llvm::append_range(rows, paddedSpatial.drop_front());
@@ -314,6 +334,37 @@ Value accumulate(OpBuilder &b, Location loc, Value acc, Value value) {
                       addFn);
 }
 
+/// One image's dW^T as (C, K..., F) by taps, no im2col (convolveImageByTaps):
+/// dW^T[c, k, f] = sum over q of x[c, q + offset(k)] * g^T[q, f], with g
+/// (1, F, O...) given zero junk columns up to the padded widths.
+Value imageWeightGradByTaps(OpBuilder &b, Location loc, Value g, Value image, const Window &w) {
+  RankedTensorType gType = tensorType(g), in = tensorType(image);
+  unsigned d = w.rank();
+  int64_t f = gType.getDimSize(1), c = in.getDimSize(1);
+  ArrayRef<int64_t> paddedSpatial = in.getShape().drop_front(2), outSpatial = gType.getShape().drop_front(2);
+  TapLayout t = tapLayout(paddedSpatial, w, outSpatial);
+  SmallVector<int64_t> low(2 + d, 0), high(2 + d, 0);
+  for (unsigned i = 1; i < d; ++i)
+    high[2 + i] = paddedSpatial[i] - outSpatial[i];
+  Value gFlat = reshapeTo(b, loc, padConstant(b, loc, g, low, high, 0.0), {f, t.positions});
+  Value gTransposed = transposeTo(b, loc, gFlat, {1, 0});
+  // Loops: c, k_1..k_d, f (parallel), q (reduction).
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  unsigned fDim = 1 + d, qDim = 2 + d;
+  SmallVector<AffineExpr> outExprs;
+  for (unsigned i = 0; i <= fDim; ++i)
+    outExprs.push_back(dim(i));
+  SmallVector<AffineMap> maps{AffineMap::get(qDim + 1, 0, {dim(0), tapPosition(b, t, w, qDim, 1)}, b.getContext()),
+                              AffineMap::get(qDim + 1, 0, {dim(qDim), dim(fDim)}, b.getContext()),
+                              AffineMap::get(qDim + 1, 0, outExprs, b.getContext())};
+  SmallVector<IteratorType> iterators(qDim, IteratorType::parallel);
+  iterators.push_back(IteratorType::reduction);
+  SmallVector<int64_t> shape{c};
+  llvm::append_range(shape, w.kernel);
+  shape.push_back(f);
+  return tapContraction(b, loc, {flatImage(b, loc, image, t), gTransposed}, shape, maps, iterators);
+}
+
 /// dW^T (C*K, F) = sum over groups of images of the im2col matrix (C*K,
 /// N*O) times g transposed (N*O, F): MXNet's formulation, transposed so
 /// that the columns are built as the forward builds them (contiguous along
@@ -323,15 +374,20 @@ Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value padded, c
   RankedTensorType gType = tensorType(g);
   int64_t n = gType.getDimSize(0), f = gType.getDimSize(1);
   ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
-  int64_t positions = computeProduct(outSpatial), group = imagesPerGemm(n, positions);
+  bool byTaps = convolvesByTaps(tensorType(padded), w, gType);
+  int64_t positions = computeProduct(outSpatial), group = byTaps ? 1 : imagesPerGemm(n, positions);
   int64_t ck = weightType.getNumElements() / f;
   Value sum = zeros(b, loc, {ck, f}, gType.getElementType());
   sum = foldImageGroups(
       b, loc, {g, padded}, group, sum, [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) -> Value {
-        Value perImage = reshapeTo(nested, l, images[0], {group, f, positions});
-        Value gTransposed = reshapeTo(nested, l, transposeTo(nested, l, perImage, {0, 2, 1}), {group * positions, f});
-        Value columns = imageColumns(nested, l, images[1], w, outSpatial);
-        Value product = matmul(nested, l, columns, gTransposed, false, false);
+        Value product;
+        if (byTaps) {
+          product = reshapeTo(nested, l, imageWeightGradByTaps(nested, l, images[0], images[1], w), {ck, f});
+        } else {
+          Value perImage = reshapeTo(nested, l, images[0], {group, f, positions});
+          Value gTransposed = reshapeTo(nested, l, transposeTo(nested, l, perImage, {0, 2, 1}), {group * positions, f});
+          product = matmul(nested, l, imageColumns(nested, l, images[1], w, outSpatial), gTransposed, false, false);
+        }
         if (group == n)
           return product;
         return accumulate(nested, l, acc, product);

@@ -10,6 +10,7 @@
 #include "codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -255,42 +256,57 @@ linalg::LinalgOp padOperands(linalg::LinalgOp op, MicroKernel kernel) {
 }
 
 /// A tap contraction (kTapContractionAttr) runs as a matmul whose k loop is
-/// the taps' and channels' loops: out (M, N) over loops m, n, then the
-/// reductions; A = input 0 with rows on dim 0, B = input 1 (C, span) read at
-/// column n + a tap offset. Its tiles are padded to be whole: the unit
-/// reduction steps fold away only in static tiles. (Padding A, the weights,
-/// costs little, so MR is the cheapest kernel's, not one that divides M.)
+/// its reduction loops: out (M, taps..., N) over its parallel loops m,
+/// taps..., n, A = input 0 with rows on dim 0, B = input 1 with columns on
+/// dim 1; one of them reads at a tap offset. Its tiles are padded to be
+/// whole: the unit steps fold away only in static tiles. (Padding costs
+/// little here, so MR is the cheapest kernel's, not one that divides M.)
 struct TapTiling {
+  unsigned parallel, reductions;
   int64_t mt, nt, mr, nr, rows, columns;
-  unsigned reductions;
+  int64_t kt = 0; // chunk of the last reduction loop, if any
 };
 
 TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t m = ranges[0], n = ranges[1];
   TapTiling t;
-  t.reductions = ranges.size() - 2;
+  t.parallel = op.getNumParallelLoops();
+  t.reductions = ranges.size() - t.parallel;
+  int64_t m = ranges[0], n = ranges[t.parallel - 1];
   t.mr = std::min(kernel.mr, m);
   t.nr = kernel.nr;
   int64_t mTiles = llvm::divideCeil(m, 96);
   t.mt = llvm::alignTo(llvm::divideCeil(m, mTiles), t.mr);
   t.rows = t.mt * mTiles;
-  // Thread tiles of 4 to 8 register columns, the count that pads least.
-  int64_t strips = llvm::divideCeil(n, t.nr), best = 8;
-  for (int64_t perTile = 8; perTile >= 4; --perTile)
+  // Thread tiles of up to 8 register columns, the count that pads least,
+  // halved when that evens out a few tiles over an even thread count.
+  int64_t strips = llvm::divideCeil(n, t.nr), best = std::min<int64_t>(strips, 8);
+  for (int64_t perTile = best; perTile >= std::min<int64_t>(best, 4); --perTile)
     if (llvm::alignTo(strips, perTile) < llvm::alignTo(strips, best))
       best = perTile;
+  int64_t tiles = mTiles * computeProduct(ArrayRef<int64_t>(ranges).slice(1, t.parallel - 2)) *
+                  (llvm::alignTo(strips, best) / best);
+  if (tiles % 2 == 1 && tiles < 16 && best % 2 == 0)
+    best /= 2;
   t.nt = best * t.nr;
   t.columns = llvm::alignTo(strips, best) * t.nr;
+  // The last reduction loop goes in chunks whose B strip (NR columns by
+  // every other reduction loop) fits in half the L1 cache.
+  int64_t stripBytes = computeProduct(ArrayRef<int64_t>(ranges).slice(t.parallel, t.reductions - 1)) * t.nr *
+                       cast<ShapedType>(op->getResult(0).getType()).getElementTypeBitWidth() / 8;
+  int64_t chunk = llvm::bit_floor(uint64_t(std::max<int64_t>(1, 16384 / stripBytes)));
+  if (chunk >= 8 && chunk < ranges.back())
+    t.kt = chunk;
   return t;
 }
 
 /// Pads a tap contraction to `t`'s rows and columns (zero rows of A, zero
-/// columns at the end of B) and slices the result back. Returns the op to
-/// schedule.
+/// columns at the end of B, the result's first and last dims) and slices
+/// the result back. Returns the op to schedule.
 linalg::LinalgOp padTapContraction(linalg::LinalgOp op, const TapTiling &t) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+  unsigned rank = resultType.getRank();
+  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(rank - 1);
   if (t.rows == m && t.columns == n)
     return op;
   OpBuilder b(op);
@@ -299,36 +315,62 @@ linalg::LinalgOp padTapContraction(linalg::LinalgOp op, const TapTiling &t) {
   Value lhs = padDimTo(b, loc, op.getDpsInputs()[0], 0, t.rows);
   Value rhs = op.getDpsInputs()[1];
   rhs = padDimTo(b, loc, rhs, 1, cast<RankedTensorType>(rhs.getType()).getDimSize(1) + t.columns - n);
+  SmallVector<int64_t> shape(resultType.getShape()), offsets(rank, 0), strides(rank, 1);
+  shape.front() = t.rows, shape.back() = t.columns;
   Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(element));
-  Value init = b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{t.rows, t.columns}, element);
+  Value init = b.create<tensor::EmptyOp>(loc, shape, element);
   init = b.create<linalg::FillOp>(loc, zero, init).getResult(0);
   Operation *padded = clone(b, op, init.getType(), {lhs, rhs, init});
-  Value slice = b.create<tensor::ExtractSliceOp>(
-      loc, padded->getResult(0), getAsIndexOpFoldResult(b.getContext(), {0, 0}),
-      getAsIndexOpFoldResult(b.getContext(), {m, n}), getAsIndexOpFoldResult(b.getContext(), {1, 1}));
+  Value slice = b.create<tensor::ExtractSliceOp>(loc, padded->getResult(0),
+                                                 getAsIndexOpFoldResult(b.getContext(), offsets),
+                                                 getAsIndexOpFoldResult(b.getContext(), resultType.getShape()),
+                                                 getAsIndexOpFoldResult(b.getContext(), strides));
   op->getResult(0).replaceAllUsesWith(slice);
   op->erase();
   return cast<linalg::LinalgOp>(padded);
 }
 
-/// The script fragment that tiles tap contraction `id`: thread tiles,
-/// register tiles (j outside i), unit steps over every reduction loop, which
-/// then fold away to leave an MR x NR outer product to vectorize.
+std::string joined(ArrayRef<int64_t> values) {
+  SmallVector<std::string> parts;
+  for (int64_t v : values)
+    parts.push_back(std::to_string(v));
+  return "[" + llvm::join(parts, ", ") + "]";
+}
+
+/// The script fragment that tiles tap contraction `id`: thread tiles (one
+/// tap each), maybe a chunk of the last reduction, register tiles (j outside
+/// i), unit steps over every reduction loop, which then fold away with the
+/// taps' unit dims to leave an MR x NR outer product to vectorize.
 std::string tapTileScript(int64_t id, const TapTiling &t) {
-  SmallVector<int64_t> steps{0, 0};
+  unsigned loops = t.parallel + t.reductions;
+  SmallVector<int64_t> threadSizes(t.parallel, 1), registerSizes(t.parallel, 0), steps(t.parallel, 0),
+      order{t.parallel - 1, 0};
+  threadSizes.front() = t.mt, threadSizes.back() = t.nt;
+  registerSizes.front() = t.mr, registerSizes.back() = t.nr;
   steps.append(t.reductions, 1);
-  SmallVector<std::string> stepSizes, order{"1", "0"};
-  for (int64_t v : steps)
-    stepSizes.push_back(std::to_string(v));
-  for (unsigned i = 0; i < t.reductions; ++i)
-    order.push_back(std::to_string(2 + i));
-  return llvm::formatv(R"(
+  for (unsigned i = 1; i < loops; ++i)
+    if (i != t.parallel - 1)
+      order.push_back(i);
+  std::string s = llvm::formatv(R"(
     %op{0} = transform.structured.match attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
     %init{0} = transform.get_producer_of_operand %op{0}[2] : (!transform.any_op) -> !transform.any_op
-    %thread{0}, %forall{0} = transform.structured.tile_using_forall %op{0} tile_sizes [{2}, {3}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %thread{0}, %forall{0} = transform.structured.tile_using_forall %op{0} tile_sizes {2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %fused{0}, %forall{0}b = transform.structured.fuse_into_containing_op %init{0} into %forall{0} : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %reg{0}, %jloop{0}, %iloop{0} = transform.structured.tile_using_for %thread{0} tile_sizes [{4}, {5}] interchange = [{6}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
-    %step{0}, %kloops{0}:{7} = transform.structured.tile_using_for %reg{0} tile_sizes [{8}] : (!transform.any_op) -> ({9})
+)",
+                                id, kMarker, joined(threadSizes));
+  std::string chunk = "%thread" + std::to_string(id);
+  if (t.kt) {
+    SmallVector<int64_t> chunkSizes(loops, 0);
+    chunkSizes.back() = t.kt;
+    s += llvm::formatv(R"(
+    %chunk{0}, %kloop{0} = transform.structured.tile_using_for %thread{0} tile_sizes {1} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+)",
+                       id, joined(chunkSizes));
+    chunk = "%chunk" + std::to_string(id);
+  }
+  s += llvm::formatv(R"(
+    %reg{0}, %jloop{0}, %iloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} interchange = {3} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %step{0}, %kloops{0}:{4} = transform.structured.tile_using_for %reg{0} tile_sizes {5} : (!transform.any_op) -> ({6})
     transform.apply_patterns to %forall{0}b {{
       transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
       transform.apply_patterns.canonicalization
@@ -336,10 +378,9 @@ std::string tapTileScript(int64_t id, const TapTiling &t) {
     %outer{0} = transform.structured.match ops{{["linalg.generic"]} in %forall{0}b : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %outer{0} : !transform.any_op
 )",
-                       id, kMarker, t.mt, t.nt, t.mr, t.nr, llvm::join(order, ", "), t.reductions,
-                       llvm::join(stepSizes, ", "),
-                       llvm::join(SmallVector<std::string>(t.reductions + 1, "!transform.any_op"), ", "))
-      .str();
+                     id, chunk, joined(registerSizes), joined(order), t.reductions, joined(steps),
+                     llvm::join(SmallVector<std::string>(t.reductions + 1, "!transform.any_op"), ", "));
+  return s;
 }
 
 struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsPass> {
