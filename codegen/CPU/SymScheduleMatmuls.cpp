@@ -300,6 +300,26 @@ TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel) {
   return t;
 }
 
+/// `value` with `extra` zeros more at the end of dim `dim`. A zero padding
+/// that made `value` (the one a tap-read image gets) grows instead, so that
+/// the image is copied once, not twice.
+Value growEndPadding(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t extra) {
+  if (extra == 0)
+    return value;
+  auto type = cast<RankedTensorType>(value.getType());
+  auto pad = value.getDefiningOp<tensor::PadOp>();
+  Value padding = pad ? pad.getConstantPaddingValue() : Value();
+  if (!padding || !matchPattern(padding, m_AnyZeroFloat()) || !pad->hasOneUse() ||
+      ShapedType::isDynamicShape(pad.getStaticHigh()) || ShapedType::isDynamicShape(pad.getStaticLow()))
+    return padDimTo(b, loc, value, dim, type.getDimSize(dim) + extra);
+  SmallVector<int64_t> high(pad.getStaticHigh()), shape(type.getShape());
+  high[dim] += extra;
+  shape[dim] += extra;
+  return b.create<tensor::PadOp>(loc, RankedTensorType::get(shape, type.getElementType()), pad.getSource(),
+                                 getAsIndexOpFoldResult(b.getContext(), pad.getStaticLow()),
+                                 getAsIndexOpFoldResult(b.getContext(), high), padding);
+}
+
 /// Pads a tap contraction to `t`'s rows and columns (zero rows of A, zero
 /// columns at the end of B, the result's first and last dims) and slices
 /// the result back. Returns the op to schedule.
@@ -313,8 +333,7 @@ linalg::LinalgOp padTapContraction(linalg::LinalgOp op, const TapTiling &t) {
   Location loc = op.getLoc();
   Type element = resultType.getElementType();
   Value lhs = padDimTo(b, loc, op.getDpsInputs()[0], 0, t.rows);
-  Value rhs = op.getDpsInputs()[1];
-  rhs = padDimTo(b, loc, rhs, 1, cast<RankedTensorType>(rhs.getType()).getDimSize(1) + t.columns - n);
+  Value rhs = growEndPadding(b, loc, op.getDpsInputs()[1], 1, t.columns - n);
   SmallVector<int64_t> shape(resultType.getShape()), offsets(rank, 0), strides(rank, 1);
   shape.front() = t.rows, shape.back() = t.columns;
   Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(element));
