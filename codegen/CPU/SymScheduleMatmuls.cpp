@@ -99,11 +99,41 @@ Tiling chooseTiling(linalg::LinalgOp op, MicroKernel kernel) {
   return t;
 }
 
-std::string sizes(unsigned batchDims, std::initializer_list<int64_t> rest, int64_t batchValue) {
-  SmallVector<std::string> parts(batchDims, std::to_string(batchValue));
-  for (int64_t v : rest)
+/// `values` as a transform-script list: [a, b, ...].
+std::string joined(ArrayRef<int64_t> values) {
+  SmallVector<std::string> parts;
+  for (int64_t v : values)
     parts.push_back(std::to_string(v));
   return "[" + llvm::join(parts, ", ") + "]";
+}
+
+std::string sizes(unsigned batchDims, std::initializer_list<int64_t> rest, int64_t batchValue) {
+  SmallVector<int64_t> values(batchDims, batchValue);
+  values.append(rest);
+  return joined(values);
+}
+
+/// The script fragment that tiles op `id` into an scf.forall of
+/// `threadSizes` tiles, its zero init fused in, then, given `chunkSizes`,
+/// chunks its k loop. `tiled` is set to the handle of the op to tile next.
+std::string threadTileScript(int64_t id, const std::string &threadSizes, const std::string &chunkSizes,
+                             std::string &tiled) {
+  std::string s = llvm::formatv(R"(
+    %op{0} = transform.structured.match attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
+    %init{0} = transform.get_producer_of_operand %op{0}[2] : (!transform.any_op) -> !transform.any_op
+    %thread{0}, %forall{0} = transform.structured.tile_using_forall %op{0} tile_sizes {2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %fused{0}, %forall{0}b = transform.structured.fuse_into_containing_op %init{0} into %forall{0} : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+)",
+                                id, kMarker, threadSizes);
+  tiled = "%thread" + std::to_string(id);
+  if (chunkSizes.empty())
+    return s;
+  s += llvm::formatv(R"(
+    %chunk{0}, %kloop{0} = transform.structured.tile_using_for %thread{0} tile_sizes {1} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+)",
+                     id, chunkSizes);
+  tiled = "%chunk" + std::to_string(id);
+  return s;
 }
 
 /// Register tiles walk j outside i (BLIS's jr/ir order): one KC x NR strip of
@@ -120,21 +150,9 @@ std::string interchange(unsigned batchDims) {
 
 /// The script fragment that tiles matmul `id`.
 std::string tileScript(int64_t id, const Tiling &t) {
-  std::string s = llvm::formatv(R"(
-    %op{0} = transform.structured.match attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
-    %init{0} = transform.get_producer_of_operand %op{0}[2] : (!transform.any_op) -> !transform.any_op
-    %thread{0}, %forall{0} = transform.structured.tile_using_forall %op{0} tile_sizes {2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %fused{0}, %forall{0}b = transform.structured.fuse_into_containing_op %init{0} into %forall{0} : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-)",
-                                id, kMarker, sizes(t.batchDims, {t.mt, t.nt}, 1));
-  std::string chunk = "%thread" + std::to_string(id);
-  if (t.chunkK) {
-    s += llvm::formatv(R"(
-    %chunk{0}, %kloop{0} = transform.structured.tile_using_for %thread{0} tile_sizes {1} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-)",
-                       id, sizes(t.batchDims, {0, 0, t.kt}, 0));
-    chunk = "%chunk" + std::to_string(id);
-  }
+  std::string chunk;
+  std::string s = threadTileScript(id, sizes(t.batchDims, {t.mt, t.nt}, 1),
+                                   t.chunkK ? sizes(t.batchDims, {0, 0, t.kt}, 0) : "", chunk);
   s += llvm::formatv(R"(
     %reg{0}, %jloop{0}, %iloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} interchange = {4} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     %step{0}, %kstep{0} = transform.structured.tile_using_for %reg{0} tile_sizes {3} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -349,13 +367,6 @@ linalg::LinalgOp padTapContraction(linalg::LinalgOp op, const TapTiling &t) {
   return cast<linalg::LinalgOp>(padded);
 }
 
-std::string joined(ArrayRef<int64_t> values) {
-  SmallVector<std::string> parts;
-  for (int64_t v : values)
-    parts.push_back(std::to_string(v));
-  return "[" + llvm::join(parts, ", ") + "]";
-}
-
 /// The script fragment that tiles tap contraction `id`: thread tiles (one
 /// tap each), maybe a chunk of the last reduction, register tiles (j outside
 /// i), unit steps over every reduction loop, which then fold away with the
@@ -370,23 +381,10 @@ std::string tapTileScript(int64_t id, const TapTiling &t) {
   for (unsigned i = 1; i < loops; ++i)
     if (i != t.parallel - 1)
       order.push_back(i);
-  std::string s = llvm::formatv(R"(
-    %op{0} = transform.structured.match attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
-    %init{0} = transform.get_producer_of_operand %op{0}[2] : (!transform.any_op) -> !transform.any_op
-    %thread{0}, %forall{0} = transform.structured.tile_using_forall %op{0} tile_sizes {2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    %fused{0}, %forall{0}b = transform.structured.fuse_into_containing_op %init{0} into %forall{0} : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
-)",
-                                id, kMarker, joined(threadSizes));
-  std::string chunk = "%thread" + std::to_string(id);
-  if (t.kt) {
-    SmallVector<int64_t> chunkSizes(loops, 0);
-    chunkSizes.back() = t.kt;
-    s += llvm::formatv(R"(
-    %chunk{0}, %kloop{0} = transform.structured.tile_using_for %thread{0} tile_sizes {1} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-)",
-                       id, joined(chunkSizes));
-    chunk = "%chunk" + std::to_string(id);
-  }
+  SmallVector<int64_t> chunkSizes(loops, 0);
+  chunkSizes.back() = t.kt;
+  std::string chunk;
+  std::string s = threadTileScript(id, joined(threadSizes), t.kt ? joined(chunkSizes) : "", chunk);
   s += llvm::formatv(R"(
     %reg{0}, %jloop{0}, %iloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} interchange = {3} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     %step{0}, %kloops{0}:{4} = transform.structured.tile_using_for %reg{0} tile_sizes {5} : (!transform.any_op) -> ({6})
