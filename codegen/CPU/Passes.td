@@ -76,6 +76,19 @@ def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def SymDynamicSchedule : Pass<"sym-dynamic-schedule", "::mlir::ModuleOp"> {
+  let summary = "Hand out OpenMP work-sharing loop iterations dynamically";
+  let description = [{
+    Every omp.wsloop without a schedule gets schedule(dynamic): a thread
+    takes the next iteration when it finishes one. The loops come from
+    sym-distribute-threads and the matmul schedules, a few (about 16) large
+    iterations each, whose cost varies with the core's speed at the moment
+    (a shared machine) and with the cache; a static split makes the faster
+    thread wait at every loop's closing barrier.
+  }];
+  let dependentDialects = ["::mlir::omp::OpenMPDialect"];
+}
+
 def SymScheduleMatmuls : Pass<"sym-schedule-matmuls", "::mlir::ModuleOp"> {
   let summary = "Tile, pack registers and vectorize every linalg matmul for the CPU";
   let description = [{

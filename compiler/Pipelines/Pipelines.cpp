@@ -102,6 +102,7 @@ static void addLLVMPasses(OpPassManager &pm, ArrayRef<std::string> cpuFeatures,
   pm.addNestedPass<func::FuncOp>(
       createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(symc::cpu::createSymDynamicSchedule());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
