@@ -3,6 +3,7 @@
 
 #include "codegen/Artifact/Passes.h"
 #include "codegen/CPU/Passes.h"
+#include "codegen/CPU/VectorCopy.h"
 #include "dialects/Sym/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -67,12 +68,9 @@ static void addBufferizationPasses(OpPassManager &pm) {
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
-  // Strided copies become linalg.copy loops: the default memref.copy calls
-  // memrefCopy from MLIR's runner utils, which an artifact must not need.
-  bufferization.memCpyFn = [](OpBuilder &b, Location loc, Value from, Value to) {
-    b.create<linalg::CopyOp>(loc, from, to);
-    return success();
-  };
+  // Copies become vector loops: the default memref.copy calls memrefCopy
+  // from MLIR's runner utils, which an artifact must not need.
+  bufferization.memCpyFn = symc::cpu::copyByVectors;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   // Intermediate buffers live in the workspace arena, not in malloc'd memory
   // (fresh pages on every forward cost more than many kernels).
@@ -134,6 +132,8 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
 }
 
 void symc::registerPassesAndPipelines() {
+  PassPipelineRegistration<>("sym-bufferize", "Bufferize scheduled linalg-on-tensors IR into planned buffers",
+                             addBufferizationPasses);
   PassPipelineRegistration<>(
       "sym-cpu-to-llvm", "Bufferize scheduled linalg-on-tensors IR and lower it to the LLVM dialect",
       [](OpPassManager &pm) {
