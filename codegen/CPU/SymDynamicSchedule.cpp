@@ -1,8 +1,6 @@
 //===- SymDynamicSchedule.cpp - the sym-dynamic-schedule pass -------------===//
 #include "codegen/CPU/Passes.h"
 
-#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
-
 namespace symc::cpu {
 #define GEN_PASS_DEF_SYMDYNAMICSCHEDULE
 #include "codegen/CPU/Passes.h.inc"
