@@ -62,12 +62,7 @@ def SymPlanMemory : Pass<"sym-plan-memory", "::mlir::ModuleOp"> {
     size is recorded as `symc.workspace_bytes`. Run buffer-loop-hoisting
     first so that loop-invariant allocations are at the top level.
   }];
-  // Vector too: the bufferization this pass follows copies with vector ops
-  // (symc::cpu::copyByVectors), and a pipeline loads its passes' dialects
-  // before it runs.
-  let dependentDialects = [
-    "::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect"
-  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
 }
 
 #endif

@@ -89,6 +89,17 @@ def SymDynamicSchedule : Pass<"sym-dynamic-schedule", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::omp::OpenMPDialect"];
 }
 
+def SymVectorizeCopies : Pass<"sym-vectorize-copies", "::mlir::func::FuncOp"> {
+  let summary = "Copy buffers by rows of vector loads and stores";
+  let description = [{
+    Every linalg.copy on memrefs whose innermost dim is static and
+    contiguous in both becomes loops over the outer dims around 8-lane
+    vector loads and stores along each row, the row's rest as one shorter
+    vector. Others stay linalg.copy.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
+}
+
 def SymScheduleMatmuls : Pass<"sym-schedule-matmuls", "::mlir::ModuleOp"> {
   let summary = "Tile, pack registers and vectorize every linalg matmul for the CPU";
   let description = [{

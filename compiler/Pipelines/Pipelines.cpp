@@ -3,7 +3,6 @@
 
 #include "codegen/Artifact/Passes.h"
 #include "codegen/CPU/Passes.h"
-#include "codegen/CPU/VectorCopy.h"
 #include "dialects/Sym/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
@@ -68,9 +67,12 @@ static void addBufferizationPasses(OpPassManager &pm) {
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
-  // Copies become vector loops: the default memref.copy calls memrefCopy
-  // from MLIR's runner utils, which an artifact must not need.
-  bufferization.memCpyFn = symc::cpu::copyByVectors;
+  // Copies are linalg.copy: the default memref.copy calls memrefCopy from
+  // MLIR's runner utils, which an artifact must not need.
+  bufferization.memCpyFn = [](OpBuilder &b, Location loc, Value from, Value to) {
+    b.create<linalg::CopyOp>(loc, from, to);
+    return success();
+  };
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   // Intermediate buffers live in the workspace arena, not in malloc'd memory
   // (fresh pages on every forward cost more than many kernels).
@@ -79,7 +81,11 @@ static void addBufferizationPasses(OpPassManager &pm) {
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   pm.addPass(createBufferizationToMemRefPass());
+  // A tile written in place is "copied" onto itself, from a twin subview:
+  // CSE makes the two one and the canonicalizer drops the copy.
+  pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(symc::cpu::createSymVectorizeCopies());
 }
 
 // The order matters in MLIR 19 (shared/TOOLCHAIN.md): OpenMP conversion only

@@ -1,10 +1,17 @@
-//===- VectorCopy.cpp - buffer copies by vector loads and stores ----------===//
-#include "codegen/CPU/VectorCopy.h"
+//===- SymVectorizeCopies.cpp - the sym-vectorize-copies pass -------------===//
+//
+// Bufferization's copies (a pad's interior, an inserted slice) are mostly
+// rows contiguous in both buffers. As scalar loops, LLVM unrolls them fully
+// and, unable to rule out aliasing, never vectorizes them; so they become
+// loops of vector loads and stores here.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/CPU/Passes.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
+namespace symc::cpu {
+#define GEN_PASS_DEF_SYMVECTORIZECOPIES
+#include "codegen/CPU/Passes.h.inc"
+} // namespace symc::cpu
 
 using namespace mlir;
 
@@ -35,14 +42,10 @@ void moveVector(OpBuilder &b, Location loc, Value from, Value to, ValueRange ind
   b.create<vector::StoreOp>(loc, v, to, indices);
 }
 
-} // namespace
-
-LogicalResult copyByVectors(OpBuilder &b, Location loc, Value from, Value to) {
-  auto fromType = cast<MemRefType>(from.getType()), toType = cast<MemRefType>(to.getType());
-  if (!copiesByVectors(fromType, toType)) {
-    b.create<linalg::CopyOp>(loc, from, to);
-    return success();
-  }
+/// `from` copied into `to` (one shape) by rows of vectors along the
+/// innermost dim, static and contiguous in both.
+void copyByVectors(OpBuilder &b, Location loc, Value from, Value to) {
+  auto fromType = cast<MemRefType>(from.getType());
   unsigned rank = fromType.getRank();
   int64_t width = fromType.getShape().back();
   int64_t lanes = std::max<int64_t>(1, kVectorBits / fromType.getElementTypeBitWidth());
@@ -67,7 +70,24 @@ LogicalResult copyByVectors(OpBuilder &b, Location loc, Value from, Value to) {
       moveVector(nb, l, from, to, indices, width - whole);
     }
   });
-  return success();
 }
 
+struct SymVectorizeCopiesPass : impl::SymVectorizeCopiesBase<SymVectorizeCopiesPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::CopyOp> copies;
+    getOperation().walk([&](linalg::CopyOp copy) {
+      auto from = dyn_cast<MemRefType>(copy.getInputs()[0].getType());
+      auto to = dyn_cast<MemRefType>(copy.getOutputs()[0].getType());
+      if (from && to && copiesByVectors(from, to))
+        copies.push_back(copy);
+    });
+    for (linalg::CopyOp copy : copies) {
+      OpBuilder b(copy);
+      copyByVectors(b, copy.getLoc(), copy.getInputs()[0], copy.getOutputs()[0]);
+      copy.erase();
+    }
+  }
+};
+
+} // namespace
 } // namespace symc::cpu
