@@ -120,6 +120,23 @@ Value foldImageGroups(OpBuilder &b, Location loc, ValueRange batched, int64_t gr
   return loop.getResult(0);
 }
 
+/// The window's zero padding around the spatial dims of `data` (N, C, S...);
+/// `extraRows` more after the first spatial dim.
+Value padForWindow(OpBuilder &b, Location loc, Value data, const Window &w, int64_t extraRows = 0) {
+  SmallVector<int64_t> low{0, 0}, high{0, 0};
+  low.append(w.pad), high.append(w.pad);
+  high[2] += extraRows;
+  return padConstant(b, loc, data, low, high, 0.0);
+}
+
+/// The spatial sizes of `data` (N, C, S...) padded for the window.
+SmallVector<int64_t> paddedSpatialSizes(RankedTensorType data, const Window &w) {
+  SmallVector<int64_t> sizes;
+  for (unsigned i = 0; i < w.rank(); ++i)
+    sizes.push_back(data.getDimSize(2 + i) + 2 * w.pad[i]);
+  return sizes;
+}
+
 /// A stride-1 convolution reads its padded image, flattened to (C, P) with
 /// P the product of the padded spatial sizes, at a fixed offset per kernel
 /// tap: output position o, flattened with the padded strides, reads element
@@ -146,13 +163,15 @@ TapLayout tapLayout(ArrayRef<int64_t> paddedSpatial, const Window &w, ArrayRef<i
   return t;
 }
 
-/// The padded image (1, C, P...) as (C, span): flattened, with the zeros
-/// the last positions' taps read past its end.
-Value flatImage(OpBuilder &b, Location loc, Value image, const TapLayout &t) {
+/// The image (1, C, S...) padded for the window and flattened to (C, P),
+/// with whole rows of zeros past the padded end for the span the last
+/// positions' taps read: one copy of the image.
+Value flatPaddedImage(OpBuilder &b, Location loc, Value image, const Window &w, const TapLayout &t) {
   RankedTensorType type = tensorType(image);
-  int64_t c = type.getDimSize(1), size = type.getNumElements() / c;
-  Value flat = reshapeTo(b, loc, image, {c, size});
-  return padConstant(b, loc, flat, {0, 0}, {0, std::max<int64_t>(0, t.span - size)}, 0.0);
+  int64_t c = type.getDimSize(1), size = computeProduct(paddedSpatialSizes(type, w));
+  int64_t extraRows = llvm::divideCeil(std::max<int64_t>(0, t.span - size), t.flatStrides[0]);
+  Value padded = padForWindow(b, loc, image, w, extraRows);
+  return reshapeTo(b, loc, padded, {c, tensorType(padded).getNumElements() / c});
 }
 
 /// The flat position tap (k_1..k_d) reads for position q: q + sum of
@@ -179,23 +198,24 @@ Value tapContraction(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<int
 /// Junk columns up to a tenth of the useful ones.
 constexpr double kMaxTapJunk = 0.1;
 
-bool convolvesByTaps(RankedTensorType paddedType, const Window &w, RankedTensorType outType) {
+bool convolvesByTaps(RankedTensorType dataType, const Window &w, RankedTensorType outType) {
   if (!outType.getElementType().isF32() || llvm::any_of(w.stride, [](int64_t s) { return s != 1; }))
     return false;
   ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
-  TapLayout t = tapLayout(paddedType.getShape().drop_front(2), w, outSpatial);
+  TapLayout t = tapLayout(paddedSpatialSizes(dataType, w), w, outSpatial);
   return t.positions <= (1.0 + kMaxTapJunk) * computeProduct(outSpatial);
 }
 
-/// One padded image (1, C, P...) convolved by taps: the contraction
+/// One image (1, C, S...) convolved by taps: the contraction
 /// out[f, q] = sum over taps k, channels c of W[f, c, k] * x[c, q + offset(k)]
-/// (marked for sym-schedule-matmuls), its junk columns then dropped.
+/// (marked for sym-schedule-matmuls) of the padded flat image x, its junk
+/// columns then dropped.
 Value convolveImageByTaps(OpBuilder &b, Location loc, Value image, Value weight, const Window &w,
                           RankedTensorType outType) {
-  RankedTensorType in = tensorType(image);
   unsigned d = w.rank();
   int64_t f = outType.getDimSize(1);
-  ArrayRef<int64_t> paddedSpatial = in.getShape().drop_front(2), outSpatial = outType.getShape().drop_front(2);
+  SmallVector<int64_t> paddedSpatial = paddedSpatialSizes(tensorType(image), w);
+  ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
   TapLayout t = tapLayout(paddedSpatial, w, outSpatial);
   // Loops: f, q (parallel), k_1..k_d, c (reduction).
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
@@ -208,10 +228,11 @@ Value convolveImageByTaps(OpBuilder &b, Location loc, Value image, Value weight,
                               AffineMap::get(cDim + 1, 0, {dim(0), dim(1)}, b.getContext())};
   SmallVector<IteratorType> iterators{IteratorType::parallel, IteratorType::parallel};
   iterators.append(d + 1, IteratorType::reduction);
-  Value out = tapContraction(b, loc, {weight, flatImage(b, loc, image, t)}, {f, t.positions}, maps, iterators);
+  Value out = tapContraction(b, loc, {weight, flatPaddedImage(b, loc, image, w, t)}, {f, t.positions}, maps,
+                             iterators);
   // (F, O_0 * S_0) -> (F, O_0, P_1...) -> the valid (F, O_0, O_1...).
   SmallVector<int64_t> rows{f, outSpatial[0]};
-  llvm::append_range(rows, paddedSpatial.drop_front());
+  llvm::append_range(rows, ArrayRef(paddedSpatial).drop_front());
   out = reshapeTo(b, loc, out, rows);
   SmallVector<int64_t> offsets(d + 1, 0), sizes{f}, strides(d + 1, 1);
   llvm::append_range(sizes, outSpatial);
@@ -222,16 +243,18 @@ Value convolveImageByTaps(OpBuilder &b, Location loc, Value image, Value weight,
 }
 
 /// Groups of images are convolved one after the other (one im2col buffer of
-/// a group's size), each group by one parallel GEMM.
-Value convolutionByGemm(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+/// a group's size), each group by one parallel GEMM; by taps, each image
+/// is padded on its own, in the flat layout the taps read.
+Value convolutionByGemm(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
                         RankedTensorType outType) {
   int64_t n = outType.getDimSize(0);
-  bool byTaps = convolvesByTaps(tensorType(padded), w, outType);
+  bool byTaps = convolvesByTaps(tensorType(data), w, outType);
   int64_t group = byTaps ? 1 : imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
   SmallVector<int64_t> groupShape(outType.getShape());
   groupShape[0] = group;
   auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
-  return foldImageGroups(b, loc, padded, group, emptyLike(b, loc, outType),
+  Value source = byTaps ? data : padForWindow(b, loc, data, w);
+  return foldImageGroups(b, loc, source, group, emptyLike(b, loc, outType),
                          [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
                            Value result = byTaps ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut)
                                                  : convolveImages(nested, l, images[0], weight, w, groupOut);
@@ -294,10 +317,10 @@ Value groupedConvolution(OpBuilder &b, Location loc, Value padded, Value weight,
 
 /// Ungrouped convolutions are GEMMs over im2col columns; grouped ones stay
 /// direct.
-Value convolve(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w, int64_t groups,
+Value convolve(OpBuilder &b, Location loc, Value data, Value weight, const Window &w, int64_t groups,
                RankedTensorType outType) {
-  return groups == 1 ? convolutionByGemm(b, loc, padded, weight, w, outType)
-                     : groupedConvolution(b, loc, padded, weight, w, groups, outType);
+  return groups == 1 ? convolutionByGemm(b, loc, data, weight, w, outType)
+                     : groupedConvolution(b, loc, padForWindow(b, loc, data, w), weight, w, groups, outType);
 }
 
 Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
@@ -306,10 +329,7 @@ Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
     return op.emitError("the CPU backend supports channel-first layouts only, got ")
            << *op.getLayout();
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
-  SmallVector<int64_t> low{0, 0}, high{0, 0};
-  low.append(w.pad), high.append(w.pad);
-  Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
-  Value out = convolve(b, loc, padded, op.getWeight(), w, op.getNumGroup(), tensorType(op.getOutput()));
+  Value out = convolve(b, loc, op.getData(), op.getWeight(), w, op.getNumGroup(), tensorType(op.getOutput()));
   if (op.getBias())
     out = addBias(b, loc, out, op.getBias());
   return SmallVector<Value>{out};
@@ -338,10 +358,11 @@ Value accumulate(OpBuilder &b, Location loc, Value acc, Value value) {
 /// dW^T[c, k, f] = sum over q of x[c, q + offset(k)] * g^T[q, f], with g
 /// (1, F, O...) given zero junk columns up to the padded widths.
 Value imageWeightGradByTaps(OpBuilder &b, Location loc, Value g, Value image, const Window &w) {
-  RankedTensorType gType = tensorType(g), in = tensorType(image);
+  RankedTensorType gType = tensorType(g);
   unsigned d = w.rank();
-  int64_t f = gType.getDimSize(1), c = in.getDimSize(1);
-  ArrayRef<int64_t> paddedSpatial = in.getShape().drop_front(2), outSpatial = gType.getShape().drop_front(2);
+  int64_t f = gType.getDimSize(1), c = tensorType(image).getDimSize(1);
+  SmallVector<int64_t> paddedSpatial = paddedSpatialSizes(tensorType(image), w);
+  ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
   TapLayout t = tapLayout(paddedSpatial, w, outSpatial);
   SmallVector<int64_t> low(2 + d, 0), high(2 + d, 0);
   for (unsigned i = 1; i < d; ++i)
@@ -362,24 +383,26 @@ Value imageWeightGradByTaps(OpBuilder &b, Location loc, Value g, Value image, co
   SmallVector<int64_t> shape{c};
   llvm::append_range(shape, w.kernel);
   shape.push_back(f);
-  return tapContraction(b, loc, {flatImage(b, loc, image, t), gTransposed}, shape, maps, iterators);
+  return tapContraction(b, loc, {flatPaddedImage(b, loc, image, w, t), gTransposed}, shape, maps, iterators);
 }
 
 /// dW^T (C*K, F) = sum over groups of images of the im2col matrix (C*K,
 /// N*O) times g transposed (N*O, F): MXNet's formulation, transposed so
 /// that the columns are built as the forward builds them (contiguous along
-/// the output positions) and only g, K times smaller, is transposed.
-Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value padded, const Window &w,
+/// the output positions) and only g, K times smaller, is transposed. By
+/// taps, each image of `data` is padded on its own.
+Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value data, const Window &w,
                             RankedTensorType weightType) {
   RankedTensorType gType = tensorType(g);
   int64_t n = gType.getDimSize(0), f = gType.getDimSize(1);
   ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
-  bool byTaps = convolvesByTaps(tensorType(padded), w, gType);
+  bool byTaps = convolvesByTaps(tensorType(data), w, gType);
   int64_t positions = computeProduct(outSpatial), group = byTaps ? 1 : imagesPerGemm(n, positions);
   int64_t ck = weightType.getNumElements() / f;
   Value sum = zeros(b, loc, {ck, f}, gType.getElementType());
+  Value source = byTaps ? data : padForWindow(b, loc, data, w);
   sum = foldImageGroups(
-      b, loc, {g, padded}, group, sum, [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) -> Value {
+      b, loc, {g, source}, group, sum, [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) -> Value {
         Value product;
         if (byTaps) {
           product = reshapeTo(nested, l, imageWeightGradByTaps(nested, l, images[0], images[1], w), {ck, f});
@@ -677,17 +700,15 @@ Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op) {
   Location loc = op.getLoc();
   int64_t groups = op.getNumGroup();
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
-  SmallVector<int64_t> low{0, 0}, high{0, 0};
-  low.append(w.pad), high.append(w.pad);
-  Value padded = padConstant(b, loc, op.getData(), low, high, 0.0);
   RankedTensorType dataType = tensorType(op.getDataGrad());
   Value dataGrad = groups == 1 && dataType.getDimSize(1) < kFewChannels
                        ? convolutionDataGradByColumns(b, loc, op.getOutGrad(), op.getWeight(), w, dataType)
                        : convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups, dataType);
   RankedTensorType weightType = tensorType(op.getWeightGrad());
   Value weightGrad = groups == 1
-                         ? convolutionWeightGrad(b, loc, op.getOutGrad(), padded, w, weightType)
-                         : groupedConvolutionWeightGrad(b, loc, op.getOutGrad(), padded, w, groups, weightType);
+                         ? convolutionWeightGrad(b, loc, op.getOutGrad(), op.getData(), w, weightType)
+                         : groupedConvolutionWeightGrad(b, loc, op.getOutGrad(), padForWindow(b, loc, op.getData(), w),
+                                                        w, groups, weightType);
   return SmallVector<Value>{dataGrad, weightGrad};
 }
 
