@@ -68,7 +68,10 @@ def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"
     forall becomes the OpenMP work-sharing loop while the dims inside stay
     sequential loops that LLVM vectorizes. (Converting all dims to one OpenMP
     loop nest would collapse them into a single linearized index that no
-    vectorizer can handle.)
+    vectorizer can handle.) A linalg.transpose that moves the input's
+    innermost dim is then tiled by scf.for loops into 16 x 16 squares of the
+    two dims it swaps, so that the input lines a square reads serve all of
+    its rows.
   }];
   let options = [
     Option<"chunks", "chunks", "int64_t", "16", "pieces of work per op">,

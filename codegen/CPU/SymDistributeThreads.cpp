@@ -64,6 +64,45 @@ bool hasUntileableMaps(linalg::LinalgOp op) {
   });
 }
 
+/// Side of the squares a transpose of the innermost dim walks in.
+constexpr int64_t kTransposeBlock = 16;
+
+/// Tile sizes that walk `op`, when it moves the input's innermost dim
+/// elsewhere, in squares of the two innermost dims (of the output and of
+/// the input); empty otherwise. Row by row, every output row would read a
+/// column of the input, a cache line per element; in squares, the lines a
+/// square reads serve its whole width.
+SmallVector<int64_t> transposeBlockSizes(Operation *op) {
+  auto transpose = dyn_cast<linalg::TransposeOp>(op);
+  if (!transpose)
+    return {};
+  ArrayRef<int64_t> permutation = transpose.getPermutation();
+  int64_t innermost = permutation.size() - 1;
+  if (permutation.back() == innermost)
+    return {};
+  SmallVector<int64_t> sizes(permutation.size(), 1);
+  sizes.back() = kTransposeBlock;
+  sizes[llvm::find(permutation, innermost) - permutation.begin()] = kTransposeBlock;
+  return sizes;
+}
+
+/// `op` tiled by `sizes` in `loopType` loops, replaced by the tiled ops;
+/// the op tiled (the tile's), or null with an error.
+Operation *tile(IRRewriter &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
+                scf::SCFTilingOptions::LoopType loopType) {
+  scf::SCFTilingOptions options;
+  options.setLoopType(loopType);
+  options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(rewriter, op, options);
+  if (failed(tiled)) {
+    op->emitError("internal error: cannot tile this op");
+    return nullptr;
+  }
+  rewriter.replaceOp(op, tiled->replacements);
+  return tiled->tiledOps.front();
+}
+
 struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeThreadsPass> {
   using SymDistributeThreadsBase::SymDistributeThreadsBase;
 
@@ -81,19 +120,13 @@ struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeTh
     });
     IRRewriter rewriter(&getContext());
     for (TilingInterface op : ops) {
-      SmallVector<int64_t> sizes = threadTileSizes(op, chunks);
-      if (sizes.empty())
-        continue;
-      scf::SCFTilingOptions options;
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(rewriter, op, options);
-      if (failed(tiled)) {
-        op->emitError("internal error: cannot distribute this op over threads");
+      Operation *tiled = op;
+      if (SmallVector<int64_t> sizes = threadTileSizes(op, chunks); !sizes.empty())
+        tiled = tile(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
+      if (SmallVector<int64_t> sizes = transposeBlockSizes(tiled); tiled && !sizes.empty())
+        tiled = tile(rewriter, cast<TilingInterface>(tiled), sizes, scf::SCFTilingOptions::LoopType::ForOp);
+      if (!tiled)
         return signalPassFailure();
-      }
-      rewriter.replaceOp(op, tiled->replacements);
     }
   }
 };

@@ -93,3 +93,27 @@ func.func @shifted(%x: tensor<8x10xf32>) -> tensor<8x8xf32> {
   } -> tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
+
+// A transpose of the innermost dim walks each thread's rows in 16 x 16
+// squares of the two dims it swaps, the leading dim one at a time.
+// CHECK-LABEL: func @transpose
+// CHECK: scf.forall (%{{.*}}) in (4)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x16x16xf32>) outs(%{{.*}} : tensor<1x16x16xf32>) permutation = [0, 2, 1]
+func.func @transpose(%x: tensor<4x64x32xf32>) -> tensor<4x32x64xf32> {
+  %e = tensor.empty() : tensor<4x32x64xf32>
+  %t = linalg.transpose ins(%x : tensor<4x64x32xf32>) outs(%e : tensor<4x32x64xf32>) permutation = [0, 2, 1]
+  return %t : tensor<4x32x64xf32>
+}
+
+// One that keeps the innermost dim in place copies whole rows: no squares.
+// CHECK-LABEL: func @rows_moved
+// CHECK: scf.forall
+// CHECK-NOT: scf.for
+// CHECK: linalg.transpose
+func.func @rows_moved(%x: tensor<4x64x32xf32>) -> tensor<64x4x32xf32> {
+  %e = tensor.empty() : tensor<64x4x32xf32>
+  %t = linalg.transpose ins(%x : tensor<4x64x32xf32>) outs(%e : tensor<64x4x32xf32>) permutation = [1, 0, 2]
+  return %t : tensor<64x4x32xf32>
+}
