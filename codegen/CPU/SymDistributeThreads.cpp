@@ -86,8 +86,8 @@ SmallVector<int64_t> transposeBlockSizes(Operation *op) {
   return sizes;
 }
 
-/// `op` tiled by `sizes` in `loopType` loops, replaced by the tiled ops;
-/// the op tiled (the tile's), or null with an error.
+/// `op` tiled by `sizes` in `loopType` loops and replaced by their results;
+/// the op inside that computes a tile, or null after an error.
 Operation *tile(IRRewriter &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
                 scf::SCFTilingOptions::LoopType loopType) {
   scf::SCFTilingOptions options;
@@ -123,9 +123,10 @@ struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeTh
       Operation *tiled = op;
       if (SmallVector<int64_t> sizes = threadTileSizes(op, chunks); !sizes.empty())
         tiled = tile(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
-      if (SmallVector<int64_t> sizes = transposeBlockSizes(tiled); tiled && !sizes.empty())
-        tiled = tile(rewriter, cast<TilingInterface>(tiled), sizes, scf::SCFTilingOptions::LoopType::ForOp);
       if (!tiled)
+        return signalPassFailure();
+      if (SmallVector<int64_t> sizes = transposeBlockSizes(tiled); !sizes.empty() &&
+          !tile(rewriter, cast<TilingInterface>(tiled), sizes, scf::SCFTilingOptions::LoopType::ForOp))
         return signalPassFailure();
     }
   }
