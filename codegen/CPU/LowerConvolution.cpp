@@ -145,17 +145,21 @@ SmallVector<int64_t> paddedSpatialSizes(RankedTensorType data, const Window &w) 
 /// buffer, at the cost of the junk columns between the rows' ends and the
 /// padded widths. Worth it while those are few.
 struct TapLayout {
-  SmallVector<int64_t> flatStrides; // of the padded spatial dims
-  int64_t positions = 0;            // flattened ones computed, junk included
-  int64_t span = 0;                 // of the flat image the taps read
+  SmallVector<int64_t> paddedSpatial; // sizes
+  SmallVector<int64_t> flatStrides;   // of the padded spatial dims
+  int64_t positions = 0;              // flattened ones computed, junk included
+  int64_t span = 0;                   // of the flat image the taps read
 };
 
-TapLayout tapLayout(ArrayRef<int64_t> paddedSpatial, const Window &w, ArrayRef<int64_t> outSpatial) {
+/// The layout of `data` (N, C, S...) padded for the window, read for
+/// outputs of `outSpatial` sizes.
+TapLayout tapLayout(RankedTensorType data, const Window &w, ArrayRef<int64_t> outSpatial) {
   TapLayout t;
-  unsigned d = paddedSpatial.size();
+  t.paddedSpatial = paddedSpatialSizes(data, w);
+  unsigned d = t.paddedSpatial.size();
   t.flatStrides.assign(d, 1);
   for (unsigned i = d - 1; i > 0; --i)
-    t.flatStrides[i - 1] = t.flatStrides[i] * paddedSpatial[i];
+    t.flatStrides[i - 1] = t.flatStrides[i] * t.paddedSpatial[i];
   t.positions = outSpatial[0] * t.flatStrides[0];
   t.span = t.positions;
   for (unsigned i = 0; i < d; ++i)
@@ -168,7 +172,7 @@ TapLayout tapLayout(ArrayRef<int64_t> paddedSpatial, const Window &w, ArrayRef<i
 /// positions' taps read: one copy of the image.
 Value flatPaddedImage(OpBuilder &b, Location loc, Value image, const Window &w, const TapLayout &t) {
   RankedTensorType type = tensorType(image);
-  int64_t c = type.getDimSize(1), size = computeProduct(paddedSpatialSizes(type, w));
+  int64_t c = type.getDimSize(1), size = computeProduct(t.paddedSpatial);
   int64_t extraRows = llvm::divideCeil(std::max<int64_t>(0, t.span - size), t.flatStrides[0]);
   Value padded = padForWindow(b, loc, image, w, extraRows);
   return reshapeTo(b, loc, padded, {c, tensorType(padded).getNumElements() / c});
@@ -202,7 +206,7 @@ bool convolvesByTaps(RankedTensorType dataType, const Window &w, RankedTensorTyp
   if (!outType.getElementType().isF32() || llvm::any_of(w.stride, [](int64_t s) { return s != 1; }))
     return false;
   ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
-  TapLayout t = tapLayout(paddedSpatialSizes(dataType, w), w, outSpatial);
+  TapLayout t = tapLayout(dataType, w, outSpatial);
   return t.positions <= (1.0 + kMaxTapJunk) * computeProduct(outSpatial);
 }
 
@@ -214,9 +218,8 @@ Value convolveImageByTaps(OpBuilder &b, Location loc, Value image, Value weight,
                           RankedTensorType outType) {
   unsigned d = w.rank();
   int64_t f = outType.getDimSize(1);
-  SmallVector<int64_t> paddedSpatial = paddedSpatialSizes(tensorType(image), w);
   ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
-  TapLayout t = tapLayout(paddedSpatial, w, outSpatial);
+  TapLayout t = tapLayout(tensorType(image), w, outSpatial);
   // Loops: f, q (parallel), k_1..k_d, c (reduction).
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
   unsigned cDim = 2 + d;
@@ -232,7 +235,7 @@ Value convolveImageByTaps(OpBuilder &b, Location loc, Value image, Value weight,
                              iterators);
   // (F, O_0 * S_0) -> (F, O_0, P_1...) -> the valid (F, O_0, O_1...).
   SmallVector<int64_t> rows{f, outSpatial[0]};
-  llvm::append_range(rows, ArrayRef(paddedSpatial).drop_front());
+  llvm::append_range(rows, ArrayRef(t.paddedSpatial).drop_front());
   out = reshapeTo(b, loc, out, rows);
   SmallVector<int64_t> offsets(d + 1, 0), sizes{f}, strides(d + 1, 1);
   llvm::append_range(sizes, outSpatial);
@@ -361,12 +364,11 @@ Value imageWeightGradByTaps(OpBuilder &b, Location loc, Value g, Value image, co
   RankedTensorType gType = tensorType(g);
   unsigned d = w.rank();
   int64_t f = gType.getDimSize(1), c = tensorType(image).getDimSize(1);
-  SmallVector<int64_t> paddedSpatial = paddedSpatialSizes(tensorType(image), w);
   ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
-  TapLayout t = tapLayout(paddedSpatial, w, outSpatial);
+  TapLayout t = tapLayout(tensorType(image), w, outSpatial);
   SmallVector<int64_t> low(2 + d, 0), high(2 + d, 0);
   for (unsigned i = 1; i < d; ++i)
-    high[2 + i] = paddedSpatial[i] - outSpatial[i];
+    high[2 + i] = t.paddedSpatial[i] - outSpatial[i];
   Value gFlat = reshapeTo(b, loc, padConstant(b, loc, g, low, high, 0.0), {f, t.positions});
   Value gTransposed = transposeTo(b, loc, gFlat, {1, 0});
   // Loops: c, k_1..k_d, f (parallel), q (reduction).
