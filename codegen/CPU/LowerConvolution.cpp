@@ -89,12 +89,17 @@ Value imagesFrom(OpBuilder &b, Location loc, Value batched, Value first, int64_t
 }
 
 /// `images` (a group of them) inserted into the batch `acc` at image `first`.
+/// By a linalg.copy into acc's slice: sym-distribute-threads splits that
+/// over the threads, where the bare insert_slice would bufferize to a copy on
+/// one thread (the others waiting) between the group's parallel loops.
 Value insertImages(OpBuilder &b, Location loc, Value images, Value acc, Value first) {
   ArrayRef<int64_t> shape = tensorType(images).getShape();
   SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)), strides(shape.size(), b.getIndexAttr(1));
   offsets[0] = first;
-  return b.create<tensor::InsertSliceOp>(loc, images, acc, offsets, getAsIndexOpFoldResult(b.getContext(), shape),
-                                         strides);
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), shape);
+  Value slot = b.create<tensor::ExtractSliceOp>(loc, acc, offsets, sizes, strides);
+  Value copied = b.create<linalg::CopyOp>(loc, images, slot).getResult(0);
+  return b.create<tensor::InsertSliceOp>(loc, copied, acc, offsets, sizes, strides);
 }
 
 using ImageGroupStep = llvm::function_ref<Value(OpBuilder &, Location, ValueRange images, Value first, Value acc)>;
@@ -502,10 +507,22 @@ Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<
     sizes.push_back(extent);
     taps.push_back(p.taps);
   }
-  SmallVector<int64_t> unitStrides(sizes.size(), 1);
-  Value window = b.create<tensor::ExtractSliceOp>(
-      loc, padConstant(b, loc, g, low, high, 0.0), getAsIndexOpFoldResult(b.getContext(), offsets),
-      getAsIndexOpFoldResult(b.getContext(), sizes), getAsIndexOpFoldResult(b.getContext(), unitStrides));
+  // A window that is g with the same zeros on both sides of each dim (a
+  // stride-1 convolution's "same" padding) is left to the inner convolution
+  // to pad: by taps, it pads each image once, straight into its flat layout.
+  SmallVector<int64_t> innerPad(d, 0);
+  Value window = g;
+  bool wholePaddedG = llvm::all_of(llvm::seq<unsigned>(2, 2 + d), [&](unsigned i) {
+    return offsets[i] == 0 && low[i] == high[i] && sizes[i] == gType.getDimSize(i) + low[i] + high[i];
+  });
+  if (wholePaddedG) {
+    innerPad.assign(low.begin() + 2, low.end());
+  } else {
+    SmallVector<int64_t> unitStrides(sizes.size(), 1);
+    window = b.create<tensor::ExtractSliceOp>(
+        loc, padConstant(b, loc, g, low, high, 0.0), getAsIndexOpFoldResult(b.getContext(), offsets),
+        getAsIndexOpFoldResult(b.getContext(), sizes), getAsIndexOpFoldResult(b.getContext(), unitStrides));
+  }
   // flipped[g, c, f, j] = weight[g, f, c, first + step * (taps - 1 - j)], weight seen as (G, F, C, K...)
   int64_t fg = wType.getDimSize(0) / groups, cg = wType.getDimSize(1);
   SmallVector<int64_t> groupedShape{groups, fg, cg}, flippedShape{groups, cg, fg};
@@ -521,7 +538,7 @@ Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<
   llvm::append_range(flippedWeightShape, taps);
   for (const StridePhase &p : phases)
     dilations.push_back(p.dilation);
-  Window unit(taps, SmallVector<int64_t>(d, 1), dilations, SmallVector<int64_t>(d, 0));
+  Window unit(taps, SmallVector<int64_t>(d, 1), dilations, innerPad);
   return convolve(b, loc, window, reshapeTo(b, loc, flipped, flippedWeightShape), unit, groups,
                   RankedTensorType::get(outShape, element));
 }

@@ -225,11 +225,15 @@ int64_t paddedColumns(int64_t n, int64_t k, int64_t nr, int64_t elementBytes) {
   return padded;
 }
 
-/// `value` padded with zeros at the end of dim `dim` to `size`.
+/// `value` padded with zeros at the end of dim `dim` to `size`, where
+/// `value` is defined: a weight padded for the contraction of each image of
+/// a batch is padded once, before the images' loop.
 Value padDimTo(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t size) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getDimSize(dim) == size)
     return value;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointAfterValue(value);
   SmallVector<int64_t> low(type.getRank(), 0), high(type.getRank(), 0), shape(type.getShape());
   high[dim] = size - type.getDimSize(dim);
   shape[dim] = size;
@@ -319,11 +323,21 @@ TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel) {
 }
 
 /// `value` with `extra` zeros more at the end of dim `dim`. A zero padding
-/// that made `value` (the one a tap-read image gets) grows instead, so that
-/// the image is copied once, not twice.
+/// that made `value` (the one a tap-read image gets, maybe flattened) grows
+/// instead, so that the image is copied once, not twice.
 Value growEndPadding(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t extra) {
   if (extra == 0)
     return value;
+  if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>(); collapse && collapse->hasOneUse()) {
+    // Dim `dim` is one dim of the source, between unit ones: grow that.
+    ArrayRef<int64_t> sourceShape = collapse.getSrcType().getShape();
+    ReassociationIndices group = collapse.getReassociationIndices()[dim];
+    auto wide = llvm::make_filter_range(group, [&](int64_t i) { return sourceShape[i] != 1; });
+    if (llvm::range_size(wide) == 1) {
+      Value grown = growEndPadding(b, loc, collapse.getSrc(), *wide.begin(), extra);
+      return b.create<tensor::CollapseShapeOp>(loc, grown, collapse.getReassociationIndices());
+    }
+  }
   auto type = cast<RankedTensorType>(value.getType());
   auto pad = value.getDefiningOp<tensor::PadOp>();
   Value padding = pad ? pad.getConstantPaddingValue() : Value();
@@ -350,7 +364,7 @@ linalg::LinalgOp padTapContraction(linalg::LinalgOp op, const TapTiling &t) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type element = resultType.getElementType();
-  Value lhs = padDimTo(b, loc, op.getDpsInputs()[0], 0, t.rows);
+  Value lhs = growEndPadding(b, loc, op.getDpsInputs()[0], 0, t.rows - m);
   Value rhs = growEndPadding(b, loc, op.getDpsInputs()[1], 1, t.columns - n);
   SmallVector<int64_t> shape(resultType.getShape()), offsets(rank, 0), strides(rank, 1);
   shape.front() = t.rows, shape.back() = t.columns;

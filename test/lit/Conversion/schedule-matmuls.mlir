@@ -48,3 +48,55 @@ func.func @taps(%w: tensor<10x2x3x3xf32>, %x: tensor<2x1026xf32>) -> tensor<10x9
   } -> tensor<10x960xf32>
   return %r : tensor<10x960xf32>
 }
+
+// A tap contraction's A made by a zero padding, flattened (as a weight
+// gradient's image): that padding grows by the two rows instead of a second
+// copy of A padding them.
+// CHECK-LABEL: func @taps_grow_padded_rows
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 0, 0] high[0, 2, 0, 0, 2]
+// CHECK-NOT: tensor.pad
+// CHECK: scf.forall
+func.func @taps_grow_padded_rows(%w0: tensor<1x10x2x3x1xf32>, %x: tensor<2x1026xf32>) -> tensor<10x960xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %w0 low[0, 0, 0, 0, 0] high[0, 0, 0, 0, 2] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index, %i4: index):
+    tensor.yield %zero : f32
+  } : tensor<1x10x2x3x1xf32> to tensor<1x10x2x3x3xf32>
+  %w = tensor.collapse_shape %p [[0, 1], [2], [3], [4]] : tensor<1x10x2x3x3xf32> into tensor<10x2x3x3xf32>
+  %e = tensor.empty() : tensor<10x960xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<10x960xf32>) -> tensor<10x960xf32>
+  %r = linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%w, %x : tensor<10x2x3x3xf32>, tensor<2x1026xf32>) outs(%init : tensor<10x960xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %s = math.fma %a, %b, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<10x960xf32>
+  return %r : tensor<10x960xf32>
+}
+
+// A tap contraction per image of a batch: its weight, the same for every
+// image, is padded to whole register tiles once, before the images' loop.
+// CHECK-LABEL: func @taps_per_image
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 0] high[2, 0, 0, 0]
+// CHECK: scf.for
+// CHECK-NOT: tensor.pad %arg0
+// CHECK: scf.forall
+func.func @taps_per_image(%w: tensor<10x2x3x3xf32>, %images: tensor<4x2x1026xf32>) -> tensor<4x10x960xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %all = tensor.empty() : tensor<4x10x960xf32>
+  %out = scf.for %n = %c0 to %c4 step %c1 iter_args(%acc = %all) -> (tensor<4x10x960xf32>) {
+    %x = tensor.extract_slice %images[%n, 0, 0] [1, 2, 1026] [1, 1, 1] : tensor<4x2x1026xf32> to tensor<2x1026xf32>
+    %e = tensor.empty() : tensor<10x960xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<10x960xf32>) -> tensor<10x960xf32>
+    %r = linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%w, %x : tensor<10x2x3x3xf32>, tensor<2x1026xf32>) outs(%init : tensor<10x960xf32>) attrs = {symc.tap_contraction} {
+    ^bb0(%a: f32, %b: f32, %s0: f32):
+      %s = math.fma %a, %b, %s0 : f32
+      linalg.yield %s : f32
+    } -> tensor<10x960xf32>
+    %next = tensor.insert_slice %r into %acc[%n, 0, 0] [1, 10, 960] [1, 1, 1] : tensor<10x960xf32> into tensor<4x10x960xf32>
+    scf.yield %next : tensor<4x10x960xf32>
+  }
+  return %out : tensor<4x10x960xf32>
+}
