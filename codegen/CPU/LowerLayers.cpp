@@ -282,8 +282,26 @@ std::pair<SmallVector<int64_t>, int64_t> statisticAxes(RankedTensorType type, in
   return {axes, count};
 }
 
+/// The sum over `axes`, accumulated in f64 by adds that may be reassociated,
+/// then rounded to the input's type. LLVM vectorizes it (partial sums per
+/// lane), where an f32 sum has to stay sequential, and the rounding of the
+/// f64 partial sums is far below f32's: the result is the sum of the f32
+/// terms rounded once, more accurate than f32 adds in any order.
 Value sumOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes) {
-  return reduce(b, loc, input, axes, /*keepDims=*/false, 0.0, addFn);
+  Type element = tensorType(input).getElementType();
+  Type wide = b.getF64Type();
+  if (element == wide)
+    return reduce(b, loc, input, axes, /*keepDims=*/false, 0.0, addFn);
+  Value sum = reduce(
+      b, loc, input, axes, /*keepDims=*/false, 0.0,
+      [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+        Value term = b.create<arith::ExtFOp>(loc, wide, a[0]);
+        return b.create<arith::AddFOp>(loc, a[1], term, arith::FastMathFlags::reassoc);
+      },
+      wide);
+  return mapElementwise(b, loc, tensorType(sum).clone(element), sum, [&](OpBuilder &b, Location loc, ValueRange a) {
+    return b.create<arith::TruncFOp>(loc, element, a[0]).getResult();
+  });
 }
 
 Value scaleBy(OpBuilder &b, Location loc, Value vector, double factor) {

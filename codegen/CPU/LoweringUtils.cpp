@@ -91,7 +91,7 @@ Value mapAlongAxis(OpBuilder &b, Location loc, ValueRange tensors, int64_t axis,
 }
 
 Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes, bool keepDims,
-             double init, ScalarFn combine) {
+             double init, ScalarFn combine, Type accumulator) {
   RankedTensorType type = tensorType(input);
   unsigned rank = type.getRank();
   SmallVector<int64_t> reducedShape, keptShape;
@@ -106,7 +106,7 @@ Value reduce(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes, bo
       outputExprs.push_back(b.getAffineDimExpr(i));
     }
   }
-  auto resultType = RankedTensorType::get(reducedShape, type.getElementType());
+  auto resultType = RankedTensorType::get(reducedShape, accumulator ? accumulator : type.getElementType());
   Value acc = filledTensor(b, loc, resultType, init);
   SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank),
                               AffineMap::get(rank, 0, outputExprs, b.getContext())};

@@ -53,10 +53,11 @@ Value mapElementwise(OpBuilder &b, Location loc, RankedTensorType resultType, Va
 Value mapAlongAxis(OpBuilder &b, Location loc, ValueRange tensors, int64_t axis, ValueRange vectors,
                    ScalarFn fn);
 
-/// Reduces `input` over the sorted `axes` with `combine`, starting at `init`.
+/// Reduces `input` over the sorted `axes` with `combine`, starting at `init`,
+/// into elements of `accumulator` (default: the input's element type).
 /// With `keepDims` the reduced axes stay as size 1.
 Value reduce(OpBuilder &b, Location loc, Value input, llvm::ArrayRef<int64_t> axes, bool keepDims,
-             double init, ScalarFn combine);
+             double init, ScalarFn combine, Type accumulator = nullptr);
 
 /// Any static reshape: collapse to 1-d, then expand to `shape`.
 Value reshapeTo(OpBuilder &b, Location loc, Value input, llvm::ArrayRef<int64_t> shape);

@@ -71,26 +71,26 @@ def is_differentiable(name):
     return name in DIFFERENTIABLE or name.startswith("reshape")
 
 
-def mxnet_backward(sym, shapes, inputs, aux, heads, indices):
-    """MXNet's written gradients, and its aux states after backward."""
+def mxnet_backward(sym, shapes, inputs, aux, heads, indices, float64=False):
+    """MXNet's written gradients, and its aux states after backward; with
+    `float64`, of every input cast to float64 (returned as float32)."""
     reqs = {a: "null" if a in indices else "write" for a in sym.list_arguments()}
-    exe = sym.simple_bind(mx.cpu(), grad_req=reqs, **shapes)
-    exe.copy_params_from(inputs, aux)
+    types = {i: "float64" for i in sym.list_inputs()} if float64 else None
+    exe = sym.simple_bind(mx.cpu(), grad_req=reqs, type_dict=types, **shapes)
+    exe.copy_params_from(inputs, aux)  # cast to the bound arrays' types
     exe.forward(is_train=True)
-    exe.backward([mx.nd.array(h) for h in heads])
-    return ({k: v.asnumpy() for k, v in exe.grad_dict.items() if v is not None},
-            {k: v.asnumpy() for k, v in exe.aux_dict.items()})
+    exe.backward([mx.nd.array(h, dtype="float64" if float64 else None) for h in heads])
+    return ({k: v.asnumpy().astype("float32") for k, v in exe.grad_dict.items() if v is not None},
+            {k: v.asnumpy().astype("float32") for k, v in exe.aux_dict.items()})
 
 
-# MobileNet's 27 BatchNorm+relu layers amplify float32 rounding
-# differences (MXNet's MKLDNN BatchNorm sums differently) through relu masks
-# that flip near 0: gradients of magnitude ~1e3 differ in a few channels.
-# Its blocks (depthwise and pointwise convolutions, BatchNorm, relu) match to
-# 1e-6 on their own; the whole model is compared by relative L2 error.
-# ResNet-18 alike: with the suite's inputs one pre-activation of
-# stage2_activation0 is 2e-7, within float32 rounding of 0, and the flipped
-# relu mask spreads through BatchNorm's backward to every earlier gradient
-# (relative L2 ~2e-2; ~6e-6 with other inputs, and from stage 2 on).
+# Deep BatchNorm+relu stacks amplify float32 rounding through relu masks that
+# flip near 0. MobileNet's 27 such layers make MXNet's own float32 gradients
+# differ from its float64 ones by 3e-2 to 1e-1 (relative L2) with random
+# weights, mostly from its float32 BatchNorm statistics; symc sums those in
+# float64 and lands within 2e-3 to 2e-2 of float64 MXNet. (Its blocks match
+# float32 MXNet to 1e-6 on their own.) So these whole models are compared
+# with MXNet computing in float64, by relative L2 error.
 RELATIVE_L2 = {"model_mobilenet1.0": 5e-2, "model_resnet18_v1": 5e-2}
 
 
@@ -125,7 +125,7 @@ def run_case(name, sym, shapes, work, tools, rng):
     for output, head in zip(sym.list_outputs(), heads):
         np.save("%s.head_%s.npy" % (base, output), head)
         run += ["--head-grad", "%s=%s.head_%s.npy" % (output, base, output)]
-    written, updated_aux = mxnet_backward(sym, shapes, inputs, aux, heads, indices)
+    written, updated_aux = mxnet_backward(sym, shapes, inputs, aux, heads, indices, float64=name in RELATIVE_L2)
     for req in REQS:
         out = "%s.%s.grads.params" % (base, req)
         reqs = sum((["--grad-req", "%s=%s" % (a, "null" if a in indices else req)]

@@ -124,6 +124,20 @@ func.func @batch_norm(%x: tensor<2x3x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf32
 
 // -----
 
+// Training BatchNorm sums its batch statistics in f64, by adds that may be
+// reassociated (so that LLVM vectorizes them), each sum rounded to f32 once.
+// CHECK-LABEL: func @batch_norm_training
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction"]
+// CHECK: arith.extf %{{.*}} : f32 to f64
+// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<reassoc> : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+func.func @batch_norm_training(%x: tensor<2x3x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) -> tensor<2x3x4xf32> {
+  %0:3 = sym.BatchNorm %x, %g, %b, %m, %v {sym.is_train} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %0#0 : tensor<2x3x4xf32>
+}
+
+// -----
+
 func.func @dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
   // expected-error @+1 {{the CPU backend needs static shapes; 'relu' has a dynamic or unranked operand or result}}
   %0 = sym.relu %x : (tensor<?x3xf32>) -> tensor<?x3xf32>
