@@ -362,6 +362,31 @@ Value accumulate(OpBuilder &b, Location loc, Value acc, Value value) {
                       addFn);
 }
 
+/// An image's g (1, F, O...) as g^T (O_0 * P_1 * ..., F): zero junk columns
+/// up to the padded widths P_i of the tap layout. The transpose writes into
+/// its slot of the zeroed result, one copy of g.
+Value transposeWithJunkColumns(OpBuilder &b, Location loc, Value g, const TapLayout &t) {
+  RankedTensorType gType = tensorType(g);
+  ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
+  unsigned d = outSpatial.size();
+  int64_t f = gType.getDimSize(1);
+  SmallVector<int64_t> shape{outSpatial[0]}, sizes(outSpatial), permutation;
+  llvm::append_range(shape, ArrayRef(t.paddedSpatial).drop_front());
+  shape.push_back(f);
+  sizes.push_back(f);
+  for (unsigned i = 1; i <= d; ++i)
+    permutation.push_back(i);
+  permutation.push_back(0);
+  Value padded = zeros(b, loc, shape, gType.getElementType());
+  SmallVector<OpFoldResult> offsets(d + 1, b.getIndexAttr(0)), strides(d + 1, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> slotSizes = getAsIndexOpFoldResult(b.getContext(), sizes);
+  Value slot = b.create<tensor::ExtractSliceOp>(loc, padded, offsets, slotSizes, strides);
+  Value image = reshapeTo(b, loc, g, gType.getShape().drop_front());
+  Value transposed = b.create<linalg::TransposeOp>(loc, image, slot, permutation).getResult()[0];
+  padded = b.create<tensor::InsertSliceOp>(loc, transposed, padded, offsets, slotSizes, strides);
+  return reshapeTo(b, loc, padded, {t.positions, f});
+}
+
 /// One image's dW^T as (C, K..., F) by taps, no im2col (convolveImageByTaps):
 /// dW^T[c, k, f] = sum over q of x[c, q + offset(k)] * g^T[q, f], with g
 /// (1, F, O...) given zero junk columns up to the padded widths.
@@ -371,11 +396,7 @@ Value imageWeightGradByTaps(OpBuilder &b, Location loc, Value g, Value image, co
   int64_t f = gType.getDimSize(1), c = tensorType(image).getDimSize(1);
   ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
   TapLayout t = tapLayout(tensorType(image), w, outSpatial);
-  SmallVector<int64_t> low(2 + d, 0), high(2 + d, 0);
-  for (unsigned i = 1; i < d; ++i)
-    high[2 + i] = t.paddedSpatial[i] - outSpatial[i];
-  Value gFlat = reshapeTo(b, loc, padConstant(b, loc, g, low, high, 0.0), {f, t.positions});
-  Value gTransposed = transposeTo(b, loc, gFlat, {1, 0});
+  Value gTransposed = transposeWithJunkColumns(b, loc, g, t);
   // Loops: c, k_1..k_d, f (parallel), q (reduction).
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
   unsigned fDim = 1 + d, qDim = 2 + d;

@@ -65,10 +65,18 @@ func.func @tap_convolution(%x: tensor<1x2x30x30xf32>, %w: tensor<4x2x3x3xf32>) -
 // The data gradient of that convolution is one by taps too, of the output
 // gradient with the flipped weight: the output gradient is padded once,
 // straight into its flat layout, as the image is for the weight gradient.
+// The weight gradient transposes the output gradient straight into a zeroed
+// buffer with the padded rows' junk columns (30 x 32 positions by 4 filters).
 // CHECK-LABEL: func @tap_convolution_backward
 // CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 2, 1]
 // CHECK-NOT: tensor.pad %arg0
 // CHECK: ins({{.*}} : tensor<16x4x3x3xf32>, tensor<4x1056xf32>){{.*}}symc.tap_contraction
+// CHECK: %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<30x32x4xf32>)
+// CHECK: %[[SLOT:.*]] = tensor.extract_slice %[[ZEROS]][0, 0, 0] [30, 30, 4] [1, 1, 1]
+// CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<4x30x30xf32>) outs(%[[SLOT]] : tensor<30x30x4xf32>) permutation = [1, 2, 0]
+// CHECK: tensor.insert_slice %[[T]] into %[[ZEROS]]
+// CHECK-NOT: tensor.pad %arg0
+// CHECK: tensor.pad %arg1 low[0, 0, 1, 1] high[0, 0, 2, 1]
 func.func @tap_convolution_backward(%g: tensor<1x4x30x30xf32>, %x: tensor<1x16x30x30xf32>, %w: tensor<4x16x3x3xf32>) -> (tensor<1x16x30x30xf32>, tensor<4x16x3x3xf32>) {
   %dx, %dw = sym._backward_Convolution %g, %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 4 : i64, no_bias = true} : (tensor<1x4x30x30xf32>, tensor<1x16x30x30xf32>, tensor<4x16x3x3xf32>) -> (tensor<1x16x30x30xf32>, tensor<4x16x3x3xf32>)
   return %dx, %dw : tensor<1x16x30x30xf32>, tensor<4x16x3x3xf32>
