@@ -25,10 +25,22 @@ bool onlyGenerics(OpOperand *fused) {
   return !keepsForm(producer) && !keepsForm(fused->getOwner());
 }
 
+/// Generics fuse unless the consumer broadcasts the producer's result: fused,
+/// the producer would run once per element of the consumer instead of once
+/// per element of its own (BatchNorm's per-channel 1/sqrt(var + eps) once
+/// per pixel). Only where the broadcast value is loaded from memory does
+/// LLVM hoist it, and a workspace's loads it may not.
+bool genericsWithoutRecomputation(OpOperand *fused) {
+  if (!onlyGenerics(fused))
+    return false;
+  auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+  return !consumer || consumer.getMatchingIndexingMap(fused).isPermutation();
+}
+
 struct SymFuseElementwisePass : impl::SymFuseElementwiseBase<SymFuseElementwisePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    linalg::populateElementwiseOpsFusionPatterns(patterns, onlyGenerics);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, genericsWithoutRecomputation);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, onlyGenerics);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
     tensor::populateFoldTensorEmptyPatterns(patterns);
