@@ -28,8 +28,8 @@ bool onlyGenerics(OpOperand *fused) {
 /// Generics fuse unless the consumer broadcasts the producer's result: fused,
 /// the producer would run once per element of the consumer instead of once
 /// per element of its own (BatchNorm's per-channel 1/sqrt(var + eps) once
-/// per pixel). Only where the broadcast value is loaded from memory does
-/// LLVM hoist it, and a workspace's loads it may not.
+/// per pixel). LLVM does not hoist that work out of the pixel loops: its
+/// operands are loads from the workspace, which the loops' stores may alias.
 bool genericsWithoutRecomputation(OpOperand *fused) {
   if (!onlyGenerics(fused))
     return false;
