@@ -88,18 +88,28 @@ Value imagesFrom(OpBuilder &b, Location loc, Value batched, Value first, int64_t
                                           strides);
 }
 
+/// `dest` with its unit-stride slice at `offsets` of `sizes` replaced by
+/// `write(slice)`, a DPS op writing into that slice: bufferized, the op writes
+/// in place into dest's buffer.
+Value writeIntoSlice(OpBuilder &b, Location loc, Value dest, ArrayRef<OpFoldResult> offsets, ArrayRef<int64_t> sizes,
+                     llvm::function_ref<Value(Value slice)> write) {
+  SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  SmallVector<OpFoldResult> sliceSizes = getAsIndexOpFoldResult(b.getContext(), sizes);
+  Value slice = b.create<tensor::ExtractSliceOp>(loc, dest, offsets, sliceSizes, strides);
+  return b.create<tensor::InsertSliceOp>(loc, write(slice), dest, offsets, sliceSizes, strides);
+}
+
 /// `images` (a group of them) inserted into the batch `acc` at image `first`.
 /// By a linalg.copy into acc's slice: sym-distribute-threads splits that
 /// over the threads, where the bare insert_slice would bufferize to a copy on
 /// one thread (the others waiting) between the group's parallel loops.
 Value insertImages(OpBuilder &b, Location loc, Value images, Value acc, Value first) {
   ArrayRef<int64_t> shape = tensorType(images).getShape();
-  SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)), strides(shape.size(), b.getIndexAttr(1));
+  SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0));
   offsets[0] = first;
-  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), shape);
-  Value slot = b.create<tensor::ExtractSliceOp>(loc, acc, offsets, sizes, strides);
-  Value copied = b.create<linalg::CopyOp>(loc, images, slot).getResult(0);
-  return b.create<tensor::InsertSliceOp>(loc, copied, acc, offsets, sizes, strides);
+  return writeIntoSlice(b, loc, acc, offsets, shape, [&](Value slice) {
+    return b.create<linalg::CopyOp>(loc, images, slice).getResult(0);
+  });
 }
 
 using ImageGroupStep = llvm::function_ref<Value(OpBuilder &, Location, ValueRange images, Value first, Value acc)>;
@@ -377,13 +387,11 @@ Value transposeWithJunkColumns(OpBuilder &b, Location loc, Value g, const TapLay
   for (unsigned i = 1; i <= d; ++i)
     permutation.push_back(i);
   permutation.push_back(0);
-  Value padded = zeros(b, loc, shape, gType.getElementType());
-  SmallVector<OpFoldResult> offsets(d + 1, b.getIndexAttr(0)), strides(d + 1, b.getIndexAttr(1));
-  SmallVector<OpFoldResult> slotSizes = getAsIndexOpFoldResult(b.getContext(), sizes);
-  Value slot = b.create<tensor::ExtractSliceOp>(loc, padded, offsets, slotSizes, strides);
   Value image = reshapeTo(b, loc, g, gType.getShape().drop_front());
-  Value transposed = b.create<linalg::TransposeOp>(loc, image, slot, permutation).getResult()[0];
-  padded = b.create<tensor::InsertSliceOp>(loc, transposed, padded, offsets, slotSizes, strides);
+  Value padded = writeIntoSlice(b, loc, zeros(b, loc, shape, gType.getElementType()),
+                                SmallVector<OpFoldResult>(d + 1, b.getIndexAttr(0)), sizes, [&](Value slice) {
+                                  return b.create<linalg::TransposeOp>(loc, image, slice, permutation).getResult()[0];
+                                });
   return reshapeTo(b, loc, padded, {t.positions, f});
 }
 
