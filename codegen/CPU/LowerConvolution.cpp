@@ -88,12 +88,14 @@ Value imagesFrom(OpBuilder &b, Location loc, Value batched, Value first, int64_t
                                           strides);
 }
 
-/// `dest` with its unit-stride slice at `offsets` of `sizes` replaced by
-/// `write(slice)`, a DPS op writing into that slice: bufferized, the op writes
-/// in place into dest's buffer.
+/// `dest` with its slice at `offsets` of `sizes` (unit strides unless
+/// given) replaced by `write(slice)`, a DPS op writing into that slice:
+/// bufferized, the op writes in place into dest's buffer.
 Value writeIntoSlice(OpBuilder &b, Location loc, Value dest, ArrayRef<OpFoldResult> offsets, ArrayRef<int64_t> sizes,
-                     llvm::function_ref<Value(Value slice)> write) {
+                     llvm::function_ref<Value(Value slice)> write, ArrayRef<int64_t> sliceStrides = {}) {
   SmallVector<OpFoldResult> strides(sizes.size(), b.getIndexAttr(1));
+  for (auto [i, stride] : llvm::enumerate(sliceStrides))
+    strides[i] = b.getIndexAttr(stride);
   SmallVector<OpFoldResult> sliceSizes = getAsIndexOpFoldResult(b.getContext(), sizes);
   Value slice = b.create<tensor::ExtractSliceOp>(loc, dest, offsets, sliceSizes, strides);
   return b.create<tensor::InsertSliceOp>(loc, write(slice), dest, offsets, sliceSizes, strides);
@@ -135,12 +137,10 @@ Value foldImageGroups(OpBuilder &b, Location loc, ValueRange batched, int64_t gr
   return loop.getResult(0);
 }
 
-/// The window's zero padding around the spatial dims of `data` (N, C, S...);
-/// `extraRows` more after the first spatial dim.
-Value padForWindow(OpBuilder &b, Location loc, Value data, const Window &w, int64_t extraRows = 0) {
+/// The window's zero padding around the spatial dims of `data` (N, C, S...).
+Value padForWindow(OpBuilder &b, Location loc, Value data, const Window &w) {
   SmallVector<int64_t> low{0, 0}, high{0, 0};
   low.append(w.pad), high.append(w.pad);
-  high[2] += extraRows;
   return padConstant(b, loc, data, low, high, 0.0);
 }
 
@@ -166,11 +166,11 @@ struct TapLayout {
   int64_t span = 0;                   // of the flat image the taps read
 };
 
-/// The layout of `data` (N, C, S...) padded for the window, read for
-/// outputs of `outSpatial` sizes.
-TapLayout tapLayout(RankedTensorType data, const Window &w, ArrayRef<int64_t> outSpatial) {
+/// The tap layout of an image padded to `paddedSpatial`, read by the
+/// window's taps for outputs of `outSpatial` sizes.
+TapLayout tapLayout(ArrayRef<int64_t> paddedSpatial, const Window &w, ArrayRef<int64_t> outSpatial) {
   TapLayout t;
-  t.paddedSpatial = paddedSpatialSizes(data, w);
+  t.paddedSpatial.assign(paddedSpatial.begin(), paddedSpatial.end());
   unsigned d = t.paddedSpatial.size();
   t.flatStrides.assign(d, 1);
   for (unsigned i = d - 1; i > 0; --i)
@@ -182,14 +182,38 @@ TapLayout tapLayout(RankedTensorType data, const Window &w, ArrayRef<int64_t> ou
   return t;
 }
 
-/// The image (1, C, S...) padded for the window and flattened to (C, P),
-/// with whole rows of zeros past the padded end for the span the last
-/// positions' taps read: one copy of the image.
-Value flatPaddedImage(OpBuilder &b, Location loc, Value image, const Window &w, const TapLayout &t) {
+/// The layout of `data` (N, C, S...) padded for the window, read for
+/// outputs of `outSpatial` sizes.
+TapLayout tapLayout(RankedTensorType data, const Window &w, ArrayRef<int64_t> outSpatial) {
+  return tapLayout(paddedSpatialSizes(data, w), w, outSpatial);
+}
+
+/// Junk columns up to a tenth of the useful ones.
+constexpr double kMaxTapJunk = 0.1;
+
+bool fewJunkColumns(const TapLayout &t, ArrayRef<int64_t> outSpatial) {
+  return t.positions <= (1.0 + kMaxTapJunk) * computeProduct(outSpatial);
+}
+
+/// The image (1, C, S...) padded by `low` and `high` around its spatial
+/// dims and flattened to (C, P), with whole rows of zeros past the padded
+/// end up to `length` flat positions: one copy of the image.
+Value flatPaddedImage(OpBuilder &b, Location loc, Value image, ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+                      int64_t length) {
   RankedTensorType type = tensorType(image);
-  int64_t c = type.getDimSize(1), size = computeProduct(t.paddedSpatial);
-  int64_t extraRows = llvm::divideCeil(std::max<int64_t>(0, t.span - size), t.flatStrides[0]);
-  Value padded = padForWindow(b, loc, image, w, extraRows);
+  SmallVector<int64_t> lowAll{0, 0}, highAll{0, 0};
+  llvm::append_range(lowAll, low);
+  llvm::append_range(highAll, high);
+  int64_t rowLength = 1, size = 1;
+  for (unsigned i = 2; i < type.getRank(); ++i) {
+    int64_t padded = type.getDimSize(i) + lowAll[i] + highAll[i];
+    size *= padded;
+    if (i > 2)
+      rowLength *= padded;
+  }
+  highAll[2] += llvm::divideCeil(std::max<int64_t>(0, length - size), rowLength);
+  Value padded = padConstant(b, loc, image, lowAll, highAll, 0.0);
+  int64_t c = type.getDimSize(1);
   return reshapeTo(b, loc, padded, {c, tensorType(padded).getNumElements() / c});
 }
 
@@ -214,27 +238,19 @@ Value tapContraction(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<int
   return out;
 }
 
-/// Junk columns up to a tenth of the useful ones.
-constexpr double kMaxTapJunk = 0.1;
-
 bool convolvesByTaps(RankedTensorType dataType, const Window &w, RankedTensorType outType) {
   if (!outType.getElementType().isF32() || llvm::any_of(w.stride, [](int64_t s) { return s != 1; }))
     return false;
   ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
-  TapLayout t = tapLayout(dataType, w, outSpatial);
-  return t.positions <= (1.0 + kMaxTapJunk) * computeProduct(outSpatial);
+  return fewJunkColumns(tapLayout(dataType, w, outSpatial), outSpatial);
 }
 
-/// One image (1, C, S...) convolved by taps: the contraction
-/// out[f, q] = sum over taps k, channels c of W[f, c, k] * x[c, q + offset(k)]
-/// (marked for sym-schedule-matmuls) of the padded flat image x, its junk
-/// columns then dropped.
-Value convolveImageByTaps(OpBuilder &b, Location loc, Value image, Value weight, const Window &w,
-                          RankedTensorType outType) {
+/// The contraction out[f, q] = sum over taps k, channels c of
+/// W[f, c, k] * x[c, q + offset(k)] of the flat image x (C, >= t.span)
+/// read in layout `t`, for F = `filters`: (F, t.positions), junk included.
+Value convolveFlatByTaps(OpBuilder &b, Location loc, Value flat, Value weight, const Window &w, const TapLayout &t,
+                         int64_t filters) {
   unsigned d = w.rank();
-  int64_t f = outType.getDimSize(1);
-  ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
-  TapLayout t = tapLayout(tensorType(image), w, outSpatial);
   // Loops: f, q (parallel), k_1..k_d, c (reduction).
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
   unsigned cDim = 2 + d;
@@ -246,18 +262,34 @@ Value convolveImageByTaps(OpBuilder &b, Location loc, Value image, Value weight,
                               AffineMap::get(cDim + 1, 0, {dim(0), dim(1)}, b.getContext())};
   SmallVector<IteratorType> iterators{IteratorType::parallel, IteratorType::parallel};
   iterators.append(d + 1, IteratorType::reduction);
-  Value out = tapContraction(b, loc, {weight, flatPaddedImage(b, loc, image, w, t)}, {f, t.positions}, maps,
-                             iterators);
+  return tapContraction(b, loc, {weight, flat}, {filters, t.positions}, maps, iterators);
+}
+
+/// The valid (F, O...) of a tap contraction's (F, O_0 * S_0): its junk
+/// columns dropped.
+Value validPositions(OpBuilder &b, Location loc, Value out, const TapLayout &t, ArrayRef<int64_t> outSpatial) {
+  int64_t f = tensorType(out).getDimSize(0);
+  unsigned d = outSpatial.size();
   // (F, O_0 * S_0) -> (F, O_0, P_1...) -> the valid (F, O_0, O_1...).
   SmallVector<int64_t> rows{f, outSpatial[0]};
   llvm::append_range(rows, ArrayRef(t.paddedSpatial).drop_front());
   out = reshapeTo(b, loc, out, rows);
   SmallVector<int64_t> offsets(d + 1, 0), sizes{f}, strides(d + 1, 1);
   llvm::append_range(sizes, outSpatial);
-  out = b.create<tensor::ExtractSliceOp>(loc, out, getAsIndexOpFoldResult(b.getContext(), offsets),
-                                         getAsIndexOpFoldResult(b.getContext(), sizes),
-                                         getAsIndexOpFoldResult(b.getContext(), strides));
-  return reshapeTo(b, loc, out, outType.getShape());
+  return b.create<tensor::ExtractSliceOp>(loc, out, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                          getAsIndexOpFoldResult(b.getContext(), sizes),
+                                          getAsIndexOpFoldResult(b.getContext(), strides));
+}
+
+/// One image (1, C, S...) convolved by taps (convolveFlatByTaps) of its
+/// padded flat copy, its junk columns then dropped.
+Value convolveImageByTaps(OpBuilder &b, Location loc, Value image, Value weight, const Window &w,
+                          RankedTensorType outType) {
+  ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
+  TapLayout t = tapLayout(tensorType(image), w, outSpatial);
+  Value flat = flatPaddedImage(b, loc, image, w.pad, w.pad, t.span);
+  Value out = convolveFlatByTaps(b, loc, flat, weight, w, t, outType.getDimSize(1));
+  return reshapeTo(b, loc, validPositions(b, loc, out, t, outSpatial), outType.getShape());
 }
 
 /// Groups of images are convolved one after the other (one im2col buffer of
@@ -419,7 +451,7 @@ Value imageWeightGradByTaps(OpBuilder &b, Location loc, Value g, Value image, co
   SmallVector<int64_t> shape{c};
   llvm::append_range(shape, w.kernel);
   shape.push_back(f);
-  return tapContraction(b, loc, {flatPaddedImage(b, loc, image, w, t), gTransposed}, shape, maps, iterators);
+  return tapContraction(b, loc, {flatPaddedImage(b, loc, image, w.pad, w.pad, t.span), gTransposed}, shape, maps, iterators);
 }
 
 /// dW^T (C*K, F) = sum over groups of images of the im2col matrix (C*K,
@@ -459,12 +491,17 @@ Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value data, con
 /// of them, maybe none); tap j of input position i reads the output
 /// gradient at i + offset - dilation * j.
 struct StridePhase {
-  int64_t positions, first = 0, step = 1, taps = 0, offset = 0, dilation = 1;
+  int64_t index, positions, first = 0, step = 1, taps = 0, offset = 0, dilation = 1;
+  /// The output gradient positions the taps read: from `windowStart()`
+  /// (maybe before g's first) on, `windowExtent()` of them.
+  int64_t windowStart() const { return offset - dilation * (taps - 1); }
+  int64_t windowExtent() const { return positions + dilation * (taps - 1); }
 };
 
 StridePhase stridePhase(int64_t phase, int64_t inputSize, int64_t kernel, int64_t stride, int64_t dilate,
                         int64_t pad) {
   StridePhase p;
+  p.index = phase;
   p.positions = llvm::divideCeil(inputSize - phase, stride);
   // Tap k reaches the phase when (phase + pad - k * dilate) is a multiple
   // of the stride: the first such k, then every stride / gcd.
@@ -512,64 +549,109 @@ Value gatherByMap(OpBuilder &b, Location loc, RankedTensorType resultType, Value
                       });
 }
 
-/// The data gradient at one stride phase (one StridePhase per spatial dim):
-/// a stride-1 convolution of the output gradient's window by the phase's
-/// taps, flipped, with filter and channel dims swapped within each group.
-Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<StridePhase> phases,
-                    int64_t groups, int64_t channels) {
+/// The phase's taps of `weight` (G*F, C/G, K...), flipped, with filter and
+/// channel dims swapped within each group: (G*C/G, F, taps...), the weight
+/// of the phase's stride-1 convolution of the output gradient.
+Value flippedPhaseWeight(OpBuilder &b, Location loc, Value weight, ArrayRef<StridePhase> phases, int64_t groups) {
+  RankedTensorType wType = tensorType(weight);
   unsigned d = phases.size();
-  RankedTensorType gType = tensorType(g), wType = tensorType(weight);
-  Type element = gType.getElementType();
-  int64_t n = gType.getDimSize(0);
-  SmallVector<int64_t> outShape{n, channels};
-  for (const StridePhase &p : phases)
-    outShape.push_back(p.positions);
-  if (llvm::any_of(phases, [](const StridePhase &p) { return p.taps == 0; }))
-    return zeros(b, loc, outShape, element);
-  // The window of g the phase reads: zero outside g.
-  SmallVector<int64_t> low{0, 0}, high{0, 0}, offsets{0, 0}, sizes(gType.getShape().take_front(2)), taps;
-  for (auto [i, p] : llvm::enumerate(phases)) {
-    int64_t start = p.offset - p.dilation * (p.taps - 1), extent = p.positions + p.dilation * (p.taps - 1);
-    low.push_back(std::max<int64_t>(0, -start));
-    high.push_back(std::max<int64_t>(0, start + extent - gType.getDimSize(2 + i)));
-    offsets.push_back(start + low.back());
-    sizes.push_back(extent);
-    taps.push_back(p.taps);
-  }
-  // A window that is g with the same zeros on both sides of each dim (a
-  // stride-1 convolution's "same" padding) is left to the inner convolution
-  // to pad: by taps, it pads each image once, straight into its flat layout.
-  SmallVector<int64_t> innerPad(d, 0);
-  Value window = g;
-  bool wholePaddedG = llvm::all_of(llvm::seq<unsigned>(2, 2 + d), [&](unsigned i) {
-    return offsets[i] == 0 && low[i] == high[i] && sizes[i] == gType.getDimSize(i) + low[i] + high[i];
-  });
-  if (wholePaddedG) {
-    innerPad.assign(low.begin() + 2, low.end());
-  } else {
-    SmallVector<int64_t> unitStrides(sizes.size(), 1);
-    window = b.create<tensor::ExtractSliceOp>(
-        loc, padConstant(b, loc, g, low, high, 0.0), getAsIndexOpFoldResult(b.getContext(), offsets),
-        getAsIndexOpFoldResult(b.getContext(), sizes), getAsIndexOpFoldResult(b.getContext(), unitStrides));
-  }
   // flipped[g, c, f, j] = weight[g, f, c, first + step * (taps - 1 - j)], weight seen as (G, F, C, K...)
   int64_t fg = wType.getDimSize(0) / groups, cg = wType.getDimSize(1);
-  SmallVector<int64_t> groupedShape{groups, fg, cg}, flippedShape{groups, cg, fg};
+  SmallVector<int64_t> groupedShape{groups, fg, cg}, flippedShape{groups, cg, fg}, taps;
+  for (const StridePhase &p : phases)
+    taps.push_back(p.taps);
   llvm::append_range(groupedShape, wType.getShape().drop_front(2));
   llvm::append_range(flippedShape, taps);
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
   SmallVector<AffineExpr> exprs{dim(0), dim(2), dim(1)};
   for (auto [i, p] : llvm::enumerate(phases))
     exprs.push_back(p.first + p.step * (p.taps - 1) - p.step * dim(3 + i));
-  Value flipped = gatherByMap(b, loc, RankedTensorType::get(flippedShape, element),
-                              reshapeTo(b, loc, weight, groupedShape), AffineMap::get(3 + d, 0, exprs, b.getContext()));
-  SmallVector<int64_t> flippedWeightShape{groups * cg, fg}, dilations;
+  Value flipped =
+      gatherByMap(b, loc, RankedTensorType::get(flippedShape, wType.getElementType()),
+                  reshapeTo(b, loc, weight, groupedShape), AffineMap::get(3 + d, 0, exprs, b.getContext()));
+  SmallVector<int64_t> flippedWeightShape{groups * cg, fg};
   llvm::append_range(flippedWeightShape, taps);
-  for (const StridePhase &p : phases)
+  return reshapeTo(b, loc, flipped, flippedWeightShape);
+}
+
+bool hasTaps(ArrayRef<StridePhase> phases) {
+  return llvm::all_of(phases, [](const StridePhase &p) { return p.taps > 0; });
+}
+
+/// The window of the phase's taps, stride 1, unpadded.
+Window tapWindow(ArrayRef<StridePhase> phases) {
+  SmallVector<int64_t> taps, dilations;
+  for (const StridePhase &p : phases) {
+    taps.push_back(p.taps);
     dilations.push_back(p.dilation);
-  Window unit(taps, SmallVector<int64_t>(d, 1), dilations, innerPad);
-  return convolve(b, loc, window, reshapeTo(b, loc, flipped, flippedWeightShape), unit, groups,
+  }
+  return Window(taps, SmallVector<int64_t>(phases.size(), 1), dilations, {});
+}
+
+/// The data gradient at one stride phase (one StridePhase per spatial dim):
+/// a stride-1 convolution of the output gradient's window by the phase's
+/// taps, flipped (flippedPhaseWeight).
+Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<StridePhase> phases,
+                    int64_t groups, int64_t channels) {
+  RankedTensorType gType = tensorType(g);
+  Type element = gType.getElementType();
+  SmallVector<int64_t> outShape{gType.getDimSize(0), channels};
+  for (const StridePhase &p : phases)
+    outShape.push_back(p.positions);
+  if (!hasTaps(phases))
+    return zeros(b, loc, outShape, element);
+  // The window of g the phase reads: zero outside g.
+  SmallVector<int64_t> low{0, 0}, high{0, 0}, offsets{0, 0}, sizes(gType.getShape().take_front(2)),
+      unitStrides(2 + phases.size(), 1);
+  for (auto [i, p] : llvm::enumerate(phases)) {
+    low.push_back(std::max<int64_t>(0, -p.windowStart()));
+    high.push_back(std::max<int64_t>(0, p.windowStart() + p.windowExtent() - gType.getDimSize(2 + i)));
+    offsets.push_back(p.windowStart() + low.back());
+    sizes.push_back(p.windowExtent());
+  }
+  Value window = b.create<tensor::ExtractSliceOp>(
+      loc, padConstant(b, loc, g, low, high, 0.0), getAsIndexOpFoldResult(b.getContext(), offsets),
+      getAsIndexOpFoldResult(b.getContext(), sizes), getAsIndexOpFoldResult(b.getContext(), unitStrides));
+  return convolve(b, loc, window, flippedPhaseWeight(b, loc, weight, phases, groups), tapWindow(phases), groups,
                   RankedTensorType::get(outShape, element));
+}
+
+/// Each combination of one stride phase per spatial dim of `dataType`, the
+/// last dim fastest.
+SmallVector<SmallVector<StridePhase>> stridePhaseCombinations(RankedTensorType dataType, const Window &w) {
+  unsigned d = w.rank();
+  SmallVector<SmallVector<StridePhase>> combinations;
+  SmallVector<int64_t> phase(d, 0);
+  while (true) {
+    SmallVector<StridePhase> phases;
+    for (unsigned i = 0; i < d; ++i)
+      phases.push_back(stridePhase(phase[i], dataType.getDimSize(2 + i), w.kernel[i], w.stride[i], w.dilate[i],
+                                   w.pad[i]));
+    combinations.push_back(std::move(phases));
+    unsigned i = d;
+    while (i > 0 && ++phase[i - 1] == w.stride[i - 1])
+      phase[--i] = 0;
+    if (i == 0)
+      return combinations;
+  }
+}
+
+/// The sizes, offsets and strides of the slice of dX (or of a group of its
+/// images from `first`) that a stride phase's gradient is.
+struct PhaseSlice {
+  SmallVector<OpFoldResult> offsets;
+  SmallVector<int64_t> sizes, strides;
+};
+
+PhaseSlice phaseSlice(OpBuilder &b, OpFoldResult first, int64_t images, int64_t channels, ArrayRef<StridePhase> phases,
+                      const Window &w) {
+  PhaseSlice s{{first, b.getIndexAttr(0)}, {images, channels}, {1, 1}};
+  for (auto [i, p] : llvm::enumerate(phases)) {
+    s.offsets.push_back(b.getIndexAttr(p.index));
+    s.sizes.push_back(p.positions);
+    s.strides.push_back(w.stride[i]);
+  }
+  return s;
 }
 
 /// Data channels below which a convolution's data gradient goes by col2im.
@@ -581,28 +663,109 @@ using PhaseGrad = llvm::function_ref<Value(ArrayRef<StridePhase> phases)>;
 /// (`phaseGrad` of each combination of one phase per spatial dim).
 Value assembleStridePhases(OpBuilder &b, Location loc, RankedTensorType dataType, const Window &w,
                            PhaseGrad phaseGrad) {
-  unsigned d = w.rank();
-  SmallVector<int64_t> phase(d, 0);
   Value dataGrad = emptyLike(b, loc, dataType);
-  // Visits every phase combination, the last dim fastest.
-  while (true) {
-    SmallVector<StridePhase> phases;
-    for (unsigned i = 0; i < d; ++i)
-      phases.push_back(stridePhase(phase[i], dataType.getDimSize(2 + i), w.kernel[i], w.stride[i], w.dilate[i],
-                                   w.pad[i]));
+  for (ArrayRef<StridePhase> phases : stridePhaseCombinations(dataType, w)) {
     Value part = phaseGrad(phases);
-    SmallVector<int64_t> offsets{0, 0}, strides{1, 1};
-    llvm::append_range(offsets, phase);
-    llvm::append_range(strides, w.stride);
-    dataGrad = b.create<tensor::InsertSliceOp>(loc, part, dataGrad, getAsIndexOpFoldResult(b.getContext(), offsets),
-                                               getAsIndexOpFoldResult(b.getContext(), tensorType(part).getShape()),
-                                               getAsIndexOpFoldResult(b.getContext(), strides));
-    unsigned i = d;
-    while (i > 0 && ++phase[i - 1] == w.stride[i - 1])
-      phase[--i] = 0;
-    if (i == 0)
-      return dataGrad;
+    PhaseSlice slice = phaseSlice(b, b.getIndexAttr(0), dataType.getDimSize(0), dataType.getDimSize(1), phases, w);
+    SmallVector<OpFoldResult> strides = getAsIndexOpFoldResult(b.getContext(), slice.strides);
+    dataGrad = b.create<tensor::InsertSliceOp>(loc, part, dataGrad, slice.offsets,
+                                               getAsIndexOpFoldResult(b.getContext(), slice.sizes), strides);
   }
+  return dataGrad;
+}
+
+/// The data gradient by taps (ungrouped, f32): each image's g is padded
+/// once, flat (flatPaddedImage), for the windows of every stride phase;
+/// each phase's flipped taps read it from the phase window's own start
+/// (convolveFlatByTaps), and its valid positions are copied straight into
+/// the phase's strided slice of dX.
+struct TapPhase {
+  SmallVector<StridePhase> phases;
+  TapLayout layout; // of g's padded spatial dims, for the phase's taps
+  int64_t start = 0; // flat position of the phase's window
+};
+
+struct TapDataGrad {
+  SmallVector<int64_t> low, high; // g's padding, spatial dims
+  int64_t length = 0;             // of g's flat image
+  SmallVector<TapPhase> phases;
+};
+
+/// Flat columns past the last phase's reads: sym-schedule-matmuls rounds
+/// a contraction's columns up to whole thread tiles (up to 8 register
+/// tiles of up to 32 columns), which read on.
+constexpr int64_t kTapColumnSlack = 256;
+
+/// The plan of dataGradByTaps for g of `gType`, or none where some phase's
+/// taps would compute too many junk columns.
+std::optional<TapDataGrad> planDataGradByTaps(RankedTensorType gType, RankedTensorType dataType, const Window &w) {
+  if (!gType.getElementType().isF32())
+    return std::nullopt;
+  unsigned d = w.rank();
+  TapDataGrad plan;
+  plan.low.assign(d, 0);
+  plan.high.assign(d, 0);
+  SmallVector<SmallVector<StridePhase>> combinations = stridePhaseCombinations(dataType, w);
+  for (ArrayRef<StridePhase> phases : combinations)
+    for (auto [i, p] : llvm::enumerate(phases))
+      if (hasTaps(phases)) {
+        plan.low[i] = std::max(plan.low[i], -p.windowStart());
+        plan.high[i] = std::max(plan.high[i], p.windowStart() + p.windowExtent() - gType.getDimSize(2 + i));
+      }
+  SmallVector<int64_t> padded;
+  for (unsigned i = 0; i < d; ++i)
+    padded.push_back(gType.getDimSize(2 + i) + plan.low[i] + plan.high[i]);
+  for (SmallVector<StridePhase> &phases : combinations) {
+    TapPhase tap{phases, {}, 0};
+    if (hasTaps(phases)) {
+      SmallVector<int64_t> positions;
+      for (const StridePhase &p : phases)
+        positions.push_back(p.positions);
+      tap.layout = tapLayout(padded, tapWindow(phases), positions);
+      if (!fewJunkColumns(tap.layout, positions))
+        return std::nullopt;
+      for (auto [i, p] : llvm::enumerate(phases))
+        tap.start += (p.windowStart() + plan.low[i]) * tap.layout.flatStrides[i];
+      plan.length = std::max(plan.length, tap.start + tap.layout.span + kTapColumnSlack);
+    }
+    plan.phases.push_back(std::move(tap));
+  }
+  return plan;
+}
+
+Value dataGradByTaps(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, const TapDataGrad &plan,
+                     RankedTensorType dataType) {
+  int64_t c = dataType.getDimSize(1), f = tensorType(g).getDimSize(1);
+  // The phases' weights are flipped once, before the images' loop.
+  SmallVector<Value> weights;
+  for (const TapPhase &tap : plan.phases)
+    weights.push_back(hasTaps(tap.phases) ? flippedPhaseWeight(b, loc, weight, tap.phases, 1) : Value());
+  return foldImageGroups(
+      b, loc, g, 1, emptyLike(b, loc, dataType),
+      [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
+        Value flat = flatPaddedImage(nested, l, images[0], plan.low, plan.high, plan.length);
+        for (auto [tap, phaseWeight] : llvm::zip(plan.phases, weights)) {
+          PhaseSlice slice = phaseSlice(nested, first, 1, c, tap.phases, w);
+          acc = writeIntoSlice(
+              nested, l, acc, slice.offsets, slice.sizes,
+              [&](Value dest) -> Value {
+                if (!phaseWeight)
+                  return nested.create<linalg::FillOp>(l, scalarConstant(nested, l, dataType.getElementType(), 0.0),
+                                                       dest)
+                      .getResult(0);
+                Value reads = nested.create<tensor::ExtractSliceOp>(
+                    l, flat, getAsIndexOpFoldResult(nested.getContext(), {0, tap.start}),
+                    getAsIndexOpFoldResult(nested.getContext(), {f, tap.layout.span}),
+                    getAsIndexOpFoldResult(nested.getContext(), {1, 1}));
+                Value out = convolveFlatByTaps(nested, l, reads, phaseWeight, tapWindow(tap.phases), tap.layout, c);
+                ArrayRef<int64_t> positions = ArrayRef(slice.sizes).drop_front(2);
+                Value valid = reshapeTo(nested, l, validPositions(nested, l, out, tap.layout, positions), slice.sizes);
+                return nested.create<linalg::CopyOp>(l, valid, dest).getResult(0);
+              },
+              slice.strides);
+        }
+        return acc;
+      });
 }
 
 /// The gradient of one stride phase gathered from the columns (C, K...,
@@ -744,14 +907,32 @@ Value groupedConvolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value pa
   return reshapeTo(b, loc, grad, weightType.getShape());
 }
 
+/// Data channels from which an ungrouped convolution's data gradient goes
+/// by taps: fewer leave the contractions (C rows) too few rows for a
+/// register tile.
+constexpr int64_t kMinTapRows = 3;
+
+/// dX of an ungrouped convolution: by taps where they compute few junk
+/// columns; else by col2im for few data channels; else by GEMMs over the
+/// stride phases' im2col columns.
+Value ungroupedConvolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
+                                   RankedTensorType dataType) {
+  int64_t channels = dataType.getDimSize(1);
+  if (channels >= kMinTapRows)
+    if (std::optional<TapDataGrad> plan = planDataGradByTaps(tensorType(g), dataType, w))
+      return dataGradByTaps(b, loc, g, weight, w, *plan, dataType);
+  if (channels < kFewChannels)
+    return convolutionDataGradByColumns(b, loc, g, weight, w, dataType);
+  return convolutionDataGrad(b, loc, g, weight, w, 1, dataType);
+}
+
 Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op) {
   Location loc = op.getLoc();
   int64_t groups = op.getNumGroup();
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
   RankedTensorType dataType = tensorType(op.getDataGrad());
-  Value dataGrad = groups == 1 && dataType.getDimSize(1) < kFewChannels
-                       ? convolutionDataGradByColumns(b, loc, op.getOutGrad(), op.getWeight(), w, dataType)
-                       : convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups, dataType);
+  Value dataGrad = groups == 1 ? ungroupedConvolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, dataType)
+                               : convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups, dataType);
   RankedTensorType weightType = tensorType(op.getWeightGrad());
   Value weightGrad = groups == 1
                          ? convolutionWeightGrad(b, loc, op.getOutGrad(), op.getData(), w, weightType)

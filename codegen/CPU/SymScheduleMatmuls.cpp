@@ -324,10 +324,21 @@ TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel) {
 
 /// `value` with `extra` zeros more at the end of dim `dim`. A zero padding
 /// that made `value` (the one a tap-read image gets, maybe flattened) grows
-/// instead, so that the image is copied once, not twice.
+/// instead, so that the image is copied once, not twice; a slice of a
+/// padded image that reads on past its end (the lowering leaves room there)
+/// just widens.
 Value growEndPadding(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t extra) {
   if (extra == 0)
     return value;
+  if (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>();
+      slice && slice.hasUnitStride() && slice.getSourceType().getRank() == slice.getType().getRank() &&
+      !ShapedType::isDynamicShape(slice.getStaticOffsets()) && !ShapedType::isDynamicShape(slice.getStaticSizes())) {
+    SmallVector<int64_t> sizes(slice.getStaticSizes());
+    sizes[dim] += extra;
+    if (slice.getStaticOffsets()[dim] + sizes[dim] <= slice.getSourceType().getDimSize(dim))
+      return b.create<tensor::ExtractSliceOp>(loc, slice.getSource(), slice.getMixedOffsets(),
+                                              getAsIndexOpFoldResult(b.getContext(), sizes), slice.getMixedStrides());
+  }
   if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>(); collapse && collapse->hasOneUse()) {
     // Dim `dim` is one dim of the source, between unit ones: grow that.
     ArrayRef<int64_t> sourceShape = collapse.getSrcType().getShape();

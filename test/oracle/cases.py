@@ -71,6 +71,17 @@ def cases():
                                                   name="c"), data=(2, 4, 9, 8))
     yield case("conv_strided_dilated", S.Convolution(d, kernel=(3, 3), stride=(2, 4), dilate=(2, 2), pad=(2, 1),
                                                      num_filter=3, name="c"), data=(2, 3, 13, 14))
+    # On wide images, each stride phase's taps read the image's g, padded
+    # once, from their own start: a stem, odd widths (phases of unequal
+    # sizes), stride with dilation, a 1x1 stride-2.
+    yield case("conv_stem_taps", S.Convolution(d, kernel=(7, 7), stride=(2, 2), pad=(3, 3), num_filter=5, name="c"),
+               data=(2, 3, 13, 89))
+    yield case("conv_s2_taps", S.Convolution(d, kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=6,
+                                             no_bias=True, name="c"), data=(2, 4, 9, 67))
+    yield case("conv_strided_dilated_taps", S.Convolution(d, kernel=(3, 3), stride=(2, 3), dilate=(2, 3),
+                                                          pad=(2, 3), num_filter=4, name="c"), data=(1, 3, 8, 95))
+    yield case("conv_pointwise_s2_taps", S.Convolution(d, kernel=(1, 1), stride=(2, 2), num_filter=5, no_bias=True,
+                                                       name="c"), data=(2, 4, 5, 71))
     yield case("conv_wide_pad", S.Convolution(d, kernel=(3, 3), pad=(3, 4), num_filter=2, name="c"),
                data=(1, 2, 6, 7))
     yield case("conv_grouped_strided", S.Convolution(d, kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=6,

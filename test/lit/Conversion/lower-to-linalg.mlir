@@ -64,13 +64,17 @@ func.func @tap_convolution(%x: tensor<1x2x30x30xf32>, %w: tensor<4x2x3x3xf32>) -
 
 // The data gradient of that convolution is one by taps too, of the output
 // gradient with the flipped weight: the output gradient is padded once,
-// straight into its flat layout, as the image is for the weight gradient.
-// The weight gradient transposes the output gradient straight into a zeroed
-// buffer with the padded rows' junk columns (30 x 32 positions by 4 filters).
+// straight into its flat layout (with room past the end for the schedule's
+// whole tiles), as the image is for the weight gradient; the valid positions
+// are copied into dX. The weight gradient transposes the output gradient
+// straight into a zeroed buffer with the padded rows' junk columns (30 x 32
+// positions by 4 filters).
 // CHECK-LABEL: func @tap_convolution_backward
-// CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 2, 1]
+// CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, {{[0-9]+}}, 1]
 // CHECK-NOT: tensor.pad %arg0
-// CHECK: ins({{.*}} : tensor<16x4x3x3xf32>, tensor<4x1056xf32>){{.*}}symc.tap_contraction
+// CHECK: %[[READS:.*]] = tensor.extract_slice %{{.*}}[0, 0] [4, 1026] [1, 1]
+// CHECK: ins({{.*}}, %[[READS]] : tensor<16x4x3x3xf32>, tensor<4x1026xf32>){{.*}}symc.tap_contraction
+// CHECK: linalg.copy
 // CHECK: %[[ZEROS:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<30x32x4xf32>)
 // CHECK: %[[SLOT:.*]] = tensor.extract_slice %[[ZEROS]][0, 0, 0] [30, 30, 4] [1, 1, 1]
 // CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<4x30x30xf32>) outs(%[[SLOT]] : tensor<30x30x4xf32>) permutation = [1, 2, 0]
@@ -80,6 +84,32 @@ func.func @tap_convolution(%x: tensor<1x2x30x30xf32>, %w: tensor<4x2x3x3xf32>) -
 func.func @tap_convolution_backward(%g: tensor<1x4x30x30xf32>, %x: tensor<1x16x30x30xf32>, %w: tensor<4x16x3x3xf32>) -> (tensor<1x16x30x30xf32>, tensor<4x16x3x3xf32>) {
   %dx, %dw = sym._backward_Convolution %g, %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 4 : i64, no_bias = true} : (tensor<1x4x30x30xf32>, tensor<1x16x30x30xf32>, tensor<4x16x3x3xf32>) -> (tensor<1x16x30x30xf32>, tensor<4x16x3x3xf32>)
   return %dx, %dw : tensor<1x16x30x30xf32>, tensor<4x16x3x3xf32>
+}
+
+// -----
+
+// A strided data gradient by taps: the output gradient is padded once for
+// the windows of all four stride phases (flat strides of 42); each phase's
+// taps (3x3, 3x2, 2x3, 2x2 of the 5x5 kernel) read it from their window's
+// start, and their valid positions go to the phase's strided slice of dX.
+// CHECK-LABEL: func @strided_convolution_data_grad_by_taps
+// CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, {{[0-9]+}}, 1]
+// CHECK-NOT: tensor.pad %arg0
+// CHECK: %[[R00:.*]] = tensor.extract_slice %{{.*}}[0, 0] [4, 716] [1, 1]
+// CHECK: ins({{.*}}, %[[R00]] : tensor<8x4x3x3xf32>, tensor<4x716xf32>){{.*}}symc.tap_contraction
+// CHECK: tensor.insert_slice {{.*}}[%{{.*}}, 0, 0, 0] [1, 8, 15, 40] [1, 1, 2, 2]
+// CHECK: %[[R01:.*]] = tensor.extract_slice %{{.*}}[0, 1] [4, 715] [1, 1]
+// CHECK: ins({{.*}}, %[[R01]] : tensor<8x4x3x2xf32>, tensor<4x715xf32>){{.*}}symc.tap_contraction
+// CHECK: tensor.insert_slice {{.*}}[%{{.*}}, 0, 0, 1] [1, 8, 15, 40] [1, 1, 2, 2]
+// CHECK: %[[R10:.*]] = tensor.extract_slice %{{.*}}[0, 42] [4, 674] [1, 1]
+// CHECK: ins({{.*}}, %[[R10]] : tensor<8x4x2x3xf32>, tensor<4x674xf32>){{.*}}symc.tap_contraction
+// CHECK: tensor.insert_slice {{.*}}[%{{.*}}, 0, 1, 0] [1, 8, 15, 40] [1, 1, 2, 2]
+// CHECK: %[[R11:.*]] = tensor.extract_slice %{{.*}}[0, 43] [4, 673] [1, 1]
+// CHECK: ins({{.*}}, %[[R11]] : tensor<8x4x2x2xf32>, tensor<4x673xf32>){{.*}}symc.tap_contraction
+// CHECK: tensor.insert_slice {{.*}}[%{{.*}}, 0, 1, 1] [1, 8, 15, 40] [1, 1, 2, 2]
+func.func @strided_convolution_data_grad_by_taps(%g: tensor<1x4x15x40xf32>, %x: tensor<1x8x30x80xf32>, %w: tensor<4x8x5x5xf32>) -> (tensor<1x8x30x80xf32>, tensor<4x8x5x5xf32>) {
+  %dx, %dw = sym._backward_Convolution %g, %x, %w {kernel = array<i64: 5, 5>, stride = array<i64: 2, 2>, pad = array<i64: 2, 2>, num_filter = 4 : i64, no_bias = true} : (tensor<1x4x15x40xf32>, tensor<1x8x30x80xf32>, tensor<4x8x5x5xf32>) -> (tensor<1x8x30x80xf32>, tensor<4x8x5x5xf32>)
+  return %dx, %dw : tensor<1x8x30x80xf32>, tensor<4x8x5x5xf32>
 }
 
 // -----

@@ -73,6 +73,27 @@ func.func @taps_grow_padded_rows(%w0: tensor<1x10x2x3x1xf32>, %x: tensor<2x1026x
   return %r : tensor<10x960xf32>
 }
 
+// A tap contraction reading a slice of a longer flat image (a strided data
+// gradient's phase): its columns, rounded up from 952 to 960, read 8 more
+// of that image through a wider slice, not a padded copy.
+// CHECK-LABEL: func @taps_widen_slice
+// CHECK-NOT: tensor.pad %arg1
+// CHECK: tensor.extract_slice %arg1[0, 64] [2, 1026] [1, 1]
+// CHECK-NOT: tensor.pad %arg1
+// CHECK: scf.forall
+func.func @taps_widen_slice(%w: tensor<10x2x3x3xf32>, %flat: tensor<2x1400xf32>) -> tensor<10x952xf32> {
+  %zero = arith.constant 0.0 : f32
+  %x = tensor.extract_slice %flat[0, 64] [2, 1018] [1, 1] : tensor<2x1400xf32> to tensor<2x1018xf32>
+  %e = tensor.empty() : tensor<10x952xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<10x952xf32>) -> tensor<10x952xf32>
+  %r = linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%w, %x : tensor<10x2x3x3xf32>, tensor<2x1018xf32>) outs(%init : tensor<10x952xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %s = math.fma %a, %b, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<10x952xf32>
+  return %r : tensor<10x952xf32>
+}
+
 // A tap contraction per image of a batch: its weight, the same for every
 // image, is padded to whole register tiles once, before the images' loop.
 // CHECK-LABEL: func @taps_per_image
