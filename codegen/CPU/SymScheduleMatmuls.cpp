@@ -225,13 +225,54 @@ int64_t paddedColumns(int64_t n, int64_t k, int64_t nr, int64_t elementBytes) {
   return padded;
 }
 
-/// `value` padded with zeros at the end of dim `dim` to `size`, where
-/// `value` is defined: a weight padded for the contraction of each image of
-/// a batch is padded once, before the images' loop.
+/// `value`, the one result of a linalg.generic that computes it afresh
+/// (maybe collapsed), grown with zeros at the end of dim `dim` to `size` by
+/// making the generic write into the grown buffer: an im2col matrix is built
+/// padded rather than copied. Null for other values.
+Value writePadded(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t size) {
+  auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>();
+  Value result = collapse ? collapse.getSrc() : value;
+  auto generic = result.getDefiningOp<linalg::GenericOp>();
+  if (!generic || generic->getNumResults() != 1 || !value.hasOneUse() || !result.hasOneUse() ||
+      !generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
+      generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+    return {};
+  auto type = cast<RankedTensorType>(value.getType());
+  unsigned rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape()), origin(rank, 0), unit(rank, 1), tailOffsets(rank, 0);
+  shape[dim] = size;
+  tailOffsets[dim] = type.getDimSize(dim);
+  SmallVector<int64_t> tailSizes(shape);
+  tailSizes[dim] = size - type.getDimSize(dim);
+  auto attrs = [&](ArrayRef<int64_t> values) { return getAsIndexOpFoldResult(b.getContext(), values); };
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(generic);
+  Value grown = b.create<tensor::EmptyOp>(loc, shape, type.getElementType());
+  Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(type.getElementType()));
+  Value tail = b.create<tensor::ExtractSliceOp>(loc, grown, attrs(tailOffsets), attrs(tailSizes), attrs(unit));
+  tail = b.create<linalg::FillOp>(loc, zero, tail).getResult(0);
+  grown = b.create<tensor::InsertSliceOp>(loc, tail, grown, attrs(tailOffsets), attrs(tailSizes), attrs(unit));
+  Value slot = b.create<tensor::ExtractSliceOp>(loc, grown, attrs(origin), attrs(type.getShape()), attrs(unit));
+  if (collapse)
+    slot = b.create<tensor::ExpandShapeOp>(loc, collapse.getSrcType(), slot, collapse.getReassociationIndices());
+  generic.getDpsInitsMutable()[0].set(slot);
+  b.setInsertionPointAfter(generic);
+  Value written = generic->getResult(0);
+  if (collapse)
+    written = b.create<tensor::CollapseShapeOp>(loc, written, collapse.getReassociationIndices());
+  return b.create<tensor::InsertSliceOp>(loc, written, grown, attrs(origin), attrs(type.getShape()), attrs(unit));
+}
+
+/// `value` padded with zeros at the end of dim `dim` to `size`: written so
+/// by its generic (writePadded), else padded where `value` is defined (a
+/// weight padded for the contraction of each image of a batch is padded
+/// once, before the images' loop).
 Value padDimTo(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t size) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getDimSize(dim) == size)
     return value;
+  if (Value written = writePadded(b, loc, value, dim, size))
+    return written;
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointAfterValue(value);
   SmallVector<int64_t> low(type.getRank(), 0), high(type.getRank(), 0), shape(type.getShape());

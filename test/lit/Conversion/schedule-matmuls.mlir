@@ -22,6 +22,35 @@ func.func @gemm(%a: tensor<96x512xf32>, %b: tensor<512x200xf32>) -> tensor<96x20
   return %mm : tensor<96x200xf32>
 }
 
+// A matmul whose A is an im2col matrix (3 x 7 rows made by a generic,
+// collapsed to 21): padded to 24 rows, it is built into the padded buffer
+// (its generic writes the first 21 rows, the other 3 are zeroed), not copied
+// there.
+// CHECK-LABEL: func @im2col_built_padded
+// CHECK-NOT: tensor.pad
+// CHECK: %[[BUFFER:.*]] = tensor.empty() : tensor<24x64xf32>
+// CHECK: %[[TAIL:.*]] = tensor.extract_slice %[[BUFFER]][21, 0] [3, 64] [1, 1]
+// CHECK: linalg.fill {{.*}} outs(%[[TAIL]] : tensor<3x64xf32>)
+// CHECK: %[[SLOT:.*]] = tensor.expand_shape {{.*}} : tensor<21x64xf32> into tensor<3x7x64xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[SLOT]] : tensor<3x7x64xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: vector<6x16xf32>
+#cols = affine_map<(d0, d1, d2) -> (d0, d1 + d2)>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @im2col_built_padded(%x: tensor<3x70xf32>, %g: tensor<64x32xf32>) -> tensor<21x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ce = tensor.empty() : tensor<3x7x64xf32>
+  %c = linalg.generic {indexing_maps = [#cols, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<3x70xf32>) outs(%ce : tensor<3x7x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<3x7x64xf32>
+  %a = tensor.collapse_shape %c [[0, 1], [2]] : tensor<3x7x64xf32> into tensor<21x64xf32>
+  %e = tensor.empty() : tensor<21x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<21x32xf32>) -> tensor<21x32xf32>
+  %mm = linalg.matmul ins(%a, %g : tensor<21x64xf32>, tensor<64x32xf32>) outs(%init : tensor<21x32xf32>) -> tensor<21x32xf32>
+  return %mm : tensor<21x32xf32>
+}
+
 // A tap contraction (a convolution by taps): 10 rows padded to two 6 x 16
 // register tiles, 960 columns in thread tiles of 6 strips; the accumulator
 // is carried through the kh, kw and c loops, whose unit steps fold into an
