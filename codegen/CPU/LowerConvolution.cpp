@@ -1,10 +1,13 @@
 //===- LowerConvolution.cpp - Convolution and its backward -> linalg ------===//
 //
-// Ungrouped convolutions are GEMMs over im2col columns, a group of images per
-// GEMM; grouped ones are direct windowed reductions. The backward follows
-// MXNet's formulations: the weight gradient is a GEMM of the columns by the
-// output gradient, the data gradient a convolution of the output gradient
-// per stride phase (or MXNet's col2im for few data channels).
+// Ungrouped convolutions are contractions over the kernel taps of each
+// padded, flattened image where that computes few junk columns, else GEMMs
+// over im2col columns, a group of images per GEMM; grouped ones are direct
+// windowed reductions. The backward follows MXNet's formulations: the weight
+// gradient is a GEMM of the columns by the output gradient (or a tap
+// contraction), the data gradient a convolution of the output gradient per
+// stride phase (by taps, all phases reading one padded copy of each image's
+// output gradient; or MXNet's col2im for few data channels).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/LayerUtils.h"
@@ -406,7 +409,7 @@ Value accumulate(OpBuilder &b, Location loc, Value acc, Value value) {
 
 /// An image's g (1, F, O...) as g^T (O_0 * P_1 * ..., F): zero junk columns
 /// up to the padded widths P_i of the tap layout. The transpose writes into
-/// its slot of the zeroed result, one copy of g.
+/// its slot of the result, one copy of g; only the junk is zeroed.
 Value transposeWithJunkColumns(OpBuilder &b, Location loc, Value g, const TapLayout &t) {
   RankedTensorType gType = tensorType(g);
   ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
@@ -420,10 +423,23 @@ Value transposeWithJunkColumns(OpBuilder &b, Location loc, Value g, const TapLay
     permutation.push_back(i);
   permutation.push_back(0);
   Value image = reshapeTo(b, loc, g, gType.getShape().drop_front());
-  Value padded = writeIntoSlice(b, loc, zeros(b, loc, shape, gType.getElementType()),
-                                SmallVector<OpFoldResult>(d + 1, b.getIndexAttr(0)), sizes, [&](Value slice) {
-                                  return b.create<linalg::TransposeOp>(loc, image, slice, permutation).getResult()[0];
-                                });
+  Value zero = scalarConstant(b, loc, gType.getElementType(), 0.0);
+  Value padded = emptyTensor(b, loc, shape, gType.getElementType());
+  // Only the junk columns past each padded dim's outputs are zeroed.
+  for (unsigned i = 1; i < d; ++i) {
+    SmallVector<OpFoldResult> offsets(d + 1, b.getIndexAttr(0));
+    offsets[i] = b.getIndexAttr(outSpatial[i]);
+    SmallVector<int64_t> junk(shape);
+    junk[i] -= outSpatial[i];
+    if (junk[i] > 0)
+      padded = writeIntoSlice(b, loc, padded, offsets, junk, [&](Value slice) {
+        return b.create<linalg::FillOp>(loc, zero, slice).getResult(0);
+      });
+  }
+  padded = writeIntoSlice(b, loc, padded, SmallVector<OpFoldResult>(d + 1, b.getIndexAttr(0)), sizes,
+                          [&](Value slice) {
+                            return b.create<linalg::TransposeOp>(loc, image, slice, permutation).getResult()[0];
+                          });
   return reshapeTo(b, loc, padded, {t.positions, f});
 }
 
@@ -451,7 +467,8 @@ Value imageWeightGradByTaps(OpBuilder &b, Location loc, Value g, Value image, co
   SmallVector<int64_t> shape{c};
   llvm::append_range(shape, w.kernel);
   shape.push_back(f);
-  return tapContraction(b, loc, {flatPaddedImage(b, loc, image, w.pad, w.pad, t.span), gTransposed}, shape, maps, iterators);
+  Value flat = flatPaddedImage(b, loc, image, w.pad, w.pad, t.span);
+  return tapContraction(b, loc, {flat, gTransposed}, shape, maps, iterators);
 }
 
 /// dW^T (C*K, F) = sum over groups of images of the im2col matrix (C*K,
