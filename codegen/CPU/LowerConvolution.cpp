@@ -691,11 +691,7 @@ Value assembleStridePhases(OpBuilder &b, Location loc, RankedTensorType dataType
   return dataGrad;
 }
 
-/// The data gradient by taps (ungrouped, f32): each image's g is padded
-/// once, flat (flatPaddedImage), for the windows of every stride phase;
-/// each phase's flipped taps read it from the phase window's own start
-/// (convolveFlatByTaps), and its valid positions are copied straight into
-/// the phase's strided slice of dX.
+/// How a stride phase's taps read the flat padded g of dataGradByTaps.
 struct TapPhase {
   SmallVector<StridePhase> phases;
   TapLayout layout; // of g's padded spatial dims, for the phase's taps
@@ -723,12 +719,14 @@ std::optional<TapDataGrad> planDataGradByTaps(RankedTensorType gType, RankedTens
   plan.low.assign(d, 0);
   plan.high.assign(d, 0);
   SmallVector<SmallVector<StridePhase>> combinations = stridePhaseCombinations(dataType, w);
-  for (ArrayRef<StridePhase> phases : combinations)
-    for (auto [i, p] : llvm::enumerate(phases))
-      if (hasTaps(phases)) {
-        plan.low[i] = std::max(plan.low[i], -p.windowStart());
-        plan.high[i] = std::max(plan.high[i], p.windowStart() + p.windowExtent() - gType.getDimSize(2 + i));
-      }
+  for (ArrayRef<StridePhase> phases : combinations) {
+    if (!hasTaps(phases))
+      continue;
+    for (auto [i, p] : llvm::enumerate(phases)) {
+      plan.low[i] = std::max(plan.low[i], -p.windowStart());
+      plan.high[i] = std::max(plan.high[i], p.windowStart() + p.windowExtent() - gType.getDimSize(2 + i));
+    }
+  }
   SmallVector<int64_t> padded;
   for (unsigned i = 0; i < d; ++i)
     padded.push_back(gType.getDimSize(2 + i) + plan.low[i] + plan.high[i]);
@@ -750,9 +748,27 @@ std::optional<TapDataGrad> planDataGradByTaps(RankedTensorType gType, RankedTens
   return plan;
 }
 
+/// One image's gradient (1, C, P...) at a stride phase: the phase's flipped
+/// taps `weight` (C, F, taps...) read the image's flat padded g (F, length)
+/// from the phase window's start (convolveFlatByTaps), junk dropped.
+Value phaseGradByTaps(OpBuilder &b, Location loc, Value flat, const TapPhase &tap, Value weight,
+                      ArrayRef<int64_t> imageSizes) {
+  int64_t f = tensorType(flat).getDimSize(0);
+  Value reads = b.create<tensor::ExtractSliceOp>(loc, flat, getAsIndexOpFoldResult(b.getContext(), {0, tap.start}),
+                                                 getAsIndexOpFoldResult(b.getContext(), {f, tap.layout.span}),
+                                                 getAsIndexOpFoldResult(b.getContext(), {1, 1}));
+  Value out = convolveFlatByTaps(b, loc, reads, weight, tapWindow(tap.phases), tap.layout, imageSizes[1]);
+  return reshapeTo(b, loc, validPositions(b, loc, out, tap.layout, imageSizes.drop_front(2)), imageSizes);
+}
+
+/// The data gradient by taps (ungrouped, f32): each image's g is padded
+/// once, flat (flatPaddedImage), for the windows of every stride phase;
+/// each phase's gradient (phaseGradByTaps) is copied straight into its
+/// strided slice of dX.
 Value dataGradByTaps(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, const TapDataGrad &plan,
                      RankedTensorType dataType) {
-  int64_t c = dataType.getDimSize(1), f = tensorType(g).getDimSize(1);
+  int64_t c = dataType.getDimSize(1);
+  Value zero = scalarConstant(b, loc, dataType.getElementType(), 0.0);
   // The phases' weights are flipped once, before the images' loop.
   SmallVector<Value> weights;
   for (const TapPhase &tap : plan.phases)
@@ -761,25 +777,17 @@ Value dataGradByTaps(OpBuilder &b, Location loc, Value g, Value weight, const Wi
       b, loc, g, 1, emptyLike(b, loc, dataType),
       [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
         Value flat = flatPaddedImage(nested, l, images[0], plan.low, plan.high, plan.length);
-        for (auto [tap, phaseWeight] : llvm::zip(plan.phases, weights)) {
+        for (size_t i = 0; i < plan.phases.size(); ++i) {
+          const TapPhase &tap = plan.phases[i];
+          Value phaseWeight = weights[i];
           PhaseSlice slice = phaseSlice(nested, first, 1, c, tap.phases, w);
-          acc = writeIntoSlice(
-              nested, l, acc, slice.offsets, slice.sizes,
-              [&](Value dest) -> Value {
-                if (!phaseWeight)
-                  return nested.create<linalg::FillOp>(l, scalarConstant(nested, l, dataType.getElementType(), 0.0),
-                                                       dest)
-                      .getResult(0);
-                Value reads = nested.create<tensor::ExtractSliceOp>(
-                    l, flat, getAsIndexOpFoldResult(nested.getContext(), {0, tap.start}),
-                    getAsIndexOpFoldResult(nested.getContext(), {f, tap.layout.span}),
-                    getAsIndexOpFoldResult(nested.getContext(), {1, 1}));
-                Value out = convolveFlatByTaps(nested, l, reads, phaseWeight, tapWindow(tap.phases), tap.layout, c);
-                ArrayRef<int64_t> positions = ArrayRef(slice.sizes).drop_front(2);
-                Value valid = reshapeTo(nested, l, validPositions(nested, l, out, tap.layout, positions), slice.sizes);
-                return nested.create<linalg::CopyOp>(l, valid, dest).getResult(0);
-              },
-              slice.strides);
+          auto write = [&](Value dest) -> Value {
+            if (!phaseWeight)
+              return nested.create<linalg::FillOp>(l, zero, dest).getResult(0);
+            Value grad = phaseGradByTaps(nested, l, flat, tap, phaseWeight, slice.sizes);
+            return nested.create<linalg::CopyOp>(l, grad, dest).getResult(0);
+          };
+          acc = writeIntoSlice(nested, l, acc, slice.offsets, slice.sizes, write, slice.strides);
         }
         return acc;
       });
