@@ -671,9 +671,6 @@ PhaseSlice phaseSlice(OpBuilder &b, OpFoldResult first, int64_t images, int64_t 
   return s;
 }
 
-/// Data channels below which a convolution's data gradient goes by col2im.
-constexpr int64_t kFewChannels = 16;
-
 using PhaseGrad = llvm::function_ref<Value(ArrayRef<StridePhase> phases)>;
 
 /// dX of `dataType`, assembled from the gradients of its stride phases
@@ -936,6 +933,10 @@ Value groupedConvolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value pa
 /// by taps: fewer leave the contractions (C rows) too few rows for a
 /// register tile.
 constexpr int64_t kMinTapRows = 3;
+
+/// Data channels below which an ungrouped convolution's data gradient that
+/// does not go by taps goes by col2im: the phases' GEMMs would have as few rows.
+constexpr int64_t kFewChannels = 16;
 
 /// dX of an ungrouped convolution: by taps where they compute few junk
 /// columns; else by col2im for few data channels; else by GEMMs over the
