@@ -2,6 +2,7 @@
 #include "codegen/Artifact/Manifest.h"
 
 #include "dialects/Sym/IR/DTypes.h"
+#include "dialects/Sym/IR/OpSignatures.h"
 #include "dialects/Sym/IR/SymDialect.h"
 #include "dialects/Sym/IR/SymOps.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -34,6 +35,26 @@ llvm::json::Array describeNodes(func::FuncOp main) {
                                          {"name", sym::nodeName(op->getLoc())}});
   });
   return nodes;
+}
+
+/// Whether `use` is the `label` input of a loss head (an op whose gradient
+/// ignores its head gradient): its forward does not read it.
+bool isLossLabel(OpOperand &use) {
+  Operation *op = use.getOwner();
+  auto rule = dyn_cast<sym::GradientOpInterface>(op);
+  sym::OpSignature sig = sym::getOpSignature(op);
+  return rule && !rule.readsResultGradient(0) && use.getOperandNumber() < sig.inputs.size() &&
+         sig.inputs[use.getOperandNumber()] == "label";
+}
+
+/// Arguments only loss heads read, as labels: inference needs no value for them.
+llvm::json::Array labelArguments(func::FuncOp main) {
+  llvm::json::Array names;
+  for (BlockArgument arg : main.getArguments())
+    if (!arg.use_empty() && llvm::all_of(arg.getUses(), isLossLabel))
+      if (auto name = main.getArgAttrOfType<StringAttr>(arg.getArgNumber(), sym::kNameAttr))
+        names.push_back(name.getValue());
+  return names;
 }
 
 llvm::json::Array trainSensitiveNodes(func::FuncOp main) {
@@ -114,6 +135,7 @@ llvm::json::Object buildManifest(func::FuncOp main, func::FuncOp train, func::Fu
   manifest["prefix"] = prefix;
   manifest["nodes"] = describeNodes(main);
   manifest["train_sensitive_nodes"] = trainSensitiveNodes(main);
+  manifest["labels"] = labelArguments(main);
   manifest["fixed_gammas"] = fixedGammas(main);
   llvm::json::Array variants{describeVariant("inference", forwardEntryName(prefix), false)};
   if (train)

@@ -10,6 +10,8 @@
 #ifndef SYMC_CODEGEN_ARTIFACT_MANIFEST_H
 #define SYMC_CODEGEN_ARTIFACT_MANIFEST_H
 
+#include "symc/ArtifactABI.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/JSON.h"
 
@@ -23,8 +25,7 @@ inline constexpr llvm::StringLiteral kManifestAttr = "symc.manifest";
 inline constexpr llvm::StringLiteral kWorkspaceBytesAttr = "symc.workspace_bytes";
 inline constexpr llvm::StringLiteral kImplAttr = "symc.entry_impl";
 
-/// Bumped whenever the entry-point signature or the manifest layout changes.
-inline constexpr int kArtifactAbiVersion = 6;
+inline constexpr int kArtifactAbiVersion = SYMC_ARTIFACT_ABI_VERSION;
 
 /// Arguments, aux states and outputs of a sym-level @main.
 llvm::json::Object describeInterface(mlir::func::FuncOp main);

@@ -158,7 +158,9 @@ bool linkSharedLibrary(const std::vector<std::string> &objects, const std::strin
   }
   std::vector<std::string> args{*linker, "-shared", "-Bsymbolic", "--as-needed", "-o", output};
   args.insert(args.end(), objects.begin(), objects.end());
-  args.insert(args.end(), {"-L" SYMC_OPENMP_LIB_DIR, "-rpath", SYMC_OPENMP_LIB_DIR, "-lomp",
+  // No rpath: libomp.so.5 is found as a system library where the artifact
+  // runs (Debian's libomp5-19 puts it in the default search path).
+  args.insert(args.end(), {"-L" SYMC_OPENMP_LIB_DIR, "-lomp",
                            "-L/usr/lib/x86_64-linux-gnu", "-L/lib/x86_64-linux-gnu", "-lm", "-lc"});
   llvm::SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
   std::string message;

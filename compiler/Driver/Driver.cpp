@@ -3,6 +3,7 @@
 
 #include "codegen/Artifact/Manifest.h"
 #include "codegen/Artifact/ObjectEmitter.h"
+#include "symc/ArtifactKey.h"
 #include "symc/Params.h"
 
 #include "compiler/Import/SymbolImporter.h"
@@ -19,6 +20,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include <chrono>
 
@@ -114,7 +116,7 @@ OwningOpRef<ModuleOp> symc::compileToSym(MLIRContext &ctx, const CompileOptions 
       return nullptr;
     frontend.shapes.push_back(*converted);
   }
-  OwningOpRef<ModuleOp> module = importSymbolFile(&ctx, options.symbolPath);
+  OwningOpRef<ModuleOp> module = importSymbolFile(&ctx, options.symbolPath, options.outputs);
   if (!module || failed(verify(*module)))
     return nullptr;
   PassManager pm(&ctx);
@@ -227,6 +229,32 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
     return reportError(error);
   timer.done("link " + options.outputPath);
   return true;
+}
+
+std::string symc::predictArtifactPath(const CompileOptions &options, const std::string &dir) {
+  auto buffer = llvm::MemoryBuffer::getFile(options.symbolPath, /*IsText=*/false);
+  if (!buffer) {
+    reportError("cannot read " + options.symbolPath + ": " + buffer.getError().message());
+    return "";
+  }
+  std::vector<ShapeText> shapes;
+  for (const std::string &text : options.shapes) {
+    ShapeText shape;
+    if (!parseShapeText(text, shape)) {
+      reportError("invalid --shape '" + text + "': expected NAME=D0,D1,...");
+      return "";
+    }
+    // Written as the predict library writes the shapes it is given.
+    llvm::SmallVector<llvm::StringRef> dims;
+    llvm::StringRef(shape.second).split(dims, ',');
+    SmallVector<std::string> canonical;
+    for (llvm::StringRef dim : dims) {
+      uint64_t value;
+      canonical.push_back(dim.trim().getAsInteger(10, value) ? dim.trim().str() : std::to_string(value));
+    }
+    shapes.emplace_back(shape.first, llvm::join(canonical, ","));
+  }
+  return dir + "/" + artifactKey((*buffer)->getBuffer(), shapes, options.outputs) + ".so";
 }
 
 bool symc::checkParams(ModuleOp module, const std::string &paramsPath) {

@@ -20,6 +20,8 @@ struct CompileOptions {
   /// Recompute cheap forward values in the backward (`--mirror`) rather
   /// than keep them all.
   bool mirror = false;
+  /// Node names whose `<name>_output` replace the symbol's heads (`--outputs`).
+  std::vector<std::string> outputs;
 };
 
 /// What `symc compile` produces.
@@ -61,6 +63,11 @@ mlir::OwningOpRef<mlir::ModuleOp> compileToSym(mlir::MLIRContext &ctx,
 /// Lowers a shape-inferred sym module and writes what `options.emit` asks
 /// for. Returns false after reporting an error.
 bool emitArtifact(mlir::ModuleOp module, const ArtifactOptions &options);
+
+/// Where the predict API (MXPredCreate*) looks for the artifact of this
+/// symbol file, shapes and outputs: `dir`/<key>.so (symc/ArtifactKey.h).
+/// Empty after reporting an error.
+std::string predictArtifactPath(const CompileOptions &options, const std::string &dir);
 
 /// Checks a .params file against the symbol: every argument and aux state it
 /// names exists (as `arg:NAME` / `aux:NAME`) with the inferred shape.

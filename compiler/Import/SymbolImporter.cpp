@@ -15,6 +15,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -56,8 +57,9 @@ public:
   Importer(MLIRContext *ctx, llvm::StringRef fileName)
       : ctx(ctx), fileLoc(FileLineColLoc::get(ctx, fileName, 0, 0)) {}
 
-  OwningOpRef<ModuleOp> run(llvm::StringRef json) {
-    if (failed(parseGraph(json)) || failed(upgrade()) || failed(checkStructure()))
+  OwningOpRef<ModuleOp> run(llvm::StringRef json, llvm::ArrayRef<std::string> outputs) {
+    if (failed(parseGraph(json)) || failed(upgrade()) || failed(checkStructure()) ||
+        failed(selectOutputs(outputs)))
       return nullptr;
     return build();
   }
@@ -198,13 +200,22 @@ private:
   //===--------------------------------------------------------------------===//
 
   LogicalResult upgrade() {
+    // Every unknown op is reported, with the nodes using it, in one error.
+    llvm::MapVector<llvm::StringRef, llvm::SmallVector<llvm::StringRef>> unknown;
     for (unsigned nid = 0; nid < nodes.size(); ++nid) {
       if (nodes[nid].isVariable())
         continue;
-      std::optional<llvm::StringRef> canonical = resolveOpName(nodes[nid].op);
-      if (!canonical)
-        return nodeError(nid) << "unknown op '" << nodes[nid].op << "'";
-      nodes[nid].op = canonical->str();
+      if (std::optional<llvm::StringRef> canonical = resolveOpName(nodes[nid].op))
+        nodes[nid].op = canonical->str();
+      else
+        unknown[nodes[nid].op].push_back(nodes[nid].name);
+    }
+    if (!unknown.empty()) {
+      InFlightDiagnostic error = fileError();
+      error << "the symbol uses " << unknown.size() << " unknown op" << (unknown.size() > 1 ? "s" : "") << ":";
+      for (auto &[op, users] : unknown)
+        error << " '" << op << "' (node" << (users.size() > 1 ? "s '" : " '") << llvm::join(users, "', '") << "')";
+      return error;
     }
     if (version < kCurrentVersion)
       fixLegacyHiddenKeys();
@@ -316,6 +327,27 @@ private:
       if (e.index >= numOutputs(e.node))
         return fileError() << "head [" << e.node << ", " << e.index << "] refers to an output '"
                            << nodes[e.node].name << "' does not have";
+    return success();
+  }
+
+  /// MXPredCreatePartialOut's heads: for each key, the node output named
+  /// `<key>_output` (so single-output op nodes) of GetInternals().
+  LogicalResult selectOutputs(llvm::ArrayRef<std::string> keys) {
+    if (keys.empty())
+      return success();
+    llvm::SmallVector<Entry> selected;
+    for (const std::string &key : keys) {
+      std::optional<Entry> found;
+      for (unsigned nid = 0; nid < nodes.size() && !found; ++nid)
+        for (unsigned i = 0; !nodes[nid].isVariable() && i < numOutputs(nid) && !found; ++i)
+          if (outputName({nid, i}) == key + "_output")
+            found = Entry{nid, i};
+      if (!found)
+        return fileError() << "didn't find node name: " << key << " (an output key names a node whose output is '"
+                           << key << "_output')";
+      selected.push_back(*found);
+    }
+    heads = std::move(selected);
     return success();
   }
 
@@ -524,17 +556,18 @@ private:
 } // namespace
 
 OwningOpRef<ModuleOp> symc::importSymbolJson(MLIRContext *ctx, llvm::StringRef fileName,
-                                             llvm::StringRef json) {
+                                             llvm::StringRef json, llvm::ArrayRef<std::string> outputs) {
   ctx->getOrLoadDialect<SymDialect>();
-  return Importer(ctx, fileName).run(json);
+  return Importer(ctx, fileName).run(json, outputs);
 }
 
-OwningOpRef<ModuleOp> symc::importSymbolFile(MLIRContext *ctx, llvm::StringRef path) {
+OwningOpRef<ModuleOp> symc::importSymbolFile(MLIRContext *ctx, llvm::StringRef path,
+                                             llvm::ArrayRef<std::string> outputs) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer) {
     emitError(FileLineColLoc::get(ctx, path, 0, 0))
         << "cannot read symbol file: " << buffer.getError().message();
     return nullptr;
   }
-  return importSymbolJson(ctx, path, (*buffer)->getBuffer());
+  return importSymbolJson(ctx, path, (*buffer)->getBuffer(), outputs);
 }

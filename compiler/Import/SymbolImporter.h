@@ -4,7 +4,9 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include <string>
 
 namespace symc {
 
@@ -16,14 +18,17 @@ namespace symc {
 /// `sym.name` (and `sym.aux`); it returns the heads, tagged with their
 /// list_outputs() names. Tensor types are unranked until shape inference.
 /// Errors are emitted as diagnostics naming the file, node and attribute;
-/// the result is null on error.
+/// the result is null on error. Non-empty `outputs` replace the heads with
+/// the node outputs named `<key>_output` (MXPredCreatePartialOut).
 mlir::OwningOpRef<mlir::ModuleOp> importSymbolJson(mlir::MLIRContext *ctx,
                                                    llvm::StringRef fileName,
-                                                   llvm::StringRef json);
+                                                   llvm::StringRef json,
+                                                   llvm::ArrayRef<std::string> outputs = {});
 
 /// Reads and imports `path`.
 mlir::OwningOpRef<mlir::ModuleOp> importSymbolFile(mlir::MLIRContext *ctx,
-                                                   llvm::StringRef path);
+                                                   llvm::StringRef path,
+                                                   llvm::ArrayRef<std::string> outputs = {});
 
 } // namespace symc
 

@@ -6,7 +6,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "symc/Executor.h"
-#include "symc/c_api.h"
 
 #include <gtest/gtest.h>
 
@@ -300,30 +299,6 @@ TEST(Executor, ThreadCount) {
   exec.setNumThreads(1);
   EXPECT_NO_THROW(exec.forward());
   EXPECT_EQ(exec.numThreads(), 1);
-}
-
-TEST(CApi, SimpleBindForwardAndErrors) {
-  SymcArtifactHandle artifact;
-  ASSERT_EQ(SymcArtifactLoad((std::string(SYMC_E2E_DIR) + "/axpb.so").c_str(), nullptr, &artifact), 0);
-  SymcExecutorHandle exec;
-  ASSERT_EQ(SymcExecutorSimpleBind(artifact, 1, 0, 0, nullptr, nullptr, nullptr, "null", &exec), 0);
-  SymcNDArrayHandle a;
-  ASSERT_EQ(SymcExecutorGetArray(exec, "a", &a), 0);
-  void *data;
-  SymcNDArrayGetData(a, &data);
-  static_cast<float *>(data)[0] = 1, static_cast<float *>(data)[1] = 2;
-  ASSERT_EQ(SymcExecutorForward(exec, 0), 0);
-  SymcNDArrayHandle out;
-  ASSERT_EQ(SymcExecutorGetOutput(exec, 0, &out), 0);
-  SymcNDArrayGetData(out, &data);
-  EXPECT_EQ(static_cast<float *>(data)[1], 4.0f);
-  EXPECT_EQ(SymcExecutorGetOutput(exec, 3, &out), -1);
-  EXPECT_STREQ(symcGetLastErrorKind(), "IndexError");
-  EXPECT_EQ(SymcArtifactLoad("/nonexistent.so", nullptr, &artifact), -1);
-  EXPECT_NE(std::string(symcGetLastError()).find("cannot load artifact /nonexistent.so"), std::string::npos);
-  SymcNDArrayFree(a);
-  SymcNDArrayFree(out);
-  SymcExecutorFree(exec);
 }
 
 } // namespace

@@ -15,7 +15,7 @@ llvm_config.use_default_substitutions()
 llvm_config.add_tool_substitutions(
     ["symc", "symc-opt", "symc-run"], [config.symc_tools_dir])
 llvm_config.add_tool_substitutions(
-    ["FileCheck", "not", "split-file", "count", "llvm-nm"], [config.llvm_tools_dir])
-config.substitutions.append(("%models", config.shared_models_dir))
+    ["FileCheck", "not", "split-file", "count", "llvm-nm", "llvm-readelf"], [config.llvm_tools_dir])
+config.substitutions.append(("%models", config.models_dir))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Import", "Inputs")))
 config.substitutions.append(("%python", config.python_executable))

@@ -56,8 +56,7 @@ def symc_interface(symc, path, shapes):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--symc", required=True)
-    parser.add_argument("--models", default=os.path.join(os.path.dirname(__file__), "..", "..", "..",
-                                                         "shared", "models"))
+    parser.add_argument("--models", default=os.path.join(os.path.dirname(__file__), "..", "models"))
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args()
 

@@ -13,6 +13,10 @@
 #include "symc/Npy.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
+#include <sstream>
+#include <type_traits>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -31,67 +35,134 @@ struct Options {
   std::vector<std::string> outputs, compares;
   int bench = 0, threads = 0;
   std::optional<uint64_t> seed;
-  bool isTrain = false, backward = false;
+  bool isTrain = false, backward = false, allowMissing = false;
   std::vector<std::pair<std::string, std::string>> headGrads; // output name -> file
   std::map<std::string, std::string> gradReqs;
   std::string gradsIn, gradsOut;
   double rtol = 1e-5, atol = 1e-5;
 };
 
+[[noreturn]] void usageError(const std::string &message) { throw Error("UsageError", message); }
+
 /// Splits NAME=VALUE.
 std::pair<std::string, std::string> nameValue(const std::string &option, const std::string &text) {
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw Error("UsageError", option + " " + text + ": expected NAME=VALUE");
+    usageError(option + " " + text + ": expected NAME=VALUE");
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
-const char *kUsage =
-    "usage: symc-run MODEL.so [--params FILE.params] [--input NAME=FILE.npy | --input FILE.params]...\n"
-    "                [--output OUT.npy]... [--bench N] [--threads N] [--train] [--name PREFIX]\n"
-    "                [--seed N] [--compare REF.npy]... [--rtol R] [--atol A]\n"
-    "                [--backward [--head-grad OUTPUT=G.npy]... [--grad-req NAME=write|add|null]...\n"
-    "                 [--grads-in INIT.params] --grads-out GRADS.params]\n"
-    "--output and --compare name the outputs in order; '-' skips one.\n";
+/// The whole of `text` as a number in [lo, hi], else a usage error.
+template <typename T> T number(const std::string &option, const std::string &text, T lo, T hi) {
+  std::istringstream in(text);
+  T value{};
+  if (text.empty() || text[0] == '+' || (std::is_unsigned_v<T> && text[0] == '-') || !(in >> value) || !in.eof() || value < lo || value > hi) {
+    std::ostringstream range;
+    range << lo << ".." << hi;
+    usageError(option + ": '" + text + "' is not a number in " + range.str());
+  }
+  return value;
+}
+
+/// One flag: how it is written, what it does, and what it does to Options
+/// with its value (empty for flags that take none).
+struct Flag {
+  const char *name, *value, *help;
+  std::function<void(Options &, const std::string &)> apply;
+};
+
+const std::vector<Flag> &flags() {
+  constexpr int kMaxInt = std::numeric_limits<int>::max();
+  static const std::vector<Flag> all = {
+      {"--params", "FILE.params", "parameters (arg:NAME / aux:NAME, as MXNet saves a checkpoint)",
+       [](Options &o, const std::string &v) { o.params = v; }},
+      {"--input", "NAME=FILE.npy", "an input array; FILE.params gives every argument it holds (repeatable)",
+       [](Options &o, const std::string &v) {
+         size_t eq = v.find('=');
+         o.inputs.emplace_back(eq == std::string::npos ? "" : v.substr(0, eq),
+                               eq == std::string::npos ? v : v.substr(eq + 1));
+       }},
+      {"--allow-missing", nullptr, "run with zeros for arguments no --params, --input or embedded params give",
+       [](Options &o, const std::string &) { o.allowMissing = true; }},
+      {"--output", "OUT.npy", "save the next output ('-' skips one; repeatable)",
+       [](Options &o, const std::string &v) { o.outputs.push_back(v); }},
+      {"--compare", "REF.npy", "compare the next output with REF.npy ('-' skips one; repeatable)",
+       [](Options &o, const std::string &v) { o.compares.push_back(v); }},
+      {"--rtol", "R", "relative tolerance of --compare (1e-5)",
+       [](Options &o, const std::string &v) { o.rtol = number("--rtol", v, 0.0, 1e300); }},
+      {"--atol", "A", "absolute tolerance of --compare (1e-5)",
+       [](Options &o, const std::string &v) { o.atol = number("--atol", v, 0.0, 1e300); }},
+      {"--bench", "N", "time N more runs and print the median, p10, p90 and min",
+       [](Options &o, const std::string &v) { o.bench = number("--bench", v, 0, kMaxInt); }},
+      {"--threads", "N", "threads of the generated code (0: OpenMP's default)",
+       [](Options &o, const std::string &v) { o.threads = number("--threads", v, 0, 4096); }},
+      {"--seed", "N", "seed of Dropout and rrelu draws (mx.random.seed)",
+       [](Options &o, const std::string &v) {
+         o.seed = number<uint64_t>("--seed", v, 0, std::numeric_limits<uint64_t>::max());
+       }},
+      {"--name", "PREFIX", "the artifact's symbol prefix (symc compile --name; default symc)",
+       [](Options &o, const std::string &v) { o.prefix = v; }},
+      {"--train", nullptr, "forward(is_train=True)", [](Options &o, const std::string &) { o.isTrain = true; }},
+      {"--backward", nullptr, "a training step: forward(is_train=True), then backward",
+       [](Options &o, const std::string &) { o.backward = o.isTrain = true; }},
+      {"--head-grad", "OUTPUT=G.npy", "the head gradient of a non-loss output (repeatable)",
+       [](Options &o, const std::string &v) { o.headGrads.push_back(nameValue("--head-grad", v)); }},
+      {"--grad-req", "NAME=write|add|null", "an argument's grad_req (default write; repeatable)",
+       [](Options &o, const std::string &v) { o.gradReqs.insert(nameValue("--grad-req", v)); }},
+      {"--grads-in", "INIT.params", "initial gradient buffers (what grad_req add adds to)",
+       [](Options &o, const std::string &v) { o.gradsIn = v; }},
+      {"--grads-out", "GRADS.params", "save the gradients (and aux states as aux:NAME)",
+       [](Options &o, const std::string &v) { o.gradsOut = v; }},
+  };
+  return all;
+}
+
+std::string usage() {
+  std::string text = "usage: symc-run MODEL.so [options]\n"
+                     "Runs a symc-compiled model through the Executor: binds it, fills its arguments,\n"
+                     "runs forward (and backward), saves, compares and times the outputs.\n\noptions:\n";
+  for (const Flag &flag : flags()) {
+    std::string spelled = std::string(flag.name) + (flag.value ? std::string(" ") + flag.value : "");
+    text += "  " + spelled + std::string(spelled.size() < 30 ? 30 - spelled.size() : 1, ' ') + flag.help + "\n";
+  }
+  return text + "  -h, --help                    this help\n"
+                "Flags take their value as --flag VALUE or --flag=VALUE.\n";
+}
 
 Options parseOptions(int argc, char **argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc)
-        throw Error("UsageError", arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--params") o.params = value();
-    else if (arg == "--input") {
-      std::string v = value();
-      size_t eq = v.find('=');
-      o.inputs.emplace_back(eq == std::string::npos ? "" : v.substr(0, eq),
-                            eq == std::string::npos ? v : v.substr(eq + 1));
-    } else if (arg == "--output") o.outputs.push_back(value());
-    else if (arg == "--compare") o.compares.push_back(value());
-    else if (arg == "--bench") o.bench = std::stoi(value());
-    else if (arg == "--threads") o.threads = std::stoi(value());
-    else if (arg == "--seed") o.seed = std::stoull(value());
-    else if (arg == "--rtol") o.rtol = std::stod(value());
-    else if (arg == "--atol") o.atol = std::stod(value());
-    else if (arg == "--name") o.prefix = value();
-    else if (arg == "--train") o.isTrain = true;
-    else if (arg == "--backward") o.backward = o.isTrain = true;
-    else if (arg == "--head-grad") o.headGrads.push_back(nameValue(arg, value()));
-    else if (arg == "--grad-req") o.gradReqs.insert(nameValue(arg, value()));
-    else if (arg == "--grads-in") o.gradsIn = value();
-    else if (arg == "--grads-out") o.gradsOut = value();
-    else if (arg == "-h" || arg == "--help") { std::cout << kUsage; std::exit(0); }
-    else if (!arg.empty() && arg[0] == '-') throw Error("UsageError", "unknown option " + arg);
-    else if (o.artifact.empty()) o.artifact = arg;
-    else throw Error("UsageError", "unexpected argument " + arg);
+    if (arg == "-h" || arg == "--help") {
+      std::cout << usage();
+      std::exit(0);
+    }
+    if (arg.empty() || arg[0] != '-') {
+      if (!o.artifact.empty())
+        usageError("unexpected argument " + arg);
+      o.artifact = arg;
+      continue;
+    }
+    size_t eq = arg.find('=');
+    std::string name = arg.substr(0, eq);
+    auto flag = std::find_if(flags().begin(), flags().end(), [&](const Flag &f) { return name == f.name; });
+    if (flag == flags().end())
+      usageError("unknown option " + name);
+    std::string value;
+    if (!flag->value && eq != std::string::npos)
+      usageError(name + " takes no value");
+    if (flag->value && eq != std::string::npos)
+      value = arg.substr(eq + 1);
+    else if (flag->value && i + 1 < argc)
+      value = argv[++i];
+    else if (flag->value)
+      usageError(name + " needs a value: " + name + " " + flag->value);
+    flag->apply(o, value);
   }
   if (o.artifact.empty())
-    throw Error("UsageError", "no artifact given");
+    usageError("no artifact given");
   if (!o.backward && (!o.headGrads.empty() || !o.gradReqs.empty() || !o.gradsOut.empty() || !o.gradsIn.empty()))
-    throw Error("UsageError", "--head-grad, --grad-req, --grads-in and --grads-out need --backward");
+    usageError("--head-grad, --grad-req, --grads-in and --grads-out need --backward");
   return o;
 }
 
@@ -206,23 +277,42 @@ std::vector<NDArray> runBackward(Executor &exec, const Options &o) {
     return heads;
   // Gradients under their argument names, aux states as "aux:NAME".
   ParamsFile file;
-  auto add = [&](const std::string &name, const NDArray &a) {
-    NDArrayRecord record;
-    record.name = name;
-    record.shape = a.shape();
-    record.dtype = a.dtype();
-    record.data.assign(static_cast<const uint8_t *>(a.data()), static_cast<const uint8_t *>(a.data()) + a.nbytes());
-    file.arrays.push_back(std::move(record));
-  };
   for (const auto &[name, grad] : grads)
     if (!grad.isNone())
-      add(name, grad);
+      file.arrays.push_back(toRecord(name, grad));
   for (const auto &[name, aux] : exec.auxMap())
-    add("aux:" + name, aux);
+    file.arrays.push_back(toRecord("aux:" + name, aux));
   std::string error;
   if (!saveParams(o.gradsOut, file, error))
     throw Error("MXNetError", o.gradsOut + ": " + error);
   return heads;
+}
+
+/// Every argument and aux state gets its value from --input, --params or the
+/// artifact's embedded parameters; only labels may be left out of inference.
+void checkNothingMissing(const Artifact &artifact, const Options &o, const ArrayDict &inputs,
+                         const ParamArrays &params) {
+  const Manifest &m = artifact.manifest();
+  for (const auto &input : inputs)
+    if (std::none_of(m.arguments.begin(), m.arguments.end(), [&](const TensorSpec &s) { return s.name == input.first; }))
+      throw Error("TypeError", "Unknown argument " + input.first);
+  ParamArrays embedded = artifact.embeddedParams() ? splitParams(*artifact.embeddedParams()) : ParamArrays();
+  auto given = [&](const std::string &name, bool isAux) {
+    const ArrayDict &fromParams = isAux ? params.aux : params.args;
+    const ArrayDict &fromEmbedded = isAux ? embedded.aux : embedded.args;
+    bool isLabel = std::find(m.labels.begin(), m.labels.end(), name) != m.labels.end();
+    return (!isAux && inputs.count(name)) || fromParams.count(name) || fromEmbedded.count(name) ||
+           (isLabel && !o.backward);
+  };
+  std::string missing;
+  for (const auto *specs : {&m.arguments, &m.auxStates})
+    for (const TensorSpec &spec : *specs)
+      if (!given(spec.name, specs == &m.auxStates))
+        missing += (missing.empty() ? "'" : ", '") + spec.name + "'";
+  if (!missing.empty())
+    throw Error("MXNetError", "no value for " + missing +
+                                  ": give it with --params FILE.params or --input NAME=FILE.npy "
+                                  "(--allow-missing runs on zeros)");
 }
 
 int run(const Options &o) {
@@ -244,6 +334,8 @@ int run(const Options &o) {
     seedRandom(*o.seed);
   if (!o.params.empty())
     exec.copyParamsFrom(params.args, params.aux);
+  if (!o.allowMissing)
+    checkNothingMissing(*artifact, o, inputs, params);
   exec.forward(o.isTrain, inputs);
   std::vector<NDArray> heads;
   if (o.backward)
@@ -270,7 +362,10 @@ int main(int argc, char **argv) {
   } catch (const Error &e) {
     std::fprintf(stderr, "symc-run: %s: %s\n", e.kind().c_str(), e.what());
     if (e.kind() == "UsageError")
-      std::fputs(kUsage, stderr);
+      std::fputs("Try 'symc-run --help'.\n", stderr);
+    return 1;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "symc-run: MXNetError: %s\n", e.what());
     return 1;
   }
 }

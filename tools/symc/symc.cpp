@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Driver/Driver.h"
+#include "symc/ArtifactABI.h"
+#include "symc/Version.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -19,13 +21,15 @@ namespace cl = llvm::cl;
 namespace {
 
 cl::SubCommand compileCommand("compile", "Compile an MXNet symbol");
+// `--help` lists these, not LLVM's backend flags.
+cl::OptionCategory symcOptions("symc compile options");
 
 cl::opt<std::string> symbolPath(cl::Positional, cl::desc("<MODEL-symbol.json>"), cl::Required,
-                                cl::sub(compileCommand));
+                                cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::list<std::string> shapes("shape",
                              cl::desc("input shape NAME=D0,D1,... ('?' keeps a dim dynamic)"),
-                             cl::value_desc("name=dims"), cl::sub(compileCommand));
+                             cl::value_desc("name=dims"), cl::sub(compileCommand), cl::cat(symcOptions));
 
 using symc::EmitKind;
 cl::opt<EmitKind> emit(
@@ -37,42 +41,52 @@ cl::opt<EmitKind> emit(
                           "arguments, aux states and outputs as JSON"),
                clEnumValN(EmitKind::Linalg, "linalg", "linalg on tensors, after fusion"),
                clEnumValN(EmitKind::LLVMIR, "llvm", "optimized LLVM IR")),
-    cl::sub(compileCommand));
+    cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::opt<std::string> outputPath("o", cl::desc("output file ('-' for stdout)"), cl::init(""),
-                                cl::value_desc("path"), cl::sub(compileCommand));
+                                cl::value_desc("path"), cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::opt<std::string> paramsPath("params", cl::desc("check this .params file against the symbol"),
-                                cl::value_desc("path"), cl::sub(compileCommand));
+                                cl::value_desc("path"), cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::opt<bool> train("train", cl::desc("compile the backward too (gradients of the arguments)"),
-                    cl::sub(compileCommand));
+                    cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::list<std::string> gradReqs("grad-req",
                                cl::desc("NAME=write|add|null: which gradients exist (default write)"),
-                               cl::value_desc("NAME=REQ"), cl::sub(compileCommand));
+                               cl::value_desc("NAME=REQ"), cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::opt<bool> mirror("mirror",
                      cl::desc("with --train: recompute cheap forward values in the backward instead of keeping "
                               "them (MXNet's MXNET_BACKWARD_DO_MIRROR)"),
-                     cl::sub(compileCommand));
+                     cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::opt<bool> embedParams("embed-params",
                           cl::desc("embed the --params file in the artifact (simple_bind fills the "
                                    "parameters from it)"),
-                          cl::sub(compileCommand));
+                          cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::opt<std::string> prefix("name", cl::desc("prefix of the artifact's exported symbols"),
-                            cl::init("symc"), cl::sub(compileCommand));
+                            cl::init("symc"), cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::opt<std::string> cpu("cpu", cl::desc("target CPU (an LLVM CPU name) or 'native'"),
-                         cl::init("native"), cl::sub(compileCommand));
+                         cl::init("native"), cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::opt<int64_t> batchChunk("batch-chunk",
                             cl::desc("batch rows per step when the batch dim is dynamic ('?')"),
-                            cl::init(16), cl::sub(compileCommand));
+                            cl::init(16), cl::sub(compileCommand), cl::cat(symcOptions));
 
-cl::opt<bool> quiet("q", cl::desc("do not print the compile phases"), cl::sub(compileCommand));
+cl::list<std::string> outputs("outputs", cl::CommaSeparated,
+                              cl::desc("compile these nodes' outputs (<name>_output) instead of the symbol's "
+                                       "heads, as MXPredCreatePartialOut selects them"),
+                              cl::value_desc("node,..."), cl::sub(compileCommand), cl::cat(symcOptions));
+
+cl::opt<std::string> predictDir("predict-dir",
+                                cl::desc("write the artifact into DIR under the name MXPredCreate looks "
+                                         "up (libsymc_predict; SYMC_ARTIFACT_PATH=DIR)"),
+                                cl::value_desc("DIR"), cl::sub(compileCommand), cl::cat(symcOptions));
+
+cl::opt<bool> quiet("q", cl::desc("do not print the compile phases"), cl::sub(compileCommand), cl::cat(symcOptions));
 
 /// model-symbol.json -> model.so (or .o)
 std::string defaultOutputPath() {
@@ -111,8 +125,16 @@ int runCompile() {
     llvm::errs() << "symc: " << (mirror ? "--mirror" : "--grad-req") << " needs --train\n";
     return 1;
   }
-  symc::CompileOptions options{symbolPath, std::vector<std::string>(shapes.begin(), shapes.end()),
-                               train, std::vector<std::string>(gradReqs.begin(), gradReqs.end()), mirror};
+  symc::CompileOptions options{symbolPath,
+                               std::vector<std::string>(shapes.begin(), shapes.end()),
+                               train,
+                               std::vector<std::string>(gradReqs.begin(), gradReqs.end()),
+                               mirror,
+                               std::vector<std::string>(outputs.begin(), outputs.end())};
+  if (!predictDir.empty() && !outputPath.empty()) {
+    llvm::errs() << "symc: -o and --predict-dir both name the output; give one\n";
+    return 1;
+  }
   mlir::OwningOpRef<mlir::ModuleOp> module = symc::compileToSym(ctx, options);
   if (!module)
     return 1;
@@ -123,7 +145,11 @@ int runCompile() {
     llvm::errs() << "symc: --embed-params needs --params FILE\n";
     return 1;
   }
-  std::string path = outputPath.empty() ? defaultOutputPath() : outputPath;
+  std::string path = !predictDir.empty() ? symc::predictArtifactPath(options, predictDir)
+                     : outputPath.empty()  ? defaultOutputPath()
+                                           : outputPath.getValue();
+  if (path.empty())
+    return 1;
   if (emit == EmitKind::Sym || emit == EmitKind::Interface)
     return writeSymOutput(*module, path) ? 0 : 1;
   symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet, batchChunk,
@@ -135,6 +161,10 @@ int runCompile() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(symcOptions);
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "symc " SYMC_VERSION " (artifact ABI version " << SYMC_ARTIFACT_ABI_VERSION << ")\n";
+  });
   cl::ParseCommandLineOptions(argc, argv, "symc: ahead-of-time compiler for MXNet symbols\n");
   if (compileCommand)
     return runCompile();

@@ -7,6 +7,7 @@
 #ifndef SYMC_RUNTIME_ARTIFACT_H
 #define SYMC_RUNTIME_ARTIFACT_H
 
+#include "symc/ArtifactABI.h"
 #include "symc/NDArray.h"
 
 #include <memory>
@@ -16,17 +17,13 @@
 
 namespace symc {
 
-/// The entry-point ABI this runtime speaks (codegen/Artifact/Manifest.h).
-inline constexpr int kArtifactAbiVersion = 6;
+/// The entry-point ABI this runtime speaks (symc/ArtifactABI.h).
+inline constexpr int kArtifactAbiVersion = SYMC_ARTIFACT_ABI_VERSION;
 
 /// const uint8_t *params(int64_t *size): the embedded .params file.
 using ParamsAccessor = const uint8_t *(*)(int64_t *);
 
-/// int32_t entry(void *const *buffers, const int64_t *dims, void *workspace):
-/// buffers are the arguments, aux states and outputs in manifest order; dims[0]
-/// is the batch size where the manifest has dynamic (-1) dims, dims[1] the
-/// seed of ops that draw random numbers.
-using EntryPoint = int32_t (*)(void *const *, const int64_t *, void *);
+using EntryPoint = SymcEntryPoint;
 
 struct TensorSpec {
   std::string name;
@@ -63,6 +60,9 @@ struct Manifest {
   std::vector<NodeSpec> nodes;
   /// Nodes whose forward depends on is_train (Dropout, BatchNorm, ...).
   std::vector<std::string> trainSensitiveNodes;
+  /// Arguments only loss heads read, as labels: inference needs no value for
+  /// them (absent from manifests written before symc 0.2).
+  std::vector<std::string> labels;
   /// Arguments forward writes 1 into (gammas of fix_gamma BatchNorms).
   std::vector<std::string> fixedGammas;
   size_t workspaceBytes = 0;

@@ -34,6 +34,9 @@ struct ParamArrays {
   ArrayDict args, aux;
 };
 ParamArrays splitParams(const ParamsFile &file);
+/// `array` as a .params record named `name`; a none array is saved as MXNet
+/// saves an empty NDArray.
+NDArrayRecord toRecord(const std::string &name, const NDArray &array);
 
 /// mx.random.seed: reseeds the generator that Dropout and rrelu draw from.
 /// Every forward takes the next step seed from it, so a sequence of runs

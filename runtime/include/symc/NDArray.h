@@ -4,6 +4,7 @@
 
 #include "symc/Params.h"
 
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -45,6 +46,10 @@ public:
   /// A zero-filled array.
   NDArray(std::vector<int64_t> shape, DType dtype = DType::Float32, Context ctx = Context::cpu());
   static NDArray fromData(std::vector<int64_t> shape, DType dtype, const void *data);
+  /// An array over memory it does not own (no copy); `release` runs when the
+  /// last reference goes (none: the owner outlives every reference).
+  static NDArray wrap(void *data, std::vector<int64_t> shape, DType dtype,
+                      std::function<void(void *)> release = nullptr);
 
   bool isNone() const { return !storage_; }
   const std::vector<int64_t> &shape() const { return shape_; }

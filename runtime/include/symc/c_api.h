@@ -1,60 +1,158 @@
 /*===- c_api.h - libsymrt's C API ---------------------------------*- C -*-===
  *
- * Every function returns 0 on success and -1 on failure; symcGetLastError()
- * then holds MXNet's message and symcGetLastErrorKind() the Python exception
- * MXNet raises for it ("ValueError", "TypeError", "MXNetError", ...).
- * Handles are opaque; an NDArray handle shares storage with what it came from.
+ * The whole runtime for C callers (and the Python package, which is a thin
+ * ctypes layer over it). Names are `Symc<Object><Verb>`.
+ *
+ * Errors: every function returns 0 on success and -1 on failure. The calling
+ * thread's SymcGetLastError() then holds the message (MXNet's text where
+ * MXNet has one) and SymcGetLastErrorKind() the Python exception MXNet raises
+ * for it ("ValueError", "TypeError", "KeyError", "MXNetError", ...). Output
+ * parameters are left untouched on failure.
+ *
+ * Ownership: every handle a function gives out is the caller's and is
+ * released with the matching Free; an NDArray handle is a reference that
+ * shares storage with what it came from (an executor's argument stays alive
+ * while a handle to it does, and the executor while its arrays are alive is
+ * not required). Strings and shape pointers given out stay valid while the
+ * object they describe lives and is not changed.
+ *
+ * Threads: an artifact is immutable once loaded and may be shared by any
+ * number of executors on any threads. An executor (and its arrays) belongs
+ * to one thread at a time: calls on one executor must not overlap. Errors are
+ * per thread.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef SYMC_RUNTIME_C_API_H
 #define SYMC_RUNTIME_C_API_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef void *SymcArtifactHandle;
-typedef void *SymcExecutorHandle;
-typedef void *SymcNDArrayHandle;
+typedef struct SymcArtifact *SymcArtifactHandle;
+typedef struct SymcExecutor *SymcExecutorHandle;
+typedef struct SymcNDArray *SymcNDArrayHandle;
+typedef struct SymcNDList *SymcNDListHandle;
 
-const char *symcGetLastError(void);
-const char *symcGetLastErrorKind(void);
+/* The tensor lists of an artifact or executor, in MXNet's orders. */
+typedef enum {
+  SYMC_ARGUMENTS = 0,  /* list_arguments() */
+  SYMC_AUX_STATES = 1, /* list_auxiliary_states() */
+  SYMC_OUTPUTS = 2,    /* list_outputs() */
+  SYMC_GRADIENTS = 3   /* the arguments whose gradient was compiled (--train) */
+} SymcTensorList;
 
+/* Device types, as MXNet numbers them. */
+enum { SYMC_CPU = 1, SYMC_GPU = 2 };
+
+/* grad_req codes, as MXNet numbers them (OpReqType). */
+enum { SYMC_GRAD_NULL = 0, SYMC_GRAD_WRITE = 1, SYMC_GRAD_ADD = 3 };
+
+const char *SymcGetLastError(void);
+const char *SymcGetLastErrorKind(void);
+
+/* symc's version ("0.2.0") and the artifact ABI version this runtime loads. */
+int SymcGetVersion(const char **version, int *abi_version);
+
+/* mx.random.seed: the seed Dropout and rrelu draw from in later forwards. */
+int SymcRandomSeed(uint64_t seed);
+
+/*--- Artifacts -------------------------------------------------------------*/
+
+/* Loads a compiled model (`symc compile -o path`); prefix NULL means "symc". */
 int SymcArtifactLoad(const char *path, const char *prefix, SymcArtifactHandle *out);
 int SymcArtifactFree(SymcArtifactHandle artifact);
+/* The number of tensors in a list. */
+int SymcArtifactNumTensors(SymcArtifactHandle artifact, SymcTensorList list, int *count);
+/* One tensor as compiled: its name, shape (-1 for the dynamic batch dim) and
+   MXNet dtype code (0 = float32). Any output pointer may be NULL. */
+int SymcArtifactGetTensor(SymcArtifactHandle artifact, SymcTensorList list, int index,
+                          const char **name, int *ndim, const int64_t **shape, int *dtype);
+/* Whether the artifact has the training forward (is_train) and the backward. */
+int SymcArtifactHasBackward(SymcArtifactHandle artifact, int *has_backward);
 
-/* A zero-filled cpu array; dtype is MXNet's code (0 = float32). */
+/*--- NDArrays (host memory, C order) ---------------------------------------*/
+
+/* A zero-filled array; dtype is MXNet's code (0 = float32). */
 int SymcNDArrayCreate(const int64_t *shape, int ndim, int dtype, SymcNDArrayHandle *out);
+/* An array over the caller's memory, not copied: `data` must stay valid and
+   64-byte alignment is not required. `release(data, release_arg)` is called
+   when the last reference goes (NULL: the caller frees it after every handle
+   and executor using it is gone). */
+int SymcNDArrayCreateFromData(void *data, const int64_t *shape, int ndim, int dtype,
+                              void (*release)(void *data, void *release_arg), void *release_arg,
+                              SymcNDArrayHandle *out);
 int SymcNDArrayFree(SymcNDArrayHandle array);
 int SymcNDArrayGetShape(SymcNDArrayHandle array, int *ndim, const int64_t **shape);
 int SymcNDArrayGetDType(SymcNDArrayHandle array, int *dtype);
 int SymcNDArrayGetData(SymcNDArrayHandle array, void **data);
+int SymcNDArrayGetContext(SymcNDArrayHandle array, int *dev_type, int *dev_id);
+/* dst[:] = src: same shape, the dtype converted. */
+int SymcNDArrayCopyFrom(SymcNDArrayHandle dst, SymcNDArrayHandle src);
 
-/* Symbol.simple_bind: shapes are concatenated in shape_data, shape_ndim[i]
-   dims each. grad_req is "null", "write" or "add". */
+/*--- NDArray lists: .params files (mx.nd.load / mx.nd.save) ----------------*/
+
+int SymcNDListLoad(const char *path, SymcNDListHandle *out);
+int SymcNDListLoadFromBuffer(const void *bytes, size_t size, SymcNDListHandle *out);
+int SymcNDListSize(SymcNDListHandle list, int *size);
+/* Entry `index`: its name as stored ("arg:fc1_weight"; "" for a list saved
+   without names) and a new handle to the array (NULL for a none array). */
+int SymcNDListGet(SymcNDListHandle list, int index, const char **name, SymcNDArrayHandle *array);
+int SymcNDListFree(SymcNDListHandle list);
+/* mx.nd.save: names NULL saves an unnamed list. */
+int SymcNDListSave(const char *path, int num, const char **names, SymcNDArrayHandle *arrays);
+
+/*--- Executors ---------------------------------------------------------------*/
+
+/* Symbol.simple_bind. `shape_names[i]` has `shape_ndim[i]` dims, concatenated
+   in `shape_data`. grad_req takes MXNet's three forms:
+     num_grad_req == 0:                        'write' for every argument;
+     grad_req_names == NULL, num_grad_req == 1: grad_req_types[0] for all;
+     grad_req_names == NULL, otherwise:         a list in argument order;
+     grad_req_names != NULL:                    a dict (missing names: 'null').
+   type_names/type_codes: type_dict (num_types may be 0). */
 int SymcExecutorSimpleBind(SymcArtifactHandle artifact, int dev_type, int dev_id, int num_shapes,
-                           const char **names, const int64_t *shape_data, const int *shape_ndim,
-                           const char *grad_req, SymcExecutorHandle *out);
-/* Symbol.bind with lists in manifest order; the arrays are not copied. */
+                           const char **shape_names, const int64_t *shape_data, const int *shape_ndim,
+                           int num_grad_req, const char **grad_req_names, const char **grad_req_types,
+                           int num_types, const char **type_names, const int *type_codes,
+                           SymcExecutorHandle *out);
+/* Symbol.bind with lists in manifest order; no array is copied. arg_grads may
+   be NULL, or hold NULL where an argument has no gradient array (grad_req
+   null then). grad_req holds one code per argument (NULL: write). */
 int SymcExecutorBind(SymcArtifactHandle artifact, int dev_type, int dev_id, int num_args,
-                     SymcNDArrayHandle *args, int num_aux, SymcNDArrayHandle *aux,
-                     const char *grad_req, SymcExecutorHandle *out);
+                     SymcNDArrayHandle *args, SymcNDArrayHandle *arg_grads, const int *grad_req,
+                     int num_aux, SymcNDArrayHandle *aux, SymcExecutorHandle *out);
+int SymcExecutorFree(SymcExecutorHandle exec);
 int SymcExecutorForward(SymcExecutorHandle exec, int is_train);
 /* executor.backward: head_grads by output position, NULL where none is given. */
-int SymcExecutorBackward(SymcExecutorHandle exec, int num_head_grads, SymcNDArrayHandle *head_grads);
+int SymcExecutorBackward(SymcExecutorHandle exec, int num_head_grads, SymcNDArrayHandle *head_grads,
+                         int is_train);
+/* The bound arrays of a list: names as in the artifact, a new handle to each
+   array (NULL for an argument without a gradient array in SYMC_GRADIENTS,
+   which lists every argument here). */
+int SymcExecutorNumTensors(SymcExecutorHandle exec, SymcTensorList list, int *count);
+int SymcExecutorGetTensor(SymcExecutorHandle exec, SymcTensorList list, int index, const char **name,
+                          SymcNDArrayHandle *array);
+/* Shortcuts by name: an argument or aux state; a gradient (*out NULL where
+   none is kept); an output by position. */
+int SymcExecutorGetArray(SymcExecutorHandle exec, const char *name, SymcNDArrayHandle *out);
+int SymcExecutorGetGrad(SymcExecutorHandle exec, const char *name, SymcNDArrayHandle *out);
 int SymcExecutorNumOutputs(SymcExecutorHandle exec, int *count);
 int SymcExecutorGetOutput(SymcExecutorHandle exec, int index, SymcNDArrayHandle *out);
-/* An argument or aux state by name. */
-int SymcExecutorGetArray(SymcExecutorHandle exec, const char *name, SymcNDArrayHandle *out);
-/* An argument's gradient array by name; *out is NULL where none is kept. */
-int SymcExecutorGetGrad(SymcExecutorHandle exec, const char *name, SymcNDArrayHandle *out);
+/* The grad_req code of every argument, in argument order (count of them). */
+int SymcExecutorGetGradReqs(SymcExecutorHandle exec, const int **grad_req);
+/* executor.copy_params_from. */
+int SymcExecutorCopyParamsFrom(SymcExecutorHandle exec, int num_args, const char **arg_names,
+                               SymcNDArrayHandle *arg_arrays, int num_aux, const char **aux_names,
+                               SymcNDArrayHandle *aux_arrays, int allow_extra_params);
+/* copy_params_from a .params file ("arg:"/"aux:" names, as MXNet saves a
+   checkpoint; a bare name is an argument). */
+int SymcExecutorLoadParams(SymcExecutorHandle exec, const char *path, int allow_extra_params);
+/* Threads the generated code uses (0: the OpenMP default). */
 int SymcExecutorSetNumThreads(SymcExecutorHandle exec, int threads);
-int SymcExecutorFree(SymcExecutorHandle exec);
-
-/* mx.random.seed: the seed Dropout and rrelu draw from in later forwards. */
-int SymcRandomSeed(uint64_t seed);
 
 #ifdef __cplusplus
 }

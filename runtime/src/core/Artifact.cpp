@@ -73,6 +73,9 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
     m.nodes.push_back({n.at("op").string, n.at("name").string});
   for (const json::Value &n : root.at("train_sensitive_nodes").array)
     m.trainSensitiveNodes.push_back(n.string);
+  if (root.has("labels"))
+    for (const json::Value &n : root.at("labels").array)
+      m.labels.push_back(n.string);
   for (const json::Value &n : root.at("fixed_gammas").array)
     m.fixedGammas.push_back(n.string);
   m.workspaceBytes = static_cast<size_t>(root.at("workspace_bytes").number);
@@ -107,8 +110,12 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
   // A bare file name would make dlopen search the library path instead.
   std::string file = path.find('/') == std::string::npos ? "./" + path : path;
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
-    throw Error("MXNetError", "cannot load artifact " + path + ": " + dlerror());
+  if (!handle) {
+    std::string error = dlerror();
+    if (error.find("libomp") != std::string::npos)
+      error += " (artifacts need LLVM's OpenMP runtime: install Debian's libomp5-19)";
+    throw Error("MXNetError", "cannot load artifact " + path + ": " + error);
+  }
   std::shared_ptr<Artifact> artifact(new Artifact());
   artifact->handle_ = handle;
   auto manifestFn = reinterpret_cast<const char *(*)()>(dlsym(handle, (prefix + "_manifest").c_str()));

@@ -2,22 +2,44 @@
 #include "symc/c_api.h"
 
 #include "symc/Executor.h"
+#include "symc/Version.h"
+
+using symc::Artifact;
+using symc::DType;
+using symc::Error;
+using symc::Executor;
+using symc::NDArray;
+using symc::TensorSpec;
+
+struct SymcArtifact {
+  std::shared_ptr<const Artifact> artifact;
+};
+struct SymcExecutor {
+  Executor exec;
+  /// The grad_req codes SymcExecutorGetGradReqs hands out.
+  std::vector<int> gradReqCodes;
+};
+struct SymcNDArray {
+  NDArray array;
+};
+struct SymcNDList {
+  symc::ParamsFile file;
+};
 
 namespace {
 
 thread_local std::string lastError, lastErrorKind;
 
-using symc::Artifact;
-using symc::Executor;
-using symc::NDArray;
-
 template <typename F> int guarded(F &&body) {
   try {
     body();
     return 0;
-  } catch (const symc::Error &e) {
+  } catch (const Error &e) {
     lastError = e.what();
     lastErrorKind = e.kind();
+  } catch (const std::bad_alloc &) {
+    lastError = "out of memory";
+    lastErrorKind = "MemoryError";
   } catch (const std::exception &e) {
     lastError = e.what();
     lastErrorKind = "MXNetError";
@@ -25,54 +47,201 @@ template <typename F> int guarded(F &&body) {
   return -1;
 }
 
+[[noreturn]] void raise(const char *kind, const std::string &message) { throw Error(kind, message); }
+
+template <typename T> T &deref(T *handle, const char *what) {
+  if (!handle)
+    raise("ValueError", std::string("null ") + what + " handle");
+  return *handle;
+}
+/// A string argument, checked for null.
+const char *text(const char *s, const char *what) {
+  if (!s)
+    raise("ValueError", std::string("null ") + what);
+  return s;
+}
+const std::shared_ptr<const Artifact> &artifactOf(SymcArtifactHandle h) { return deref(h, "artifact").artifact; }
+Executor &executorOf(SymcExecutorHandle h) { return deref(h, "executor").exec; }
+NDArray &arrayOf(SymcNDArrayHandle h) { return deref(h, "NDArray").array; }
+
+template <typename T> void setIf(T *out, T value) {
+  if (out)
+    *out = value;
+}
+
+SymcNDArrayHandle newHandle(const NDArray &array) {
+  return array.isNone() ? nullptr : new SymcNDArray{array};
+}
+
 symc::Context context(int devType, int devId) {
+  if (devType != symc::Context::kCPU && devType != symc::Context::kGPU)
+    raise("ValueError", "unknown device type " + std::to_string(devType) + " (1 = cpu, 2 = gpu)");
   return {static_cast<symc::Context::DeviceType>(devType), devId};
 }
 
-std::shared_ptr<const Artifact> &artifactOf(SymcArtifactHandle h) {
-  return *static_cast<std::shared_ptr<const Artifact> *>(h);
+DType dtypeOf(int code) {
+  if (!symc::isValidDType(code))
+    raise("TypeError", "unknown dtype code " + std::to_string(code));
+  return static_cast<DType>(code);
 }
-Executor &executorOf(SymcExecutorHandle h) { return *static_cast<Executor *>(h); }
-NDArray &arrayOf(SymcNDArrayHandle h) { return *static_cast<NDArray *>(h); }
 
-std::vector<NDArray> arrays(int n, SymcNDArrayHandle *handles) {
-  std::vector<NDArray> list;
-  for (int i = 0; i < n; ++i)
-    list.push_back(handles[i] ? arrayOf(handles[i]) : NDArray());
+std::vector<int64_t> shapeOf(const int64_t *shape, int ndim) {
+  if (ndim < 0 || (ndim > 0 && !shape))
+    raise("ValueError", "invalid shape: " + std::to_string(ndim) + " dims");
+  for (int i = 0; i < ndim; ++i)
+    if (shape[i] < 0)
+      raise("ValueError", "invalid shape: dim " + std::to_string(i) + " is " + std::to_string(shape[i]));
+  return std::vector<int64_t>(shape, shape + ndim);
+}
+
+/// `count` handles, none arrays where a handle is null.
+std::vector<NDArray> arrays(int count, SymcNDArrayHandle *handles) {
+  std::vector<NDArray> list(count > 0 ? count : 0);
+  for (int i = 0; handles && i < count; ++i)
+    if (handles[i])
+      list[i] = handles[i]->array;
   return list;
+}
+
+symc::ArrayDict arrayDict(int count, const char **names, SymcNDArrayHandle *handles) {
+  symc::ArrayDict dict;
+  for (int i = 0; i < count; ++i)
+    dict[text(names[i], "name")] = arrayOf(handles[i]);
+  return dict;
+}
+
+std::string gradReqName(int code) {
+  switch (code) {
+  case SYMC_GRAD_NULL: return "null";
+  case SYMC_GRAD_WRITE: return "write";
+  case SYMC_GRAD_ADD: return "add";
+  }
+  raise("ValueError", "grad_req code " + std::to_string(code) + " is not one of 0 (null), 1 (write), 3 (add)");
+}
+
+/// simple_bind's three grad_req forms (see c_api.h).
+symc::GradReqSpec gradReqSpec(int count, const char **names, const char **types) {
+  if (count == 0)
+    return std::string("write");
+  if (names) {
+    std::map<std::string, std::string> dict;
+    for (int i = 0; i < count; ++i)
+      dict[text(names[i], "name")] = text(types[i], "grad_req");
+    return dict;
+  }
+  if (count == 1)
+    return std::string(text(types[0], "grad_req"));
+  std::vector<std::string> list;
+  for (int i = 0; i < count; ++i)
+    list.push_back(text(types[i], "grad_req"));
+  return list;
+}
+
+const std::vector<TensorSpec> &specsOf(const symc::Manifest &m, SymcTensorList list) {
+  static const std::vector<TensorSpec> none;
+  switch (list) {
+  case SYMC_ARGUMENTS: return m.arguments;
+  case SYMC_AUX_STATES: return m.auxStates;
+  case SYMC_OUTPUTS: return m.outputs;
+  case SYMC_GRADIENTS: return m.backward ? m.backward->gradients : none;
+  }
+  raise("ValueError", "unknown tensor list " + std::to_string(static_cast<int>(list)));
+}
+
+void checkIndex(int index, size_t size, const char *what) {
+  if (index < 0 || static_cast<size_t>(index) >= size)
+    raise("IndexError", std::string(what) + " index " + std::to_string(index) + " out of range (" +
+                            std::to_string(size) + ")");
+}
+
+/// An executor's bound arrays of a list; SYMC_GRADIENTS has one per argument.
+const std::vector<NDArray> &boundArrays(const Executor &exec, SymcTensorList list) {
+  switch (list) {
+  case SYMC_ARGUMENTS: return exec.argArrays();
+  case SYMC_AUX_STATES: return exec.auxArrays();
+  case SYMC_OUTPUTS: return exec.outputs();
+  case SYMC_GRADIENTS: return exec.gradArrays();
+  }
+  raise("ValueError", "unknown tensor list " + std::to_string(static_cast<int>(list)));
+}
+
+const std::vector<TensorSpec> &boundSpecs(const Executor &exec, SymcTensorList list) {
+  return specsOf(exec.manifest(), list == SYMC_GRADIENTS ? SYMC_ARGUMENTS : list);
+}
+
+SymcExecutorHandle newExecutor(Executor exec) {
+  std::vector<int> codes;
+  for (symc::GradReq req : exec.gradReqs())
+    codes.push_back(static_cast<int>(req));
+  return new SymcExecutor{std::move(exec), std::move(codes)};
 }
 
 } // namespace
 
 extern "C" {
 
-const char *symcGetLastError(void) { return lastError.c_str(); }
-const char *symcGetLastErrorKind(void) { return lastErrorKind.c_str(); }
+const char *SymcGetLastError(void) { return lastError.c_str(); }
+const char *SymcGetLastErrorKind(void) { return lastErrorKind.c_str(); }
+
+int SymcGetVersion(const char **version, int *abiVersion) {
+  return guarded([&] {
+    setIf(version, static_cast<const char *>(SYMC_VERSION));
+    setIf(abiVersion, static_cast<int>(SYMC_ARTIFACT_ABI_VERSION));
+  });
+}
+
+int SymcRandomSeed(uint64_t seed) { return guarded([&] { symc::seedRandom(seed); }); }
 
 int SymcArtifactLoad(const char *path, const char *prefix, SymcArtifactHandle *out) {
   return guarded([&] {
-    *out = new std::shared_ptr<const Artifact>(Artifact::load(path, prefix ? prefix : "symc"));
+    *out = new SymcArtifact{Artifact::load(text(path, "path"), prefix ? prefix : "symc")};
   });
 }
 
-int SymcArtifactFree(SymcArtifactHandle artifact) {
-  return guarded([&] { delete &artifactOf(artifact); });
+int SymcArtifactFree(SymcArtifactHandle artifact) { return guarded([&] { delete artifact; }); }
+
+int SymcArtifactNumTensors(SymcArtifactHandle artifact, SymcTensorList list, int *count) {
+  return guarded([&] { *count = static_cast<int>(specsOf(artifactOf(artifact)->manifest(), list).size()); });
+}
+
+int SymcArtifactGetTensor(SymcArtifactHandle artifact, SymcTensorList list, int index, const char **name,
+                          int *ndim, const int64_t **shape, int *dtype) {
+  return guarded([&] {
+    const std::vector<TensorSpec> &specs = specsOf(artifactOf(artifact)->manifest(), list);
+    checkIndex(index, specs.size(), "tensor");
+    const TensorSpec &spec = specs[index];
+    setIf(name, spec.name.c_str());
+    setIf(ndim, static_cast<int>(spec.shape.size()));
+    setIf(shape, spec.shape.data());
+    setIf(dtype, static_cast<int>(spec.dtype));
+  });
+}
+
+int SymcArtifactHasBackward(SymcArtifactHandle artifact, int *hasBackward) {
+  return guarded([&] { *hasBackward = artifactOf(artifact)->manifest().backward.has_value(); });
 }
 
 int SymcNDArrayCreate(const int64_t *shape, int ndim, int dtype, SymcNDArrayHandle *out) {
+  return guarded([&] { *out = new SymcNDArray{NDArray(shapeOf(shape, ndim), dtypeOf(dtype))}; });
+}
+
+int SymcNDArrayCreateFromData(void *data, const int64_t *shape, int ndim, int dtype,
+                              void (*release)(void *, void *), void *releaseArg, SymcNDArrayHandle *out) {
   return guarded([&] {
-    if (!symc::isValidDType(dtype))
-      throw symc::Error("MXNetError", "unknown dtype code " + std::to_string(dtype));
-    *out = new NDArray(std::vector<int64_t>(shape, shape + ndim), static_cast<symc::DType>(dtype));
+    std::function<void(void *)> onRelease;
+    if (release)
+      onRelease = [release, releaseArg](void *p) { release(p, releaseArg); };
+    *out = new SymcNDArray{NDArray::wrap(data, shapeOf(shape, ndim), dtypeOf(dtype), std::move(onRelease))};
   });
 }
 
-int SymcNDArrayFree(SymcNDArrayHandle array) { return guarded([&] { delete &arrayOf(array); }); }
+int SymcNDArrayFree(SymcNDArrayHandle array) { return guarded([&] { delete array; }); }
 
 int SymcNDArrayGetShape(SymcNDArrayHandle array, int *ndim, const int64_t **shape) {
   return guarded([&] {
-    *ndim = static_cast<int>(arrayOf(array).shape().size());
-    *shape = arrayOf(array).shape().data();
+    const NDArray &a = arrayOf(array);
+    *ndim = static_cast<int>(a.shape().size());
+    *shape = a.shape().data();
   });
 }
 
@@ -84,85 +253,186 @@ int SymcNDArrayGetData(SymcNDArrayHandle array, void **data) {
   return guarded([&] { *data = arrayOf(array).data(); });
 }
 
+int SymcNDArrayGetContext(SymcNDArrayHandle array, int *devType, int *devId) {
+  return guarded([&] {
+    symc::Context ctx = arrayOf(array).context();
+    setIf(devType, static_cast<int>(ctx.devType));
+    setIf(devId, ctx.devId);
+  });
+}
+
+int SymcNDArrayCopyFrom(SymcNDArrayHandle dst, SymcNDArrayHandle src) {
+  return guarded([&] { arrayOf(dst).copyFrom(arrayOf(src)); });
+}
+
+int SymcNDListLoad(const char *path, SymcNDListHandle *out) {
+  return guarded([&] {
+    auto list = std::make_unique<SymcNDList>();
+    std::string error;
+    if (!symc::loadParams(text(path, "path"), list->file, error))
+      raise("MXNetError", std::string(path) + ": " + error);
+    *out = list.release();
+  });
+}
+
+int SymcNDListLoadFromBuffer(const void *bytes, size_t size, SymcNDListHandle *out) {
+  return guarded([&] {
+    auto list = std::make_unique<SymcNDList>();
+    std::string error;
+    if (!bytes && size)
+      raise("ValueError", "null buffer of " + std::to_string(size) + " bytes");
+    if (!symc::parseParams(static_cast<const uint8_t *>(bytes), size, list->file, error))
+      raise("MXNetError", "NDArray list: " + error);
+    *out = list.release();
+  });
+}
+
+int SymcNDListSize(SymcNDListHandle list, int *size) {
+  return guarded([&] { *size = static_cast<int>(deref(list, "NDList").file.arrays.size()); });
+}
+
+int SymcNDListGet(SymcNDListHandle list, int index, const char **name, SymcNDArrayHandle *array) {
+  return guarded([&] {
+    std::vector<symc::NDArrayRecord> &records = deref(list, "NDList").file.arrays;
+    checkIndex(index, records.size(), "NDList");
+    symc::NDArrayRecord &record = records[index];
+    NDArray value = record.isNone ? NDArray() : NDArray::fromData(record.shape, record.dtype, record.data.data());
+    setIf(name, record.name.c_str());
+    setIf(array, newHandle(value));
+  });
+}
+
+int SymcNDListFree(SymcNDListHandle list) { return guarded([&] { delete list; }); }
+
+int SymcNDListSave(const char *path, int num, const char **names, SymcNDArrayHandle *arrays) {
+  return guarded([&] {
+    symc::ParamsFile file;
+    file.named = names != nullptr;
+    for (int i = 0; i < num; ++i)
+      file.arrays.push_back(symc::toRecord(names ? text(names[i], "name") : "",
+                                           arrays[i] ? arrays[i]->array : NDArray()));
+    std::string error;
+    if (!symc::saveParams(text(path, "path"), file, error))
+      raise("MXNetError", std::string(path) + ": " + error);
+  });
+}
+
 int SymcExecutorSimpleBind(SymcArtifactHandle artifact, int devType, int devId, int numShapes,
-                           const char **names, const int64_t *shapeData, const int *shapeNdim,
-                           const char *gradReq, SymcExecutorHandle *out) {
+                           const char **shapeNames, const int64_t *shapeData, const int *shapeNdim,
+                           int numGradReq, const char **gradReqNames, const char **gradReqTypes,
+                           int numTypes, const char **typeNames, const int *typeCodes,
+                           SymcExecutorHandle *out) {
   return guarded([&] {
     std::map<std::string, std::vector<int64_t>> shapes;
     for (int i = 0; i < numShapes; ++i) {
-      shapes[names[i]] = std::vector<int64_t>(shapeData, shapeData + shapeNdim[i]);
+      shapes[text(shapeNames[i], "name")] = shapeOf(shapeData, shapeNdim[i]);
       shapeData += shapeNdim[i];
     }
-    *out = new Executor(Executor::simpleBind(artifactOf(artifact), context(devType, devId), shapes,
-                                             std::string(gradReq ? gradReq : "write")));
+    std::map<std::string, DType> types;
+    for (int i = 0; i < numTypes; ++i)
+      types[text(typeNames[i], "name")] = dtypeOf(typeCodes[i]);
+    *out = newExecutor(Executor::simpleBind(artifactOf(artifact), context(devType, devId), shapes,
+                                            gradReqSpec(numGradReq, gradReqNames, gradReqTypes), types));
   });
 }
 
 int SymcExecutorBind(SymcArtifactHandle artifact, int devType, int devId, int numArgs,
-                     SymcNDArrayHandle *args, int numAux, SymcNDArrayHandle *aux,
-                     const char *gradReq, SymcExecutorHandle *out) {
+                     SymcNDArrayHandle *args, SymcNDArrayHandle *argGrads, const int *gradReq, int numAux,
+                     SymcNDArrayHandle *aux, SymcExecutorHandle *out) {
   return guarded([&] {
-    *out = new Executor(Executor::bind(artifactOf(artifact), context(devType, devId),
-                                       arrays(numArgs, args), std::nullopt,
-                                       std::string(gradReq ? gradReq : "write"),
-                                       symc::Arrays(arrays(numAux, aux))));
+    std::vector<std::string> reqs;
+    for (int i = 0; i < numArgs; ++i)
+      reqs.push_back(gradReq ? gradReqName(gradReq[i]) : "write");
+    std::optional<symc::Arrays> grads;
+    if (argGrads)
+      grads = arrays(numArgs, argGrads);
+    *out = newExecutor(Executor::bind(artifactOf(artifact), context(devType, devId), arrays(numArgs, args),
+                                      grads, reqs, symc::Arrays(arrays(numAux, aux))));
   });
 }
+
+int SymcExecutorFree(SymcExecutorHandle exec) { return guarded([&] { delete exec; }); }
 
 int SymcExecutorForward(SymcExecutorHandle exec, int isTrain) {
   return guarded([&] { executorOf(exec).forward(isTrain != 0); });
 }
 
-int SymcExecutorBackward(SymcExecutorHandle exec, int numHeadGrads, SymcNDArrayHandle *headGrads) {
-  return guarded([&] {
-    std::vector<NDArray> heads(numHeadGrads);
-    for (int i = 0; i < numHeadGrads; ++i)
-      if (headGrads[i])
-        heads[i] = arrayOf(headGrads[i]);
-    executorOf(exec).backward(heads);
-  });
+int SymcExecutorBackward(SymcExecutorHandle exec, int numHeadGrads, SymcNDArrayHandle *headGrads, int isTrain) {
+  return guarded([&] { executorOf(exec).backward(arrays(numHeadGrads, headGrads), isTrain != 0); });
 }
 
-int SymcExecutorNumOutputs(SymcExecutorHandle exec, int *count) {
-  return guarded([&] { *count = static_cast<int>(executorOf(exec).outputs().size()); });
+int SymcExecutorNumTensors(SymcExecutorHandle exec, SymcTensorList list, int *count) {
+  return guarded([&] { *count = static_cast<int>(boundArrays(executorOf(exec), list).size()); });
 }
 
-int SymcExecutorGetOutput(SymcExecutorHandle exec, int index, SymcNDArrayHandle *out) {
+int SymcExecutorGetTensor(SymcExecutorHandle exec, SymcTensorList list, int index, const char **name,
+                          SymcNDArrayHandle *array) {
   return guarded([&] {
-    const auto &outputs = executorOf(exec).outputs();
-    if (index < 0 || index >= static_cast<int>(outputs.size()))
-      throw symc::Error("IndexError", "output index " + std::to_string(index) + " out of range");
-    *out = new NDArray(outputs[index]);
+    const Executor &e = executorOf(exec);
+    const std::vector<NDArray> &bound = boundArrays(e, list);
+    checkIndex(index, bound.size(), "tensor");
+    setIf(name, boundSpecs(e, list)[index].name.c_str());
+    setIf(array, newHandle(bound[index]));
   });
 }
 
 int SymcExecutorGetArray(SymcExecutorHandle exec, const char *name, SymcNDArrayHandle *out) {
   return guarded([&] {
     for (const auto &map : {executorOf(exec).argMap(), executorOf(exec).auxMap()})
-      if (auto it = map.find(name); it != map.end()) {
-        *out = new NDArray(it->second);
+      if (auto it = map.find(text(name, "name")); it != map.end()) {
+        *out = newHandle(it->second);
         return;
       }
-    throw symc::Error("KeyError", std::string("'") + name + "'");
+    raise("KeyError", std::string("'") + name + "'");
   });
 }
 
 int SymcExecutorGetGrad(SymcExecutorHandle exec, const char *name, SymcNDArrayHandle *out) {
   return guarded([&] {
     symc::ArrayDict grads = executorOf(exec).gradMap();
-    auto it = grads.find(name);
+    auto it = grads.find(text(name, "name"));
     if (it == grads.end())
-      throw symc::Error("KeyError", std::string("'") + name + "'");
-    *out = it->second.isNone() ? nullptr : new NDArray(it->second);
+      raise("KeyError", std::string("'") + name + "'");
+    *out = newHandle(it->second);
+  });
+}
+
+int SymcExecutorNumOutputs(SymcExecutorHandle exec, int *count) {
+  return SymcExecutorNumTensors(exec, SYMC_OUTPUTS, count);
+}
+
+int SymcExecutorGetOutput(SymcExecutorHandle exec, int index, SymcNDArrayHandle *out) {
+  return SymcExecutorGetTensor(exec, SYMC_OUTPUTS, index, nullptr, out);
+}
+
+int SymcExecutorGetGradReqs(SymcExecutorHandle exec, const int **gradReq) {
+  return guarded([&] { *gradReq = deref(exec, "executor").gradReqCodes.data(); });
+}
+
+int SymcExecutorCopyParamsFrom(SymcExecutorHandle exec, int numArgs, const char **argNames,
+                               SymcNDArrayHandle *argArrays, int numAux, const char **auxNames,
+                               SymcNDArrayHandle *auxArrays, int allowExtraParams) {
+  return guarded([&] {
+    std::optional<symc::ArrayDict> aux;
+    if (auxNames)
+      aux = arrayDict(numAux, auxNames, auxArrays);
+    executorOf(exec).copyParamsFrom(arrayDict(numArgs, argNames, argArrays), aux, allowExtraParams != 0);
+  });
+}
+
+int SymcExecutorLoadParams(SymcExecutorHandle exec, const char *path, int allowExtraParams) {
+  return guarded([&] {
+    symc::ParamsFile file;
+    std::string error;
+    if (!symc::loadParams(text(path, "path"), file, error))
+      raise("MXNetError", std::string(path) + ": " + error);
+    symc::ParamArrays params = symc::splitParams(file);
+    executorOf(exec).copyParamsFrom(params.args, params.aux, allowExtraParams != 0);
   });
 }
 
 int SymcExecutorSetNumThreads(SymcExecutorHandle exec, int threads) {
   return guarded([&] { executorOf(exec).setNumThreads(threads); });
 }
-
-int SymcExecutorFree(SymcExecutorHandle exec) { return guarded([&] { delete &executorOf(exec); }); }
-
-int SymcRandomSeed(uint64_t seed) { return guarded([&] { symc::seedRandom(seed); }); }
 
 } // extern "C"

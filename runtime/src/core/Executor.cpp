@@ -343,6 +343,18 @@ ParamArrays splitParams(const ParamsFile &file) {
   return params;
 }
 
+NDArrayRecord toRecord(const std::string &name, const NDArray &array) {
+  NDArrayRecord record;
+  record.name = name;
+  record.isNone = array.isNone();
+  record.shape = array.shape();
+  record.dtype = array.dtype();
+  const auto *bytes = static_cast<const uint8_t *>(array.data());
+  if (bytes)
+    record.data.assign(bytes, bytes + array.nbytes());
+  return record;
+}
+
 void Executor::copyEmbeddedParams(const ParamsFile &file) {
   ParamArrays params = splitParams(file);
   // Arguments with the dynamic batch dim are inputs, whatever the file holds.

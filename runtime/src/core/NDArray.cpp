@@ -47,6 +47,25 @@ NDArray NDArray::fromData(std::vector<int64_t> shape, DType dtype, const void *d
   return a;
 }
 
+NDArray NDArray::wrap(void *data, std::vector<int64_t> shape, DType dtype,
+                      std::function<void(void *)> release) {
+  if (!data) {
+    NDArray empty(std::move(shape), dtype);
+    if (empty.nbytes() > 0)
+      throw Error("MXNetError", "cannot wrap a null pointer as an array of shape " +
+                                    shapeToString(empty.shape_));
+    return empty;
+  }
+  NDArray a;
+  a.shape_ = std::move(shape);
+  a.dtype_ = dtype;
+  a.storage_ = std::shared_ptr<uint8_t>(static_cast<uint8_t *>(data), [release](uint8_t *p) {
+    if (release)
+      release(p);
+  });
+  return a;
+}
+
 size_t NDArray::size() const { return product(shape_); }
 
 void *NDArray::data() const { return storage_.get(); }

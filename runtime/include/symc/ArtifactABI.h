@@ -1,0 +1,30 @@
+/*===- ArtifactABI.h - the contract between generated code and libsymrt -*- C -*-===
+ *
+ * Included by the code generator (which writes artifacts) and by the runtime
+ * (which loads them). An artifact exports, under its prefix (default "symc"):
+ *
+ *   const char *<prefix>_manifest(void);        the JSON manifest
+ *   int32_t <prefix>_forward(...);               forward(is_train=False)
+ *   int32_t <prefix>_forward_train(...);         forward(is_train=True), --train
+ *   int32_t <prefix>_backward(...);              the gradients, --train
+ *   const uint8_t *<prefix>_params(int64_t *);   the .params file, --embed-params
+ *
+ * Every entry point is a SymcEntryPoint: `buffers` are the arguments, aux
+ * states and outputs in manifest order (the training forward then the saved
+ * values; the backward: arguments, aux states, head gradients, saved values,
+ * gradients, aux updates), `dims[0]` the batch size of the manifest's -1
+ * dims, `dims[1]` the step seed of ops that draw random numbers, and
+ * `workspace` an arena of the manifest's workspace_bytes. 0 means success.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef SYMC_ARTIFACT_ABI_H
+#define SYMC_ARTIFACT_ABI_H
+
+#include <stdint.h>
+
+/* Bumped whenever the entry-point signature or the manifest layout changes. */
+#define SYMC_ARTIFACT_ABI_VERSION 6
+
+typedef int32_t (*SymcEntryPoint)(void *const *buffers, const int64_t *dims, void *workspace);
+
+#endif
