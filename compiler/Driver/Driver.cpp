@@ -119,6 +119,8 @@ OwningOpRef<ModuleOp> symc::compileToSym(MLIRContext &ctx, const CompileOptions 
   OwningOpRef<ModuleOp> module = importSymbolFile(&ctx, options.symbolPath, options.outputs);
   if (!module || failed(verify(*module)))
     return nullptr;
+  if (!options.runFrontend)
+    return module;
   PassManager pm(&ctx);
   buildFrontendPipeline(pm, frontend);
   if (failed(pm.run(*module)))

@@ -22,6 +22,9 @@ struct CompileOptions {
   bool mirror = false;
   /// Node names whose `<name>_output` replace the symbol's heads (`--outputs`).
   std::vector<std::string> outputs;
+  /// Run the frontend pipeline (shape inference, gradients); without it the
+  /// module is the imported graph, its names and orders only.
+  bool runFrontend = true;
 };
 
 /// What `symc compile` produces.

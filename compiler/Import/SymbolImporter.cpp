@@ -563,7 +563,7 @@ OwningOpRef<ModuleOp> symc::importSymbolJson(MLIRContext *ctx, llvm::StringRef f
 
 OwningOpRef<ModuleOp> symc::importSymbolFile(MLIRContext *ctx, llvm::StringRef path,
                                              llvm::ArrayRef<std::string> outputs) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
   if (!buffer) {
     emitError(FileLineColLoc::get(ctx, path, 0, 0))
         << "cannot read symbol file: " << buffer.getError().message();

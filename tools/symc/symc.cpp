@@ -38,7 +38,7 @@ cl::opt<EmitKind> emit(
                clEnumValN(EmitKind::Object, "obj", "an object file and a C header beside it"),
                clEnumValN(EmitKind::Sym, "sym", "shape-inferred sym dialect IR"),
                clEnumValN(EmitKind::Interface, "interface",
-                          "arguments, aux states and outputs as JSON"),
+                          "arguments, aux states and outputs as JSON (names only without --shape)"),
                clEnumValN(EmitKind::Linalg, "linalg", "linalg on tensors, after fusion"),
                clEnumValN(EmitKind::LLVMIR, "llvm", "optimized LLVM IR")),
     cl::sub(compileCommand), cl::cat(symcOptions));
@@ -130,7 +130,9 @@ int runCompile() {
                                train,
                                std::vector<std::string>(gradReqs.begin(), gradReqs.end()),
                                mirror,
-                               std::vector<std::string>(outputs.begin(), outputs.end())};
+                               std::vector<std::string>(outputs.begin(), outputs.end()),
+                               // The interface of a symbol without shapes: its names and orders.
+                               /*runFrontend=*/emit != EmitKind::Interface || !shapes.empty()};
   if (!predictDir.empty() && !outputPath.empty()) {
     llvm::errs() << "symc: -o and --predict-dir both name the output; give one\n";
     return 1;

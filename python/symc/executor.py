@@ -1,0 +1,130 @@
+"""mxnet.executor.Executor over a compiled artifact."""
+import ctypes
+
+import numpy as np
+
+from .base import c_array, c_handles, c_str, check_call, lib
+from .ndarray import NDArray, as_ndarray
+
+__all__ = ["Executor"]
+
+# SymcTensorList (c_api.h).
+ARGUMENTS, AUX_STATES, OUTPUTS, GRADIENTS = 0, 1, 2, 3
+
+
+def _get_dict(names, ndarrays):
+    """Executor._get_dict: names zipped with arrays; duplicates raise."""
+    if len(set(names)) != len(names):
+        raise ValueError("Duplicate names detected, %s" % str(names))
+    return dict(zip(names, ndarrays))
+
+
+def _param_lists(params):
+    names, arrays = [], []
+    for name, value in params.items():
+        names.append(c_str(name))
+        arrays.append(as_ndarray(np.asarray(value) if not isinstance(value, (NDArray, np.ndarray)) else value))
+    return len(names), c_array(ctypes.c_char_p, names), c_handles(a.handle for a in arrays), arrays
+
+
+class Executor:
+    """An executor bound by Artifact.bind / simple_bind (or Symbol.bind /
+    simple_bind): the same attributes and methods as MXNet 1.9's."""
+
+    def __init__(self, handle, artifact, keep=(), has_grad_arrays=True):
+        self.handle = handle
+        self._artifact = artifact
+        self._keep = list(keep)  # arrays bound without a copy
+        self.arg_arrays = self._tensors(ARGUMENTS)
+        self.grad_arrays = self._tensors(GRADIENTS) if has_grad_arrays else None
+        self.aux_arrays = self._tensors(AUX_STATES)
+        # The same buffers after every forward (MXNet's planned outputs).
+        self.outputs = self._tensors(OUTPUTS)
+        self._arg_dict = self._grad_dict = self._aux_dict = self._output_dict = None
+
+    def __del__(self):
+        if getattr(self, "handle", None) is not None and lib is not None:
+            lib.SymcExecutorFree(self.handle)
+            self.handle = None
+
+    def _tensors(self, which):
+        count = ctypes.c_int()
+        check_call(lib.SymcExecutorNumTensors(self.handle, which, ctypes.byref(count)))
+        arrays = []
+        for i in range(count.value):
+            handle = ctypes.c_void_p()
+            check_call(lib.SymcExecutorGetTensor(self.handle, which, i, None, ctypes.byref(handle)))
+            arrays.append(NDArray(handle, keep=self._keep) if handle.value else None)
+        return arrays
+
+    # -- names ----------------------------------------------------------------
+    @property
+    def arg_dict(self):
+        if self._arg_dict is None:
+            self._arg_dict = _get_dict(self._artifact.list_arguments(), self.arg_arrays)
+        return self._arg_dict
+
+    @property
+    def grad_dict(self):
+        if self._grad_dict is None:
+            self._grad_dict = _get_dict(self._artifact.list_arguments(), self.grad_arrays)
+        return self._grad_dict
+
+    @property
+    def aux_dict(self):
+        if self._aux_dict is None:
+            self._aux_dict = _get_dict(self._artifact.list_auxiliary_states(), self.aux_arrays)
+        return self._aux_dict
+
+    @property
+    def output_dict(self):
+        if self._output_dict is None:
+            self._output_dict = _get_dict(self._artifact.list_outputs(), self.outputs)
+        return self._output_dict
+
+    # -- running --------------------------------------------------------------
+    def forward(self, is_train=False, **kwargs):
+        """Copies each keyword array into its argument, then runs forward."""
+        for name, array in kwargs.items():
+            if not isinstance(array, (NDArray, np.ndarray)):
+                raise ValueError("only accept keyword argument of NDArrays and numpy.ndarray")
+            if name not in self.arg_dict:
+                raise TypeError("Unknown argument %s" % name)
+            target = self.arg_dict[name]
+            if target.shape != array.shape:
+                raise ValueError("Shape not match! Argument %s, need: %s, received: %s"
+                                 % (name, str(target.shape), str(array.shape)))
+            target[:] = array
+        check_call(lib.SymcExecutorForward(self.handle, int(bool(is_train))))
+        return self.outputs
+
+    def backward(self, out_grads=None, is_train=True):
+        """Gradients of the arguments given the outputs' head gradients (by
+        position, or a dict by output name); loss heads need none."""
+        if out_grads is None:
+            out_grads = []
+        elif isinstance(out_grads, (NDArray, np.ndarray)):
+            out_grads = [out_grads]
+        elif isinstance(out_grads, dict):
+            out_grads = [out_grads[k] for k in self._artifact.list_outputs()]
+        heads = []
+        for grad in out_grads:
+            if grad is not None and not isinstance(grad, (NDArray, np.ndarray)):
+                raise TypeError("inputs must be NDArray")
+            heads.append(None if grad is None else as_ndarray(grad))
+        check_call(lib.SymcExecutorBackward(self.handle, len(heads),
+                                            c_handles(h.handle if h else None for h in heads), int(bool(is_train))))
+
+    def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
+        """Copies parameters in by name, casting to each argument's dtype."""
+        num_args, arg_names, arg_handles, _args = _param_lists(arg_params)
+        if aux_params is None:
+            num_aux, aux_names, aux_handles, _aux = 0, None, None, []
+        else:
+            num_aux, aux_names, aux_handles, _aux = _param_lists(aux_params)
+        check_call(lib.SymcExecutorCopyParamsFrom(self.handle, num_args, arg_names, arg_handles, num_aux,
+                                                  aux_names, aux_handles, int(bool(allow_extra_params))))
+
+    def set_num_threads(self, threads):
+        """Threads the compiled code uses (0: OpenMP's default)."""
+        check_call(lib.SymcExecutorSetNumThreads(self.handle, int(threads)))

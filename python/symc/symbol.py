@@ -1,0 +1,93 @@
+"""mx.sym: a symbol loaded from JSON, compiled when it is bound.
+
+`symc.sym.load("m-symbol.json").simple_bind(ctx, data=(32, 784))` compiles the
+model for those shapes (cached, see symc.compile) and binds it, so an MXNet
+script moves to symc by changing its import.
+"""
+import json
+import subprocess
+
+from .artifact import _symbol_json, compile as compile_symbol
+from .base import MXNetError, find_compiler
+
+__all__ = ["Symbol", "load", "load_json"]
+
+
+class Symbol:
+    """An MXNet symbol's JSON, bound by compiling it for the bound shapes."""
+
+    def __init__(self, text):
+        self._json = text
+        self._interface = None
+
+    def tojson(self):
+        return self._json
+
+    def save(self, fname):
+        with open(fname, "w") as f:
+            f.write(self._json)
+
+    def _names(self, key):
+        if self._interface is None:
+            result = subprocess.run([find_compiler(), "compile", "-", "--emit=interface"], input=self._json,
+                                    capture_output=True, text=True)
+            if result.returncode != 0:
+                raise MXNetError(result.stderr.strip())
+            self._interface = json.loads(result.stdout)
+        return [t["name"] for t in self._interface[key]]
+
+    def list_arguments(self):
+        return self._names("arguments")
+
+    def list_outputs(self):
+        return self._names("outputs")
+
+    def list_auxiliary_states(self):
+        return self._names("aux_states")
+
+    def _compile(self, shapes, grad_req):
+        """Compiled for `shapes`, with the backward when any grad_req is not null."""
+        names = self.list_arguments()
+        if grad_req is None or isinstance(grad_req, str):
+            reqs = {n: grad_req or "null" for n in names}
+        elif isinstance(grad_req, dict):
+            reqs = {n: grad_req.get(n, "null") for n in names}
+        else:
+            reqs = dict(zip(names, list(grad_req) + ["null"] * (len(names) - len(grad_req))))
+        train = any(r != "null" for r in reqs.values())
+        nulls = {n: "null" for n, r in reqs.items() if r == "null"} if train else None
+        return compile_symbol(self._json, shapes, train=train, grad_req=nulls)
+
+    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                    shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
+        shapes = {name: shape for name, shape in kwargs.items() if isinstance(shape, tuple)}
+        artifact = self._compile(shapes, grad_req)
+        return artifact.simple_bind(ctx, grad_req, type_dict, stype_dict, group2ctx, shared_arg_names,
+                                    shared_exec, shared_buffer, **kwargs)
+
+    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
+             shared_exec=None):
+        names = self.list_arguments()
+        if isinstance(args, dict):
+            shapes = {n: tuple(a.shape) for n, a in args.items() if n in names}
+        else:
+            shapes = {n: tuple(a.shape) for n, a in zip(names, args)}
+        # Gradients are compiled only for arguments that have a gradient array.
+        compiled_req = grad_req
+        if args_grad is None:
+            compiled_req = "null"
+        elif isinstance(args_grad, dict) and isinstance(grad_req, str):
+            compiled_req = {n: grad_req for n in args_grad}
+        artifact = self._compile(shapes, compiled_req)
+        return artifact.bind(ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+
+
+def load(fname):
+    """mx.sym.load: a -symbol.json file."""
+    return Symbol(_symbol_json(fname))
+
+
+def load_json(json_str):
+    """mx.sym.load_json."""
+    return Symbol(json_str)
+

@@ -1,0 +1,219 @@
+"""MXNet scripts that run unchanged on symc: each script takes the framework
+module as `mx` and returns what it computed; MXNet 1.9.1 and symc must agree,
+numbers, names and errors alike."""
+import os
+
+import numpy as np
+import pytest
+
+from conftest import REPO, frameworks, run_both
+
+mxnet = pytest.importorskip("mxnet")
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """Symbols (saved by MXNet) and initial parameters the scripts share."""
+    mx = mxnet
+    work = tmp_path_factory.mktemp("models")
+    data = mx.sym.Variable("data")
+    fc1 = mx.sym.FullyConnected(data, num_hidden=16, name="fc1")
+    act = mx.sym.Activation(fc1, act_type="relu", name="relu1")
+    fc2 = mx.sym.FullyConnected(act, num_hidden=4, name="fc2")
+    mlp = mx.sym.SoftmaxOutput(fc2, name="softmax")
+    a, b = mx.sym.Variable("a"), mx.sym.Variable("b")
+    axpb = 2 * a + b
+    conv = mx.sym.Convolution(data, kernel=(3, 3), num_filter=4, pad=(1, 1), name="conv")
+    bn = mx.sym.BatchNorm(conv, fix_gamma=False, name="bn")
+    convnet = mx.sym.Pooling(mx.sym.Activation(bn, act_type="relu"), kernel=(2, 2), stride=(2, 2),
+                             pool_type="max", name="pool")
+    grouped = mx.sym.Group([mx.sym.SoftmaxOutput(fc2, name="loss"), mx.sym.BlockGrad(fc2, name="scores")])
+    paths = {}
+    for name, sym in (("mlp", mlp), ("axpb", axpb), ("convnet", convnet), ("grouped", grouped)):
+        paths[name] = str(work / (name + "-symbol.json"))
+        sym.save(paths[name])
+    rng = np.random.RandomState(0)
+    params = {"fc1_weight": rng.normal(0, 0.5, (16, 8)), "fc1_bias": rng.normal(0, 0.1, 16),
+              "fc2_weight": rng.normal(0, 0.5, (4, 16)), "fc2_bias": rng.normal(0, 0.1, 4)}
+    paths["mlp_params"] = str(work / "mlp-0000.params")
+    mx.nd.save(paths["mlp_params"], {"arg:" + k: mx.nd.array(v) for k, v in params.items()})
+    paths["x"] = rng.uniform(-1, 1, (6, 8)).astype("float32")
+    paths["y"] = rng.randint(0, 4, 6).astype("float32")
+    paths["images"] = rng.uniform(-1, 1, (2, 3, 6, 6)).astype("float32")
+    return paths
+
+
+def params_of(mx, path):
+    """A checkpoint's arg:/aux: arrays, as mx.model.load_checkpoint splits them."""
+    saved = mx.nd.load(path)
+    args = {k[4:]: v for k, v in saved.items() if k.startswith("arg:")}
+    aux = {k[4:]: v for k, v in saved.items() if k.startswith("aux:")}
+    return args, aux
+
+
+def mlp_sgd(mx, models):
+    """simple_bind, copy_params_from, forward/backward, arg_dict/grad_dict, SGD."""
+    sym = mx.sym.load(models["mlp"])
+    exe = sym.simple_bind(mx.cpu(), data=(6, 8), grad_req="write")
+    args, aux = params_of(mx, models["mlp_params"])
+    exe.copy_params_from(args, aux)
+    losses = []
+    for _ in range(5):
+        exe.forward(is_train=True, data=mx.nd.array(models["x"]), softmax_label=mx.nd.array(models["y"]))
+        probs = exe.outputs[0].asnumpy()
+        losses.append(float(-np.log(probs[np.arange(6), models["y"].astype(int)]).mean()))
+        exe.backward()
+        for name in ("fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"):
+            weight, grad = exe.arg_dict[name], exe.grad_dict[name]
+            weight[:] -= 0.5 * grad
+    return {"losses": losses, "names": sorted(exe.arg_dict), "outputs": list(exe.output_dict),
+            "weights": {k: exe.arg_dict[k].asnumpy() for k in args}}
+
+
+def test_mlp_sgd(models):
+    result = run_both(mlp_sgd, models)
+    assert result["losses"][-1] < result["losses"][0]
+
+
+def bind_lists_and_dicts(mx, models):
+    """bind with a list and with a dict, no copies, args_grad as a dict subset,
+    grad_req 'add' accumulating across backwards, head gradients."""
+    sym = mx.sym.load(models["axpb"])
+    a, b = mx.nd.array([1, 2]), mx.nd.array([2, 3])
+    by_list = sym.bind(mx.cpu(), [a, b])
+    a[:] = mx.nd.array([10, 20])  # bound, not copied: the next forward sees it
+    first = by_list.forward()[0].asnumpy()
+    grad_b = mx.nd.ones((2,))
+    exe = sym.bind(mx.cpu(), {"a": a, "b": b}, args_grad={"b": grad_b}, grad_req="add")
+    out = exe.forward(is_train=True)[0]
+    exe.backward(out)
+    exe.backward([mx.nd.array([1, 1])])
+    return {"first": first, "second": out.asnumpy(), "grad_b": grad_b.asnumpy(),
+            "grad_a": exe.grad_arrays[0] is None}
+
+
+def test_bind_lists_and_dicts(models):
+    run_both(bind_lists_and_dicts, models)
+
+
+def conv_bn_training(mx, models):
+    """BatchNorm's moving statistics and aux_dict after a training step."""
+    sym = mx.sym.load(models["convnet"])
+    exe = sym.simple_bind(mx.cpu(), data=(2, 3, 6, 6))
+    rng = np.random.RandomState(1)
+    exe.arg_dict["conv_weight"][:] = rng.normal(0, 0.3, (4, 3, 3, 3))
+    exe.arg_dict["bn_gamma"][:] = 1.5
+    exe.aux_dict["bn_moving_var"][:] = 1
+    exe.forward(is_train=True, data=models["images"])
+    out = exe.outputs[0].asnumpy()
+    exe.backward(mx.nd.ones(out.shape))
+    inference = exe.forward(is_train=False)[0].asnumpy()
+    return {"train_out": out, "inference_out": inference, "aux": sorted(exe.aux_dict),
+            "moving_mean": exe.aux_dict["bn_moving_mean"].asnumpy(),
+            "moving_var": exe.aux_dict["bn_moving_var"].asnumpy(),
+            "grad_weight": exe.grad_dict["conv_weight"].asnumpy()}
+
+
+def test_conv_bn_training(models):
+    mxnet_result = conv_bn_training(mxnet, models)
+    symc_result = conv_bn_training(frameworks()[1], models)
+    from conftest import assert_same
+    assert_same(mxnet_result, symc_result, rtol=1e-4, atol=1e-5)
+
+
+def loss_with_blockgrad_head(mx, models):
+    """A loss grouped with a BlockGrad'ed output: backward() needs no head gradient."""
+    sym = mx.sym.load(models["grouped"])
+    exe = sym.simple_bind(mx.cpu(), data=(6, 8), grad_req={"fc1_weight": "write", "fc2_weight": "write"})
+    args, _ = params_of(mx, models["mlp_params"])
+    exe.copy_params_from(args)
+    exe.forward(is_train=True, data=models["x"], loss_label=models["y"])
+    return {"names": exe._symbol.list_outputs() if hasattr(exe, "_symbol") else None,
+            "outputs": [o.asnumpy() for o in exe.outputs],
+            "reqs_null": [g is None for g in exe.grad_arrays]}
+
+
+def test_grad_req_dict_and_groups(models):
+    mxnet_result = loss_with_blockgrad_head(mxnet, models)
+    symc_result = loss_with_blockgrad_head(frameworks()[1], models)
+    mxnet_result.pop("names"), symc_result.pop("names")
+    from conftest import assert_same
+    assert_same(mxnet_result, symc_result)
+
+
+def error_of(call):
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - the kind is what is compared
+        return type(e).__name__, str(e).split("\n")[0]
+    return None
+
+
+def executor_errors(mx, models):
+    """MXNet's exception types and messages for misuse."""
+    sym = mx.sym.load(models["axpb"])
+    a, b = mx.nd.array([1, 2]), mx.nd.array([2, 3])
+    exe = sym.bind(mx.cpu(), {"a": a, "b": b}, args_grad={"a": mx.nd.zeros(2), "b": mx.nd.zeros(2)})
+    return [
+        error_of(lambda: exe.forward(c=a)),
+        error_of(lambda: exe.forward(a=mx.nd.zeros((3,)))),
+        error_of(lambda: exe.forward(a=[1, 2])),
+        error_of(lambda: sym.bind(mx.cpu(), {"a": a})),
+        error_of(lambda: sym.bind(mx.cpu(), [a])),
+        error_of(lambda: sym.bind(mx.cpu(), [a, b], grad_req="sideways")),
+        error_of(lambda: sym.bind("cpu", [a, b])),
+        error_of(lambda: exe.backward([1])),
+        error_of(lambda: exe.copy_params_from({"c": a})),
+        error_of(lambda: exe.copy_params_from({}, {"c": a})),
+    ]
+
+
+def test_executor_errors(models):
+    run_both(executor_errors, models)
+
+
+def missing_head_gradient(mx, models):
+    exe = mx.sym.load(models["axpb"]).simple_bind(mx.cpu(), a=(2,), b=(2,))
+    exe.forward(is_train=True)
+    try:
+        exe.backward()
+    except Exception as e:  # noqa: BLE001
+        return type(e).__name__, "head_gradient is required" in str(e)
+    return None
+
+
+def test_missing_head_gradient(models):
+    mxnet_result = missing_head_gradient(mxnet, models)
+    symc_result = missing_head_gradient(frameworks()[1], models)
+    assert mxnet_result == symc_result == ("MXNetError", True)
+
+
+def lenet_inference(mx):
+    """The bundled LeNet with its MXNet-saved parameters on the bundled digit."""
+    sym = mx.sym.load(os.path.join(REPO, "examples", "lenet-symbol.json"))
+    exe = sym.simple_bind(mx.cpu(), grad_req="null", data=(1, 1, 28, 28))
+    saved = mx.nd.load(os.path.join(REPO, "examples", "lenet-0000.params"))
+    exe.copy_params_from({k[4:]: v for k, v in saved.items() if k.startswith("arg:")}, allow_extra_params=True)
+    exe.forward(data=np.load(os.path.join(REPO, "examples", "digit.npy")))
+    return exe.outputs[0].asnumpy()
+
+
+def test_lenet_inference():
+    run_both(lenet_inference)
+
+
+def test_params_files_are_byte_compatible(tmp_path):
+    symc = frameworks()[1]
+    arrays = {"arg:w": np.arange(6, dtype="float32").reshape(2, 3), "aux:m": np.array([1.5], "float64"),
+              "arg:i": np.array([[1, 2]], "int32"), "arg:h": np.array([0.5, -2], "float16")}
+    mxnet.nd.save(str(tmp_path / "mx.params"), {k: mxnet.nd.array(v, dtype=v.dtype) for k, v in arrays.items()})
+    symc.nd.save(str(tmp_path / "symc.params"), {k: symc.nd.array(v) for k, v in arrays.items()})
+    assert (tmp_path / "mx.params").read_bytes() == (tmp_path / "symc.params").read_bytes()
+    loaded = symc.nd.load(str(tmp_path / "mx.params"))
+    for k, v in arrays.items():
+        assert loaded[k].dtype == v.dtype
+        np.testing.assert_array_equal(loaded[k].asnumpy(), v)
+    unnamed = [np.ones((2, 2), "float32"), np.zeros(3, "float32")]
+    symc.nd.save(str(tmp_path / "list.params"), [symc.nd.array(v) for v in unnamed])
+    back = mxnet.nd.load(str(tmp_path / "list.params"))
+    assert isinstance(back, list) and [b.shape for b in back] == [(2, 2), (3,)]

@@ -1,0 +1,100 @@
+"""What symc's package adds to MXNet's API: compiling and loading artifacts,
+zero-copy numpy interop, and its errors."""
+import os
+
+import numpy as np
+import pytest
+
+import symc
+from conftest import REPO
+
+AXPB = os.path.join(REPO, "test", "e2e", "axpb-symbol.json")
+LENET = os.path.join(REPO, "examples", "lenet-symbol.json")
+
+
+def test_compile_load_and_lists(tmp_path):
+    art = symc.compile(LENET, data=(None, 1, 28, 28), output=str(tmp_path / "lenet.so"))
+    assert art.list_arguments()[:3] == ["data", "conv1_weight", "conv1_bias"]
+    assert art.list_outputs() == ["softmax_output"]
+    assert art.arguments[0].shape == (-1, 1, 28, 28)  # the dynamic batch
+    assert not art.has_backward
+    again = symc.load(str(tmp_path / "lenet.so"))
+    assert again.list_arguments() == art.list_arguments()
+    exe = again.simple_bind(symc.cpu(), grad_req="null", data=(3, 1, 28, 28))
+    assert exe.outputs[0].shape == (3, 10)
+
+
+def test_compile_is_cached():
+    first = symc.compile(AXPB, a=(2,), b=(2,))
+    second = symc.compile(AXPB, shapes={"a": (2,), "b": (2,)})
+    assert first.path == second.path and os.path.exists(first.path)
+
+
+def test_outputs_are_numpy_views_without_copies():
+    exe = symc.compile(AXPB, a=(2,), b=(2,)).simple_bind(symc.cpu(), grad_req="null")
+    view = np.asarray(exe.outputs[0])
+    exe.forward(a=np.array([1, 2], "float32"), b=np.array([2, 3], "float32"))
+    np.testing.assert_array_equal(view, [4, 7])  # the executor's memory, refreshed in place
+    exe.forward(a=np.array([0, 0], "float32"))
+    np.testing.assert_array_equal(view, [2, 3])
+
+
+def test_bind_numpy_arrays_without_copies():
+    a, b = np.array([1, 2], "float32"), np.array([2, 3], "float32")
+    exe = symc.compile(AXPB, a=(2,), b=(2,)).bind(symc.cpu(), {"a": a, "b": b})
+    a[0] = 5
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [12, 7])
+    exe.arg_dict["b"][:] = 0
+    np.testing.assert_array_equal(b, [0, 0])
+
+
+def test_ndarray_basics(tmp_path):
+    x = symc.nd.array([[1, 2], [3, 4]])
+    assert x.dtype == np.float32 and x.shape == (2, 2) and x.size == 4
+    y = x * 2 + 1
+    np.testing.assert_array_equal(y.asnumpy(), [[3, 5], [7, 9]])
+    x[:] -= symc.nd.ones((2, 2))
+    np.testing.assert_array_equal(x.asnumpy(), [[0, 1], [2, 3]])
+    view = x.reshape((4,))
+    view[0] = 9
+    assert x.asnumpy()[0, 0] == 9
+    assert str(x.context) == "cpu(0)"
+    symc.nd.save(str(tmp_path / "x.params"), {"x": x})
+    np.testing.assert_array_equal(symc.nd.load(str(tmp_path / "x.params"))["x"].asnumpy(), x.asnumpy())
+    buf = (tmp_path / "x.params").read_bytes()
+    assert sorted(symc.nd.load_frombuffer(buf)) == ["x"]
+
+
+def test_compile_errors_name_the_node(tmp_path):
+    bad = tmp_path / "bad-symbol.json"
+    bad.write_text('{"nodes": [{"op": "null", "name": "data", "inputs": []}, '
+                   '{"op": "NoSuchOp", "name": "mystery", "inputs": [[0, 0, 0]]}], '
+                   '"arg_nodes": [0], "heads": [[1, 0, 0]]}')
+    with pytest.raises(symc.MXNetError, match="unknown op: 'NoSuchOp' \\(node 'mystery'\\)"):
+        symc.compile(str(bad), data=(1,))
+
+
+def test_runtime_errors_keep_mxnet_kinds():
+    art = symc.compile(AXPB, a=(2,), b=(2,))
+    with pytest.raises(RuntimeError, match="simple_bind error"):
+        art.simple_bind(symc.cpu(), a=(3,))
+    with pytest.raises(symc.MXNetError, match="compiled for the CPU"):
+        art.simple_bind(symc.gpu(0))
+    with pytest.raises(ValueError, match="Duplicate names detected"):
+        from symc.executor import _get_dict
+        _get_dict(["a", "a"], [None, None])
+
+
+def test_random_seed_repeats_dropout(tmp_path):
+    import json
+    sym = {"nodes": [{"op": "null", "name": "data", "inputs": []},
+                     {"op": "Dropout", "name": "drop", "attrs": {"p": "0.5"}, "inputs": [[0, 0, 0]]}],
+           "arg_nodes": [0], "heads": [[1, 0, 0]]}
+    art = symc.compile(json.dumps(sym), data=(64,), train=True)
+    exe = art.simple_bind(symc.cpu(), grad_req="null")
+    ones = np.ones(64, "float32")
+    symc.random.seed(7)
+    first = exe.forward(is_train=True, data=ones)[0].asnumpy()
+    symc.random.seed(7)
+    np.testing.assert_array_equal(exe.forward(is_train=True, data=ones)[0].asnumpy(), first)
+    assert 0 < (first == 0).sum() < 64
