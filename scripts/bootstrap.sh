@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools clang-19 lld-19
-              libomp-19-dev ninja-build ccache cmake libgtest-dev python3 python3-pip)
+              libomp-19-dev ninja-build ccache cmake libgtest-dev pkg-config python3 python3-pip)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -17,12 +17,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 fi
 
-# MXNet 1.9.1 is the test oracle; it breaks on numpy >= 1.24.
+# MXNet 1.9.1 is the test oracle (it breaks on numpy >= 1.24); pytest runs
+# the Python package's tests.
 PYTHON=${PYTHON:-python3}
-if ! "$PYTHON" -c 'import mxnet' >/dev/null 2>&1; then
-  echo "== pip: installing mxnet==1.9.1 numpy<1.24"
-  "$PYTHON" -m pip install -q --break-system-packages 'mxnet==1.9.1' 'numpy<1.24' 2>/dev/null \
-    || "$PYTHON" -m pip install -q 'mxnet==1.9.1' 'numpy<1.24'
+if ! "$PYTHON" -c 'import mxnet, pytest' >/dev/null 2>&1; then
+  echo "== pip: installing mxnet==1.9.1 numpy<1.24 pytest"
+  "$PYTHON" -m pip install -q --break-system-packages 'mxnet==1.9.1' 'numpy<1.24' pytest 2>/dev/null \
+    || "$PYTHON" -m pip install -q 'mxnet==1.9.1' 'numpy<1.24' pytest
 fi
 
 BUILD_DIR=${BUILD_DIR:-build}

@@ -2,7 +2,7 @@
 """Finite-difference check of symc's compiled gradients (no MXNet numbers involved).
 
 For every differentiable op case, the artifact compiled with --train is driven
-through libsymrt's C API (ctypes): the gradient that backward computes for each
+through the symc Python package (SYMC_LIBRARY names libsymrt): the gradient that backward computes for each
 float input must match the central difference (f(x+e) - f(x-e)) / 2e of the
 objective f = sum(head * output), output from forward(is_train=True), with
 e = 1e-3. The dialect's ops run in
@@ -16,13 +16,15 @@ the output, float16 casts, whose output is quantized to steps wider than 2e,
 float64 outputs (the check reads float32), Embedding, whose indices are not
 differentiable, and the ops that draw random numbers (check_random.py).
 """
-import ctypes
 import json
 import os
 import subprocess
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import symc  # noqa: E402
 
 from cases import cases, check_parser, run_checks
 from check_backward import is_differentiable
@@ -38,9 +40,8 @@ NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob",
                    "leaky_selu"}
 # Outputs of other dtypes than the float32 this check reads.
 OTHER_DTYPES = {"cast_float64", "cast_int64", "ones"}
-# Integer inputs: their gradient is refused (Embedding's indices) or zero, and
-# the C API's simple_bind takes one grad_req for all arguments; the MXNet
-# oracle checks these ops' other gradients.
+# Integer inputs: their gradient is refused (Embedding's indices) or zero;
+# the MXNet oracle checks these ops' other gradients.
 INTEGER_INPUTS = {"embedding", "softmax_length"}
 # Outputs whose head gradient the op's backward ignores, as MXNet's does:
 # their heads are zero here, so that they do not enter the objective.
@@ -49,101 +50,56 @@ EPSILON = 1e-3
 TOLERANCE = 1e-2
 
 
-class Runtime:
-    """The few C API calls the check needs."""
-
-    def __init__(self, path):
-        self.lib = ctypes.CDLL(path)
-        self.lib.symcGetLastError.restype = ctypes.c_char_p
-
-    def call(self, fn, *args):
-        if getattr(self.lib, fn)(*args) != 0:
-            raise RuntimeError("%s: %s" % (fn, self.lib.symcGetLastError().decode()))
-
-    def view(self, handle):
-        """A numpy view of an NDArray handle's float32 data."""
-        ndim, shape, data = ctypes.c_int(), ctypes.POINTER(ctypes.c_int64)(), ctypes.c_void_p()
-        self.call("SymcNDArrayGetShape", handle, ctypes.byref(ndim), ctypes.byref(shape))
-        self.call("SymcNDArrayGetData", handle, ctypes.byref(data))
-        dims = [shape[i] for i in range(ndim.value)]
-        count = int(np.prod(dims)) if dims else 1
-        buffer = (ctypes.c_float * count).from_address(data.value)
-        return np.frombuffer(buffer, dtype=np.float32).reshape(dims)
-
-
-def check_case(runtime, name, sym, shapes, work, tools, rng):
+def check_case(name, sym, shapes, work, tools, rng):
     base = os.path.join(work, name)
     sym.save(base + "-symbol.json")
     result = subprocess.run(compile_command(tools, base, shapes) + ["--train"], capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError("symc compile --train failed: " + result.stderr.strip())
-    art, exe = ctypes.c_void_p(), ctypes.c_void_p()
-    runtime.call("SymcArtifactLoad", (base + ".so").encode(), None, ctypes.byref(art))
-    runtime.call("SymcExecutorSimpleBind", art, 1, 0, 0, None, None, None, b"write", ctypes.byref(exe))
-    handles = []  # freed at the end; their views stay valid until then
-    try:
-        def array(kind, key):
-            handle = ctypes.c_void_p()
-            runtime.call(kind, exe, key, ctypes.byref(handle))
-            handles.append(handle)
-            return runtime.view(handle)
+    exe = symc.load(base + ".so").simple_bind(symc.cpu(), grad_req="write")
+    # numpy views of the executor's arrays: writes go straight to what forward reads.
+    inputs = {a: np.asarray(exe.arg_dict[a]) for a in sym.list_arguments()}
+    max_pooling = any(n["op"] == "Pooling" and n.get("attrs", {}).get("pool_type", "max") == "max"
+                      for n in json.loads(sym.tojson())["nodes"])
+    for a, x in inputs.items():
+        if max_pooling:
+            x[...] = rng.permutation(np.linspace(-1, 1, x.size)).reshape(x.shape)
+            continue
+        magnitude = rng.uniform(0.5, 2.0, x.shape) if name in POSITIVE else rng.uniform(0.1, 1.0, x.shape)
+        x[...] = magnitude if name in POSITIVE else magnitude * rng.choice([-1.0, 1.0], x.shape)
+    outputs = [np.asarray(o) for o in exe.outputs]
+    heads = [rng.uniform(-1, 1, o.shape).astype("float32") for o in outputs]
+    for i in IGNORED_HEADS.get(name, ()):
+        heads[i][...] = 0
 
-        inputs = {a: array("SymcExecutorGetArray", a.encode()) for a in sym.list_arguments()}
-        max_pooling = any(n["op"] == "Pooling" and n.get("attrs", {}).get("pool_type", "max") == "max"
-                          for n in json.loads(sym.tojson())["nodes"])
-        for a, x in inputs.items():
-            if max_pooling:
-                x[...] = rng.permutation(np.linspace(-1, 1, x.size)).reshape(x.shape)
-                continue
-            magnitude = rng.uniform(0.5, 2.0, x.shape) if name in POSITIVE else rng.uniform(0.1, 1.0, x.shape)
-            x[...] = magnitude if name in POSITIVE else magnitude * rng.choice([-1.0, 1.0], x.shape)
-        outputs = [array("SymcExecutorGetOutput", i) for i in range(len(sym.list_outputs()))]
-        heads = [rng.uniform(-1, 1, o.shape).astype("float32") for o in outputs]
-        for i in IGNORED_HEADS.get(name, ()):
-            heads[i][...] = 0
+    def objective():
+        exe.forward(is_train=True)  # the forward that backward differentiates
+        return sum(float(np.sum(h.astype(np.float64) * o)) for h, o in zip(heads, outputs))
 
-        def objective():
-            runtime.call("SymcExecutorForward", exe, 1)  # the forward that backward differentiates
-            return sum(float(np.sum(h.astype(np.float64) * o)) for h, o in zip(heads, outputs))
-
-        objective()
-        head_handles = []
-        for h in heads:
-            handle = ctypes.c_void_p()
-            runtime.call("SymcNDArrayCreate", (ctypes.c_int64 * h.ndim)(*h.shape), h.ndim, 0, ctypes.byref(handle))
-            runtime.view(handle)[...] = h
-            head_handles.append(handle)
-        handles += head_handles
-        runtime.call("SymcExecutorBackward", exe, len(heads), (ctypes.c_void_p * len(heads))(*head_handles))
-        for a, x in inputs.items():
-            analytic = array("SymcExecutorGetGrad", a.encode()).copy()
-            numeric = np.zeros_like(analytic)
-            for i in np.ndindex(x.shape):
-                saved = x[i]
-                x[i] = saved + EPSILON
-                up = objective()
-                x[i] = saved - EPSILON
-                down = objective()
-                x[i] = saved
-                numeric[i] = (up - down) / (2 * EPSILON)
-            if not np.allclose(analytic, numeric, rtol=TOLERANCE, atol=TOLERANCE):
-                worst = np.abs(analytic - numeric).max()
-                raise RuntimeError("gradient of %s differs from central differences by %g" % (a, worst))
-    finally:
-        for handle in handles:
-            runtime.call("SymcNDArrayFree", handle)
-        runtime.call("SymcExecutorFree", exe)
-        runtime.call("SymcArtifactFree", art)
+    objective()
+    exe.backward(heads)
+    for a, x in inputs.items():
+        analytic = exe.grad_dict[a].asnumpy()
+        numeric = np.zeros_like(analytic)
+        for i in np.ndindex(x.shape):
+            saved = x[i]
+            x[i] = saved + EPSILON
+            up = objective()
+            x[i] = saved - EPSILON
+            down = objective()
+            x[i] = saved
+            numeric[i] = (up - down) / (2 * EPSILON)
+        if not np.allclose(analytic, numeric, rtol=TOLERANCE, atol=TOLERANCE):
+            worst = np.abs(analytic - numeric).max()
+            raise RuntimeError("gradient of %s differs from central differences by %g" % (a, worst))
 
 
 def main():
     parser = check_parser(__doc__, symc_run=False)
-    parser.add_argument("--symrt", required=True, help="path of libsymrt.so")
     tools = parser.parse_args()
-    runtime = Runtime(tools.symrt)
     rng = np.random.default_rng(0)
     return run_checks("finite differences", [
-        (name, lambda work, n=name, s=sym, shp=shapes: check_case(runtime, n, s, shp, work, tools, rng))
+        (name, lambda work, n=name, s=sym, shp=shapes: check_case(n, s, shp, work, tools, rng))
         for name, sym, shapes in cases()
         if is_differentiable(name) and name not in NOT_DERIVATIVES | OTHER_DTYPES | INTEGER_INPUTS], tools)
 
