@@ -18,12 +18,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # MXNet 1.9.1 is the test oracle (it breaks on numpy >= 1.24); pytest runs
-# the Python package's tests.
+# the Python package's tests (wheel lets pip install ./python without build isolation).
 PYTHON=${PYTHON:-python3}
-if ! "$PYTHON" -c 'import mxnet, pytest' >/dev/null 2>&1; then
-  echo "== pip: installing mxnet==1.9.1 numpy<1.24 pytest"
-  "$PYTHON" -m pip install -q --break-system-packages 'mxnet==1.9.1' 'numpy<1.24' pytest 2>/dev/null \
-    || "$PYTHON" -m pip install -q 'mxnet==1.9.1' 'numpy<1.24' pytest
+if ! "$PYTHON" -c 'import mxnet, pytest, wheel' >/dev/null 2>&1; then
+  echo "== pip: installing mxnet==1.9.1 numpy<1.24 pytest wheel"
+  "$PYTHON" -m pip install -q --break-system-packages 'mxnet==1.9.1' 'numpy<1.24' pytest wheel 2>/dev/null \
+    || "$PYTHON" -m pip install -q 'mxnet==1.9.1' 'numpy<1.24' pytest wheel
 fi
 
 BUILD_DIR=${BUILD_DIR:-build}

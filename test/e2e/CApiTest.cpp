@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -224,6 +225,41 @@ TEST(CApi, ReleaseRunsWhenTheLastReferenceGoes) {
   EXPECT_EQ(released, 0);
   SymcNDArrayFree(array);
   EXPECT_EQ(released, 1);
+}
+
+/// One artifact shared by executors on several threads, one executor each.
+TEST(CApi, ExecutorPerThreadOnASharedArtifact) {
+  Handles h;
+  ASSERT_OK(SymcArtifactLoad(artifactPath("axpb").c_str(), nullptr, &h.artifact));
+  std::vector<std::thread> threads;
+  std::vector<int> failures(4, 0);
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      SymcExecutorHandle exec;
+      const char *null[1] = {"null"};
+      if (SymcExecutorSimpleBind(h.artifact, SYMC_CPU, 0, 0, nullptr, nullptr, nullptr, 1, nullptr, null, 0,
+                                 nullptr, nullptr, &exec) != 0) {
+        failures[t] = 1;
+        return;
+      }
+      SymcNDArrayHandle a, out;
+      SymcExecutorGetArray(exec, "a", &a);
+      SymcExecutorGetOutput(exec, 0, &out);
+      void *data;
+      SymcNDArrayGetData(a, &data);
+      for (int step = 0; step < 200; ++step) {
+        static_cast<float *>(data)[0] = static_cast<float>(t * 1000 + step);
+        SymcExecutorForward(exec, 0);
+        if (floats(out)[0] != 2.0f * static_cast<float>(t * 1000 + step))
+          ++failures[t];
+      }
+      SymcNDArrayFree(a);
+      SymcNDArrayFree(out);
+      SymcExecutorFree(exec);
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_EQ(failures, std::vector<int>(4, 0));
 }
 
 TEST(CApi, Errors) {

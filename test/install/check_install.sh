@@ -41,5 +41,16 @@ SYMC_ARTIFACT_PATH=$work/artifacts "$work/predict_lenet" "$models/lenet-symbol.j
 # The installed symc-run finds the installed runtime.
 "$prefix/bin/symc-run" "$work/consumer/lenet_model.so" --input "data=$models/digit.npy" \
   --compare "$models/lenet-expected.npy" | grep -q ': ok' && check "installed symc-run"
-echo "$passed passed, $((6 - passed)) failed"
-[ "$passed" -eq 6 ]
+# pip install ./python: the package finds the runtime beside the installed symc on PATH.
+python3 -m pip install -q --no-build-isolation --no-deps --target "$work/site" "$source/python" > "$work/pip.log" 2>&1
+(cd "$work" && env -u SYMC_LIBRARY -u SYMC_COMPILER PATH="$prefix/bin:$PATH" PYTHONPATH="$work/site" \
+  SYMC_CACHE_DIR="$work/cache" python3 -c "
+import numpy as np, symc
+exe = symc.sym.load('$models/lenet-symbol.json').simple_bind(symc.cpu(), grad_req='null', data=(1, 1, 28, 28))
+exe.copy_params_from({k[4:]: v for k, v in symc.nd.load('$models/lenet-0000.params').items()}, allow_extra_params=True)
+out = exe.forward(data=np.load('$models/digit.npy'))[0].asnumpy()
+assert np.allclose(out, np.load('$models/lenet-expected.npy'), atol=1e-5), out
+assert symc.base.lib._name.startswith('$prefix'), symc.base.lib._name
+") && check "pip-installed Python package"
+echo "$passed passed, $((7 - passed)) failed"
+[ "$passed" -eq 7 ]

@@ -10,11 +10,10 @@
  * parameters are left untouched on failure.
  *
  * Ownership: every handle a function gives out is the caller's and is
- * released with the matching Free; an NDArray handle is a reference that
- * shares storage with what it came from (an executor's argument stays alive
- * while a handle to it does, and the executor while its arrays are alive is
- * not required). Strings and shape pointers given out stay valid while the
- * object they describe lives and is not changed.
+ * released with the matching Free, in any order. An NDArray handle is a
+ * reference sharing storage with what it came from: an executor's array
+ * stays valid through its handle after the executor is freed. Strings and
+ * shape pointers given out stay valid while the object they describe lives.
  *
  * Threads: an artifact is immutable once loaded and may be shared by any
  * number of executors on any threads. An executor (and its arrays) belongs

@@ -3,8 +3,9 @@
  * The declarations of MXNet 1.9.1's include/mxnet/c_predict_api.h, so that
  * serving code written against MXNet compiles and links against
  * libsymc_predict unchanged. The symbol JSON given to MXPredCreate* names a
- * model compiled ahead of time: see runtime/predict/README.md (how the
- * artifact is found, and what differs from MXNet).
+ * model compiled ahead of time (`symc compile --predict-dir`), found in
+ * SYMC_ARTIFACT_PATH; README.md ("MXNet's C predict API") says how, and what
+ * differs from MXNet.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef MXNET_C_PREDICT_API_H_
