@@ -1,5 +1,6 @@
 """mxnet.executor.Executor over a compiled artifact."""
 import ctypes
+import functools
 
 import numpy as np
 
@@ -40,7 +41,6 @@ class Executor:
         self.aux_arrays = self._tensors(AUX_STATES)
         # The same buffers after every forward (MXNet's planned outputs).
         self.outputs = self._tensors(OUTPUTS)
-        self._arg_dict = self._grad_dict = self._aux_dict = self._output_dict = None
 
     def __del__(self):
         if getattr(self, "handle", None) is not None and lib is not None:
@@ -58,29 +58,22 @@ class Executor:
         return arrays
 
     # -- names ----------------------------------------------------------------
-    @property
+    # Built on first use, as MXNet's are: duplicated names raise then.
+    @functools.cached_property
     def arg_dict(self):
-        if self._arg_dict is None:
-            self._arg_dict = _get_dict(self._artifact.list_arguments(), self.arg_arrays)
-        return self._arg_dict
+        return _get_dict(self._artifact.list_arguments(), self.arg_arrays)
 
-    @property
+    @functools.cached_property
     def grad_dict(self):
-        if self._grad_dict is None:
-            self._grad_dict = _get_dict(self._artifact.list_arguments(), self.grad_arrays)
-        return self._grad_dict
+        return _get_dict(self._artifact.list_arguments(), self.grad_arrays)
 
-    @property
+    @functools.cached_property
     def aux_dict(self):
-        if self._aux_dict is None:
-            self._aux_dict = _get_dict(self._artifact.list_auxiliary_states(), self.aux_arrays)
-        return self._aux_dict
+        return _get_dict(self._artifact.list_auxiliary_states(), self.aux_arrays)
 
-    @property
+    @functools.cached_property
     def output_dict(self):
-        if self._output_dict is None:
-            self._output_dict = _get_dict(self._artifact.list_outputs(), self.outputs)
-        return self._output_dict
+        return _get_dict(self._artifact.list_outputs(), self.outputs)
 
     # -- running --------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):
