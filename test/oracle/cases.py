@@ -17,6 +17,8 @@ def check_parser(description, symc_run=True):
     parser.add_argument("--symc", required=True)
     if symc_run:
         parser.add_argument("--symc-run", dest="symc_run", required=True)
+    parser.add_argument("--cpu", default="native",
+                        help="symc compile --cpu: the ISA whose kernels are checked (the host must run it)")
     parser.add_argument("--only", help="run only the checks whose name contains this")
     parser.add_argument("-v", "--verbose", action="store_true")
     return parser

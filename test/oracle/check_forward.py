@@ -97,7 +97,7 @@ def mxnet_forward(sym, shapes, positive, rng):
 
 
 def compile_command(tools, base, shapes):
-    cmd = [tools.symc, "compile", base + "-symbol.json", "-q", "-o", base + ".so"]
+    cmd = [tools.symc, "compile", base + "-symbol.json", "-q", "-o", base + ".so", "--cpu=" + tools.cpu]
     return cmd + ["--shape=%s=%s" % (k, ",".join(map(str, v))) for k, v in shapes.items()]
 
 
