@@ -798,7 +798,8 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<ActivationOp, activationRule>(ctx);
   attach<AddNOp, addNRule>(ctx);
   attach<CopyOp, generic<CopyOp, identityRule>>(ctx);
-  attach<BlockGradOp, generic<BlockGradOp, blockGradRule>>(ctx);
+  // MakeZeroGradNodes in MXNet: a BlockGrad head needs no head gradient.
+  attach<BlockGradOp, generic<BlockGradOp, blockGradRule>, /*reads=*/false>(ctx);
   attach<ZerosOp, generic<ZerosOp, constantRule>>(ctx);
   attach<OnesOp, generic<OnesOp, constantRule>>(ctx);
   attach<IdentityLossOp, identityLossRule, /*reads=*/false>(ctx);

@@ -143,6 +143,20 @@ func.func @main(%x: tensor<2x3xf32> {sym.name = "x"}, %label: tensor<2xf32> {sym
 
 // -----
 
+// A loss grouped with a BlockGrad'ed output (everyday MXNet training code):
+// neither needs a head gradient, so backward() takes none.
+// CHECK-LABEL: func.func @main_backward
+// CHECK-SAME: (%{{.*}}: tensor<2x3xf32> {sym.name = "x"}, %{{.*}}: tensor<2xf32> {sym.name = "label"}) ->
+// CHECK-NOT: head_grad_of
+// CHECK: return
+func.func @main(%x: tensor<2x3xf32> {sym.name = "x"}, %label: tensor<2xf32> {sym.name = "label"}) -> (tensor<2x3xf32> {sym.name = "loss_output"}, tensor<2x3xf32> {sym.name = "scores_output"}) {
+  %0 = sym.SoftmaxOutput %x, %label : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  %1 = sym.BlockGrad %x : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
 // Convolution: one backward op for data and weight, a sum for the bias.
 // CHECK-LABEL: func.func @main_backward
 // CHECK: %[[DX:.*]], %[[DW:.*]] = sym._backward_Convolution %{{.*}}, %{{.*}}, %{{.*}} {kernel = array<i64: 3, 3>, num_filter = 4 : i64, pad = array<i64: 1, 1>}
