@@ -294,6 +294,22 @@ TEST(Executor, TrainingForwardNeedsTheTrainingVariant) {
   EXPECT_NE(errorOf([&] { exec.forward(true); }, "MXNetError").find("node 'bn'"), std::string::npos);
 }
 
+TEST(Executor, DuplicateNamesRaiseInNameMaps) {
+  Executor exec = Executor::simpleBind(load("duplicate-names"), Context::cpu(), {}, std::string("null"));
+  EXPECT_EQ(exec.listArguments(), (std::vector<std::string>{"x", "x"}));
+  EXPECT_EQ(errorOf([&] { exec.argMap(); }, "ValueError"), "Duplicate names detected, ['x', 'x']");
+  EXPECT_NO_THROW(exec.outputMap());
+}
+
+TEST(Executor, BackwardWithHeadGradientsByName) {
+  Executor exec = Executor::bind(load("axpb-train"), Context::cpu(), ArrayDict{{"a", vector({1, 2})}, {"b", vector({2, 3})}},
+                                 ArrayDict{{"a", vector({0, 0})}, {"b", vector({0, 0})}});
+  exec.forward(true);
+  exec.backward(ArrayDict{{"_plus0_output", vector({4, 7})}});
+  EXPECT_EQ(values(exec.gradArrays()[0]), (std::vector<float>{8, 14}));
+  EXPECT_EQ(errorOf([&] { exec.backward(ArrayDict{{"other", vector({4, 7})}}); }, "KeyError"), "'_plus0_output'");
+}
+
 TEST(Executor, ThreadCount) {
   Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {{"data", {1, 4}}});
   exec.setNumThreads(1);

@@ -64,6 +64,9 @@ public:
   /// whose gradient the backward reads needs one (none elsewhere). Each
   /// gradient is written, added or skipped as its grad_req says.
   void backward(const std::vector<NDArray> &outGrads = {}, bool isTrain = true);
+  /// executor.backward with a dict: one head gradient per output name
+  /// (KeyError for a missing one, as MXNet's list comprehension raises).
+  void backward(const ArrayDict &outGrads, bool isTrain = true);
 
   /// One array per visible output; the same buffers after every forward.
   const std::vector<NDArray> &outputs() const { return outputs_; }
@@ -73,7 +76,8 @@ public:
   const std::vector<NDArray> &auxArrays() const { return aux_; }
   const std::vector<GradReq> &gradReqs() const { return gradReqs_; }
 
-  /// The C++ maps: a duplicated name keeps its first entry.
+  /// Names zipped with arrays, as Python's arg_dict: a duplicated name raises
+  /// MXNet's ValueError("Duplicate names detected, [...]").
   ArrayDict argMap() const;
   ArrayDict gradMap() const;
   ArrayDict auxMap() const;

@@ -386,6 +386,17 @@ void Executor::setHeadGradients(const std::vector<NDArray> &outGrads) {
   }
 }
 
+void Executor::backward(const ArrayDict &outGrads, bool isTrain) {
+  std::vector<NDArray> byPosition;
+  for (const TensorSpec &output : manifest().outputs) {
+    auto it = outGrads.find(output.name);
+    if (it == outGrads.end())
+      raise("KeyError", "'" + output.name + "'");
+    byPosition.push_back(it->second);
+  }
+  backward(byPosition, isTrain);
+}
+
 void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
   const Manifest &m = manifest();
   if (!m.backward)
@@ -415,17 +426,23 @@ void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
       aux_[indexOf(m.auxStates, m.backward->auxUpdates[u].name)].copyFrom(auxUpdates_[u]);
 }
 
-static ArrayDict zipFirst(const std::vector<TensorSpec> &specs, const std::vector<NDArray> &arrays) {
+/// Executor._get_dict: names zipped with arrays; a duplicated name raises.
+static ArrayDict zipUnique(const std::vector<TensorSpec> &specs, const std::vector<NDArray> &arrays) {
   ArrayDict dict;
   for (size_t i = 0; i < specs.size(); ++i)
-    dict.emplace(specs[i].name, arrays[i]);
+    if (!dict.emplace(specs[i].name, arrays[i]).second) {
+      std::string names;
+      for (const TensorSpec &spec : specs)
+        names += (names.empty() ? "'" : ", '") + spec.name + "'";
+      raise("ValueError", "Duplicate names detected, [" + names + "]");
+    }
   return dict;
 }
 
-ArrayDict Executor::argMap() const { return zipFirst(manifest().arguments, args_); }
-ArrayDict Executor::gradMap() const { return zipFirst(manifest().arguments, grads_); }
-ArrayDict Executor::auxMap() const { return zipFirst(manifest().auxStates, aux_); }
-ArrayDict Executor::outputMap() const { return zipFirst(manifest().outputs, outputs_); }
+ArrayDict Executor::argMap() const { return zipUnique(manifest().arguments, args_); }
+ArrayDict Executor::gradMap() const { return zipUnique(manifest().arguments, grads_); }
+ArrayDict Executor::auxMap() const { return zipUnique(manifest().auxStates, aux_); }
+ArrayDict Executor::outputMap() const { return zipUnique(manifest().outputs, outputs_); }
 
 std::vector<std::string> Executor::listArguments() const { return namesOf(manifest().arguments); }
 std::vector<std::string> Executor::listAuxiliaryStates() const { return namesOf(manifest().auxStates); }
