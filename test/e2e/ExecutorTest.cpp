@@ -310,6 +310,11 @@ TEST(Executor, BackwardWithHeadGradientsByName) {
   EXPECT_EQ(errorOf([&] { exec.backward(ArrayDict{{"other", vector({4, 7})}}); }, "KeyError"), "'_plus0_output'");
 }
 
+TEST(Executor, SimpleBindZeroDimMeansInferred) {
+  Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {{"data", {1, 0}}});
+  EXPECT_EQ(exec.argArrays()[0].shape(), (std::vector<int64_t>{1, 4}));
+}
+
 TEST(Executor, ThreadCount) {
   Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {{"data", {1, 4}}});
   exec.setNumThreads(1);

@@ -17,9 +17,16 @@ namespace {
 /// MXNet gives up after this many sweeps; a fixpoint is normally reached in 2-3.
 constexpr int kMaxSweeps = 64;
 
-/// Parses `name:2x3x?` into a name and dims (-1 for `?`).
-FailureOr<std::pair<std::string, PartialShape>> parseShapeOption(llvm::StringRef text,
-                                                                 func::FuncOp func) {
+struct ShapeOption {
+  std::string name;
+  PartialShape shape;
+  /// Whether a dim is `?`: dynamic, left to the bound arrays.
+  bool dynamic = false;
+};
+
+/// Parses `name:2x0x?`: a `?` dim stays dynamic; a 0 dim is unknown and must
+/// be inferred, as MXNet reads a 0 in a simple_bind shape.
+FailureOr<ShapeOption> parseShapeOption(llvm::StringRef text, func::FuncOp func) {
   auto [name, dimsText] = text.rsplit(':');
   if (name.empty() || dimsText.empty() || !text.contains(':')) {
     func.emitError() << "invalid shape '" << text << "': expected name:d0xd1x...";
@@ -28,18 +35,20 @@ FailureOr<std::pair<std::string, PartialShape>> parseShapeOption(llvm::StringRef
   llvm::SmallVector<llvm::StringRef> parts;
   dimsText.split(parts, 'x');
   llvm::SmallVector<int64_t> dims;
+  bool dynamic = false;
   for (llvm::StringRef part : parts) {
     int64_t d;
     if (part == "?") {
       dims.push_back(kUnknownDim);
+      dynamic = true;
     } else if (!part.getAsInteger(10, d) && d >= 0) {
-      dims.push_back(d);
+      dims.push_back(d == 0 ? kUnknownDim : d);
     } else {
       func.emitError() << "invalid dim '" << part << "' in shape of '" << name << "'";
       return failure();
     }
   }
-  return std::make_pair(name.str(), PartialShape(dims));
+  return ShapeOption{name.str(), PartialShape(dims), dynamic};
 }
 
 class InferShapesPass : public sym::impl::SymInferShapesBase<InferShapesPass> {
@@ -73,12 +82,12 @@ private:
       auto parsed = parseShapeOption(entry, func);
       if (failed(parsed))
         return failure();
-      auto &[name, shape] = *parsed;
+      auto &[name, shape, dynamicDims] = *parsed;
       auto it = argByName.find(name);
       if (it == argByName.end())
         return func.emitError() << "shape given for '" << name
                                 << "', which is not an argument or auxiliary state";
-      dynamic |= !shape.isFullyKnown();
+      dynamic |= dynamicDims;
       PartialShape &slot = shapeOf(func.getArgument(it->second));
       if (!slot.merge(shape))
         return func.emitError() << "shape " << shape.str() << " given for '" << name

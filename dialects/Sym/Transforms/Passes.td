@@ -14,13 +14,14 @@ def SymInferShapes : Pass<"sym-infer-shapes", "::mlir::func::FuncOp"> {
     from known outputs (`_zeros(shape=(0,H))` states). Afterwards every value
     has a ranked type; a dim that stayed unknown becomes `?`.
 
-    Each entry of `shapes` is `name:d0xd1x...`; a `?` dim stays dynamic. When
+    Each entry of `shapes` is `name:d0xd1x...`; a `?` dim stays dynamic; a 0
+    dim is unknown and must be inferred (MXNet reads a 0 so in simple_bind). When
     no dim is dynamic, an argument whose shape is still not fully known is an
     error listing them, as MXNet's simple_bind reports it.
   }];
   let options = [
     ListOption<"shapes", "shapes", "std::string",
-               "input shapes as name:d0xd1x... ('?' keeps a dim dynamic)">,
+               "input shapes as name:d0xd1x... ('?' keeps a dim dynamic, 0 is inferred)">,
   ];
   let dependentDialects = ["::mlir::sym::SymDialect"];
 }

@@ -153,6 +153,15 @@ bool matchShape(const TensorSpec &spec, const std::vector<int64_t> &shape, int64
   return true;
 }
 
+/// simple_bind's shape with its 0 dims (MXNet: unknown, to be inferred)
+/// taken from the compiled shape.
+std::vector<int64_t> knownDims(const TensorSpec &spec, std::vector<int64_t> shape) {
+  for (size_t d = 0; d < shape.size() && d < spec.shape.size(); ++d)
+    if (shape[d] == 0 && spec.shape[d] >= 0)
+      shape[d] = spec.shape[d];
+  return shape;
+}
+
 /// The compiled shape with its dynamic dims set to `batch`.
 std::vector<int64_t> resolveShape(const TensorSpec &spec, int64_t batch) {
   std::vector<int64_t> shape = spec.shape;
@@ -252,7 +261,7 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
     auto shape = shapes.find(spec.name);
     auto type = typeDict.find(spec.name);
     std::string problem;
-    if (shape != shapes.end() && !matchShape(spec, shape->second, exec.batch_))
+    if (shape != shapes.end() && !matchShape(spec, knownDims(spec, shape->second), exec.batch_))
       problem = "shape " + shapeToString(shape->second) + " of '" + spec.name +
                 "' differs from the compiled shape " + shapeOfSpec(spec, exec.batch_);
     else if (shape == shapes.end() && spec.isDynamic() && exec.batch_ < 0)
