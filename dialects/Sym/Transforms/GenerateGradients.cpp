@@ -10,7 +10,9 @@
 #include "dialects/Sym/IR/SymOps.h"
 #include "dialects/Sym/Transforms/Passes.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mlir::sym {
@@ -209,11 +211,12 @@ struct SymGenerateGradientsPass : sym::impl::SymGenerateGradientsBase<SymGenerat
     }
     if (failed(builder.sweep()))
       return failure();
-    return finishResults(main, backward, reqs, builder);
+    size_t numForwardOps = llvm::range_size(forward.getBody().front().without_terminator());
+    return finishResults(main, backward, reqs, builder, numForwardOps);
   }
 
   LogicalResult finishResults(func::FuncOp main, func::FuncOp backward, ArrayRef<std::string> reqs,
-                              const GradientBuilder &builder) {
+                              const GradientBuilder &builder, size_t numForwardOps) {
     Block &body = backward.getBody().front();
     auto ret = cast<func::ReturnOp>(body.getTerminator());
     OpBuilder b(ret);
@@ -241,9 +244,31 @@ struct SymGenerateGradientsPass : sym::impl::SymGenerateGradientsBase<SymGenerat
       return failure();
     b.create<func::ReturnOp>(ret.getLoc(), results);
     ret.erase();
+    pruneUnused(backward, numForwardOps);
     backward.setType(b.getFunctionType(body.getArgumentTypes(), ValueRange(results).getTypes()));
     backward.setAllResultAttrs(resultAttrs);
     return inferShapes(backward);
+  }
+
+  /// Drops what no computed gradient needs: the gradient ops of null
+  /// gradients and the head gradients only they read. The forward clone at
+  /// the start stays whole (sym-save-activations matches it op for op and
+  /// saves only the values the remaining gradient ops read), so the memory
+  /// plan keeps what the asked-for gradients need, as MXNet plans grad_req null.
+  static void pruneUnused(func::FuncOp backward, size_t numForwardOps) {
+    Block &body = backward.getBody().front();
+    SmallVector<Operation *> ops;
+    for (Operation &op : llvm::drop_begin(body.without_terminator(), numForwardOps))
+      ops.push_back(&op);
+    // Users before producers: an op whose users went is dead in turn.
+    for (Operation *op : llvm::reverse(ops))
+      if (isOpTriviallyDead(op))
+        op->erase();
+    llvm::BitVector unusedHeads(backward.getNumArguments());
+    for (BlockArgument arg : body.getArguments())
+      if (arg.use_empty() && backward.getArgAttr(arg.getArgNumber(), kHeadGradAttr))
+        unusedHeads.set(arg.getArgNumber());
+    backward.eraseArguments(unusedHeads);
   }
 
   /// MXNet's CPU BatchNorm updates its moving statistics in backward:
