@@ -5,6 +5,7 @@
 #include "dialects/Sym/IR/OpSignatures.h"
 #include "dialects/Sym/IR/SymDialect.h"
 #include "dialects/Sym/IR/SymOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -136,6 +137,8 @@ llvm::json::Object buildManifest(func::FuncOp main, func::FuncOp train, func::Fu
   manifest["nodes"] = describeNodes(main);
   manifest["train_sensitive_nodes"] = trainSensitiveNodes(main);
   manifest["labels"] = labelArguments(main);
+  if (auto symbol = main->getParentOfType<ModuleOp>()->getAttrOfType<StringAttr>(sym::kSymbolAttr))
+    manifest["symbol"] = symbol.getValue();
   manifest["fixed_gammas"] = fixedGammas(main);
   llvm::json::Array variants{describeVariant("inference", forwardEntryName(prefix), false)};
   if (train)

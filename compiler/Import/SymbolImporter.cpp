@@ -508,7 +508,49 @@ private:
     func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
     for (auto [i, e] : llvm::enumerate(heads))
       func.setResultAttr(i, kNameAttr, b.getStringAttr(outputName(e)));
+    std::string symbol;
+    llvm::raw_string_ostream(symbol) << llvm::json::Value(symbolJson());
+    (*module)->setAttr(kSymbolAttr, b.getStringAttr(symbol));
     return module;
+  }
+
+  /// The graph as MXNet 1.9.1 saves a symbol (SaveJSON): what it loads back.
+  llvm::json::Object symbolJson() {
+    // nnvm versions a variable each time an op mutates it (FMutateInputs):
+    // BatchNorm reads its moving statistics at version 1.
+    std::vector<int64_t> versions(nodes.size(), 0);
+    auto entry = [&](const Entry &e) { return llvm::json::Array{e.node, e.index, versions[e.node]}; };
+    llvm::json::Array jsonNodes, argNodes, rowPtr{0}, jsonHeads;
+    for (unsigned nid = 0; nid < nodes.size(); ++nid) {
+      const Node &n = nodes[nid];
+      if (!n.isVariable())
+        for (unsigned i : signatures[nid].auxInputs)
+          ++versions[n.inputs[i].node];
+      llvm::json::Object node{{"op", n.op}, {"name", n.name}};
+      if (!n.attrs.empty()) {
+        llvm::json::Object attrs;
+        for (const auto &[key, value] : n.attrs)
+          attrs[key] = value;
+        node["attrs"] = std::move(attrs);
+      }
+      llvm::json::Array inputs;
+      for (const Entry &e : n.inputs)
+        inputs.push_back(entry(e));
+      node["inputs"] = std::move(inputs);
+      if (!n.controlDeps.empty())
+        node["control_deps"] = llvm::json::Array(n.controlDeps);
+      jsonNodes.push_back(std::move(node));
+      if (n.isVariable())
+        argNodes.push_back(nid);
+      rowPtr.push_back(*rowPtr.back().getAsInteger() + numOutputs(nid));
+    }
+    for (const Entry &e : heads)
+      jsonHeads.push_back(entry(e));
+    return llvm::json::Object{{"nodes", std::move(jsonNodes)},
+                              {"arg_nodes", std::move(argNodes)},
+                              {"node_row_ptr", std::move(rowPtr)},
+                              {"heads", std::move(jsonHeads)},
+                              {"attrs", llvm::json::Object{{"mxnet_version", llvm::json::Array{"int", kCurrentVersion}}}}};
   }
 
   std::string outputName(const Entry &e) {

@@ -118,6 +118,19 @@ class Executor:
         check_call(lib.SymcExecutorCopyParamsFrom(self.handle, num_args, arg_names, arg_handles, num_aux,
                                                   aux_names, aux_handles, int(bool(allow_extra_params))))
 
+    def debug_str(self):
+        """The graph in MXNet's format, ending with "Total N MB allocated"."""
+        text = ctypes.c_char_p()
+        check_call(lib.SymcExecutorPrint(self.handle, ctypes.byref(text)))
+        return text.value.decode()
+
+    def get_optimized_symbol(self):
+        """The graph as a Symbol (MXNet loads its tojson())."""
+        from .symbol import load_json
+        text = ctypes.c_char_p()
+        check_call(lib.SymcExecutorGetOptimizedSymbol(self.handle, ctypes.byref(text)))
+        return load_json(text.value.decode())
+
     def set_num_threads(self, threads):
         """Threads the compiled code uses (0: OpenMP's default)."""
         check_call(lib.SymcExecutorSetNumThreads(self.handle, int(threads)))

@@ -29,7 +29,9 @@ def models(tmp_path_factory):
                              pool_type="max", name="pool")
     grouped = mx.sym.Group([mx.sym.SoftmaxOutput(fc2, name="loss"), mx.sym.BlockGrad(fc2, name="scores")])
     paths = {}
-    for name, sym in (("mlp", mlp), ("axpb", axpb), ("convnet", convnet), ("grouped", grouped)):
+    docstring = 2 * a + mx.sym.sin(a)  # executor.debug_str's docstring example
+    for name, sym in (("mlp", mlp), ("axpb", axpb), ("convnet", convnet), ("grouped", grouped),
+                      ("docstring", docstring)):
         paths[name] = str(work / (name + "-symbol.json"))
         sym.save(paths[name])
     rng = np.random.RandomState(0)
@@ -213,3 +215,44 @@ def test_params_files_are_byte_compatible(tmp_path):
     symc.nd.save(str(tmp_path / "list.params"), [symc.nd.array(v) for v in unnamed])
     back = mxnet.nd.load(str(tmp_path / "list.params"))
     assert isinstance(back, list) and [b.shape for b in back] == [(2, 2), (3,)]
+
+
+def graph_printing(mx, models):
+    """debug_str of inference executors, and get_optimized_symbol run by MXNet."""
+    docstring = mx.sym.load(models["docstring"])
+    texts = [docstring.bind(mx.cpu(), {"a": mx.nd.ones(2)}).debug_str()]
+    for name, shapes in (("mlp", {"data": (6, 8)}), ("convnet", {"data": (2, 3, 6, 6)})):
+        exe = mx.sym.load(models[name]).simple_bind(mx.cpu(), grad_req="null", **shapes)
+        texts.append(exe.debug_str().split("Total")[0])  # the plan's size is symc's own
+    exe = mx.sym.load(models["mlp"]).simple_bind(mx.cpu(), grad_req="null", data=(6, 8))
+    args, _ = params_of(mx, models["mlp_params"])
+    exe.copy_params_from(args)
+    optimized = mxnet.sym.load_json(exe.get_optimized_symbol().tojson())
+    rerun = optimized.simple_bind(mxnet.cpu(), grad_req="null", data=(6, 8))
+    rerun.copy_params_from({k: mxnet.nd.array(v.asnumpy()) for k, v in args.items()})
+    return {"texts": texts, "rerun": rerun.forward(data=mxnet.nd.array(models["x"]))[0].asnumpy(),
+            "outputs": exe.forward(data=mx.nd.array(models["x"]))[0].asnumpy()}
+
+
+def test_debug_str_and_optimized_symbol(models):
+    run_both(graph_printing, models)
+
+
+def zero_prop(mx, tmp):
+    """MXNet's test_zero_prop: grad_req null plans what a stop_gradient graph plans."""
+    import re
+    data = mxnet.sym.Variable("data")
+    for _ in range(10):
+        data = data * data
+    data.save(str(tmp / "sq-symbol.json"))
+    mxnet.sym.stop_gradient(data).save(str(tmp / "sqstop-symbol.json"))
+    total = lambda exe: int(re.search(r"Total (\d+) MB allocated", exe.debug_str()).group(1))  # noqa: E731
+    shape = (10, 3, 256, 256)
+    big = total(mx.sym.load(str(tmp / "sq-symbol.json")).simple_bind(mx.cpu(), data=shape))
+    small1 = total(mx.sym.load(str(tmp / "sq-symbol.json")).simple_bind(mx.cpu(), data=shape, grad_req="null"))
+    small2 = total(mx.sym.load(str(tmp / "sqstop-symbol.json")).simple_bind(mx.cpu(), data=shape))
+    return big > small2, small1 == small2
+
+
+def test_zero_prop(tmp_path):
+    assert zero_prop(mxnet, tmp_path) == zero_prop(frameworks()[1], tmp_path) == (True, True)

@@ -262,6 +262,20 @@ TEST(CApi, ExecutorPerThreadOnASharedArtifact) {
   EXPECT_EQ(failures, std::vector<int>(4, 0));
 }
 
+TEST(CApi, PrintAndOptimizedSymbol) {
+  Handles h;
+  ASSERT_OK(SymcArtifactLoad(artifactPath("axpb").c_str(), nullptr, &h.artifact));
+  ASSERT_OK(SymcExecutorSimpleBind(h.artifact, SYMC_CPU, 0, 0, nullptr, nullptr, nullptr, 1, nullptr,
+                                   (const char *[]){"null"}, 0, nullptr, nullptr, &h.exec));
+  const char *text, *json;
+  ASSERT_OK(SymcExecutorPrint(h.exec, &text));
+  std::string printed = text;
+  EXPECT_EQ(printed.rfind("Symbol Outputs:\n\toutput[0]=_plus0(0)\nVariable:a\n", 0), 0u) << printed;
+  EXPECT_NE(printed.find("\nTotal 0 MB allocated\nTotal 11 TempSpace resource requested\n"), std::string::npos);
+  ASSERT_OK(SymcExecutorGetOptimizedSymbol(h.exec, &json));
+  EXPECT_NE(std::string(json).find("\"heads\":[[3,0,0]]"), std::string::npos) << json;
+}
+
 TEST(CApi, Errors) {
   SymcArtifactHandle artifact = nullptr;
   EXPECT_EQ(SymcArtifactLoad("/nonexistent.so", nullptr, &artifact), -1);

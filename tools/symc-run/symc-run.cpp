@@ -13,6 +13,7 @@
 #include "symc/Npy.h"
 
 #include <algorithm>
+#include <fstream>
 #include <functional>
 #include <limits>
 #include <sstream>
@@ -35,7 +36,8 @@ struct Options {
   std::vector<std::string> outputs, compares;
   int bench = 0, threads = 0;
   std::optional<uint64_t> seed;
-  bool isTrain = false, backward = false, allowMissing = false;
+  bool isTrain = false, backward = false, allowMissing = false, debugStr = false;
+  std::string optimizedSymbol;
   std::vector<std::pair<std::string, std::string>> headGrads; // output name -> file
   std::map<std::string, std::string> gradReqs;
   std::string gradsIn, gradsOut;
@@ -100,6 +102,10 @@ const std::vector<Flag> &flags() {
        [](Options &o, const std::string &v) {
          o.seed = number<uint64_t>("--seed", v, 0, std::numeric_limits<uint64_t>::max());
        }},
+      {"--debug-str", nullptr, "print the executor's debug_str() (its graph and planned memory)",
+       [](Options &o, const std::string &) { o.debugStr = true; }},
+      {"--optimized-symbol", "OUT.json", "save get_optimized_symbol(): symbol JSON MXNet 1.9.1 loads",
+       [](Options &o, const std::string &v) { o.optimizedSymbol = v; }},
       {"--name", "PREFIX", "the artifact's symbol prefix (symc compile --name; default symc)",
        [](Options &o, const std::string &v) { o.prefix = v; }},
       {"--train", nullptr, "forward(is_train=True)", [](Options &o, const std::string &) { o.isTrain = true; }},
@@ -342,6 +348,13 @@ int run(const Options &o) {
     heads = runBackward(exec, o);
   if (o.bench > 0)
     bench(exec, o, heads);
+  if (o.debugStr)
+    std::cout << exec.debugStr();
+  if (!o.optimizedSymbol.empty()) {
+    std::ofstream out(o.optimizedSymbol);
+    if (!(out << exec.optimizedSymbol()))
+      throw Error("MXNetError", "cannot write " + o.optimizedSymbol);
+  }
   const auto &outputs = exec.outputs();
   // --output and --compare are positional; '-' skips an output.
   for (size_t i = 0; i < o.outputs.size() && i < outputs.size(); ++i)

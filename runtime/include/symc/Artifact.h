@@ -63,6 +63,8 @@ struct Manifest {
   /// Arguments only loss heads read, as labels: inference needs no value for
   /// them (absent from manifests written before symc 0.2).
   std::vector<std::string> labels;
+  /// The graph as MXNet 1.9.1 symbol JSON (empty in manifests before symc 0.2).
+  std::string symbolJson;
   /// Arguments forward writes 1 into (gammas of fix_gamma BatchNorms).
   std::vector<std::string> fixedGammas;
   size_t workspaceBytes = 0;

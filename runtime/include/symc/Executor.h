@@ -87,6 +87,18 @@ public:
   void copyParamsFrom(const ArrayDict &argParams, const std::optional<ArrayDict> &auxParams = std::nullopt,
                       bool allowExtraParams = false);
 
+  /// executor.debug_str(): the graph in MXNet's Symbol::Print format (the
+  /// forward nodes; the compiled backward has no MXNet node structure to
+  /// print), ending "Total N MB allocated" with the memory this executor
+  /// planned (outputs, workspace, saved values, head and computed gradients).
+  std::string debugStr() const;
+  /// The bytes counted by debugStr's "Total N MB allocated".
+  size_t plannedBytes() const;
+  /// executor.get_optimized_symbol(): the graph as symbol JSON MXNet 1.9.1
+  /// loads and runs to the same outputs. symc fuses while lowering, below
+  /// the graph, so this is the imported graph (legacy files upgraded).
+  const std::string &optimizedSymbol() const { return manifest().symbolJson; }
+
   /// Threads the generated code uses (0: the OpenMP default).
   void setNumThreads(int threads) { numThreads_ = threads; }
   int numThreads() const { return numThreads_; }

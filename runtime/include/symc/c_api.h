@@ -152,6 +152,10 @@ int SymcExecutorCopyParamsFrom(SymcExecutorHandle exec, int num_args, const char
 int SymcExecutorLoadParams(SymcExecutorHandle exec, const char *path, int allow_extra_params);
 /* Threads the generated code uses (0: the OpenMP default). */
 int SymcExecutorSetNumThreads(SymcExecutorHandle exec, int threads);
+/* executor.debug_str() (MXExecutorPrint); valid until the next call on exec. */
+int SymcExecutorPrint(SymcExecutorHandle exec, const char **out);
+/* executor.get_optimized_symbol(): symbol JSON that MXNet 1.9.1 loads. */
+int SymcExecutorGetOptimizedSymbol(SymcExecutorHandle exec, const char **json);
 
 #ifdef __cplusplus
 }

@@ -73,6 +73,8 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
     m.nodes.push_back({n.at("op").string, n.at("name").string});
   for (const json::Value &n : root.at("train_sensitive_nodes").array)
     m.trainSensitiveNodes.push_back(n.string);
+  if (root.has("symbol"))
+    m.symbolJson = root.at("symbol").string;
   if (root.has("labels"))
     for (const json::Value &n : root.at("labels").array)
       m.labels.push_back(n.string);

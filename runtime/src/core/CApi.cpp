@@ -18,6 +18,8 @@ struct SymcExecutor {
   Executor exec;
   /// The grad_req codes SymcExecutorGetGradReqs hands out.
   std::vector<int> gradReqCodes;
+  /// The text SymcExecutorPrint hands out.
+  std::string printed;
 };
 struct SymcNDArray {
   NDArray array;
@@ -173,7 +175,7 @@ SymcExecutorHandle newExecutor(Executor exec) {
   std::vector<int> codes;
   for (symc::GradReq req : exec.gradReqs())
     codes.push_back(static_cast<int>(req));
-  return new SymcExecutor{std::move(exec), std::move(codes)};
+  return new SymcExecutor{std::move(exec), std::move(codes), {}};
 }
 
 } // namespace
@@ -433,6 +435,23 @@ int SymcExecutorLoadParams(SymcExecutorHandle exec, const char *path, int allowE
 
 int SymcExecutorSetNumThreads(SymcExecutorHandle exec, int threads) {
   return guarded([&] { executorOf(exec).setNumThreads(threads); });
+}
+
+int SymcExecutorPrint(SymcExecutorHandle exec, const char **out) {
+  return guarded([&] {
+    SymcExecutor &e = deref(exec, "executor");
+    e.printed = e.exec.debugStr();
+    *out = e.printed.c_str();
+  });
+}
+
+int SymcExecutorGetOptimizedSymbol(SymcExecutorHandle exec, const char **json) {
+  return guarded([&] {
+    const std::string &symbol = executorOf(exec).optimizedSymbol();
+    if (symbol.empty())
+      raise("MXNetError", "this artifact predates symc 0.2 and carries no symbol; recompile it");
+    *json = symbol.c_str();
+  });
 }
 
 } // extern "C"

@@ -1,6 +1,8 @@
 //===- Executor.cpp - MXNet's Executor over a compiled artifact -----------===//
 #include "symc/Executor.h"
 
+#include "DebugString.h"
+
 #include <algorithm>
 #include <atomic>
 
@@ -216,9 +218,16 @@ void Executor::finishBinding() {
   checkCompiledGradients();
   const BackwardSpec &b = *manifest().backward;
   for (auto [specs, arrays] : {std::pair{&b.headGradients, &headGrads_}, std::pair{&b.saved, &saved_},
-                               std::pair{&b.gradients, &computedGrads_}, std::pair{&b.auxUpdates, &auxUpdates_}})
+                               std::pair{&b.auxUpdates, &auxUpdates_}})
     for (const TensorSpec &spec : *specs)
       arrays->emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
+  // A gradient written (grad_req write) into an array of its dtype is
+  // computed in place there: no buffer of its own, no copy after backward.
+  for (const TensorSpec &spec : b.gradients) {
+    size_t arg = indexOf(manifest().arguments, spec.name);
+    bool inPlace = gradReqs_[arg] == GradReq::Write && !grads_[arg].isNone() && grads_[arg].dtype() == spec.dtype;
+    computedGrads_.push_back(inPlace ? grads_[arg] : NDArray(resolveShape(spec, batch_), spec.dtype, ctx_));
+  }
   trainingFrame_ = frame_;
   for (const NDArray &a : saved_)
     trainingFrame_.push_back(a.data());
@@ -452,6 +461,19 @@ ArrayDict Executor::argMap() const { return zipUnique(manifest().arguments, args
 ArrayDict Executor::gradMap() const { return zipUnique(manifest().arguments, grads_); }
 ArrayDict Executor::auxMap() const { return zipUnique(manifest().auxStates, aux_); }
 ArrayDict Executor::outputMap() const { return zipUnique(manifest().outputs, outputs_); }
+
+size_t Executor::plannedBytes() const {
+  size_t bytes = workspace_.nbytes();
+  for (const auto *group : {&outputs_, &headGrads_, &saved_, &auxUpdates_})
+    for (const NDArray &a : *group)
+      bytes += a.nbytes();
+  for (size_t g = 0; g < computedGrads_.size(); ++g)
+    if (std::none_of(grads_.begin(), grads_.end(), [&](const NDArray &a) { return a.sharesStorageWith(computedGrads_[g]); }))
+      bytes += computedGrads_[g].nbytes();
+  return bytes;
+}
+
+std::string Executor::debugStr() const { return renderDebugString(manifest().symbolJson, plannedBytes()); }
 
 std::vector<std::string> Executor::listArguments() const { return namesOf(manifest().arguments); }
 std::vector<std::string> Executor::listAuxiliaryStates() const { return namesOf(manifest().auxStates); }
