@@ -66,6 +66,25 @@ class Artifact:
                                       np.dtype(_CODE_TO_DTYPE[dtype.value])))
         return tensors
 
+    def runs(self, shapes):
+        """Whether these argument / aux shapes fit the compiled ones (a -1
+        dim, the dynamic batch, takes one size for all)."""
+        batch = None
+        for info in self.arguments + self.aux_states:
+            shape = shapes.get(info.name)
+            if shape is None:
+                continue
+            if len(shape) != len(info.shape):
+                return False
+            for got, compiled in zip(shape, info.shape):
+                if compiled >= 0 and got != compiled:
+                    return False
+                if compiled < 0:
+                    if batch is not None and got != batch:
+                        return False
+                    batch = got
+        return True
+
     def list_arguments(self):
         return [t.name for t in self.arguments]
 

@@ -41,6 +41,8 @@ class Executor:
         self.aux_arrays = self._tensors(AUX_STATES)
         # The same buffers after every forward (MXNet's planned outputs).
         self.outputs = self._tensors(OUTPUTS)
+        # Set by Symbol.bind / simple_bind: compiles the symbol for other shapes.
+        self._recompile, self._bound_shapes = None, {}
 
     def __del__(self):
         if getattr(self, "handle", None) is not None and lib is not None:
@@ -117,6 +119,26 @@ class Executor:
             num_aux, aux_names, aux_handles, _aux = _param_lists(aux_params)
         check_call(lib.SymcExecutorCopyParamsFrom(self.handle, num_args, arg_names, arg_handles, num_aux,
                                                   aux_names, aux_handles, int(bool(allow_extra_params))))
+
+    def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
+        """A new executor of the same artifact for new input shapes, sharing
+        this one's memory (MXNet's rules; only the compiled '?' batch dim may
+        change without recompiling)."""
+        shapes = {name: shape for name, shape in kwargs.items() if isinstance(shape, tuple)}
+        target = self._artifact
+        if self._recompile is not None and not target.runs(shapes):
+            # Bound from a Symbol: compiled (once, cached) for the new shapes.
+            target = self._recompile(dict(self._bound_shapes, **shapes))
+        handle = ctypes.c_void_p()
+        check_call(lib.SymcExecutorReshapeTo(
+            self.handle, target.handle, int(bool(partial_shaping)), int(bool(allow_up_sizing)), len(shapes),
+            c_array(ctypes.c_char_p, [c_str(n) for n in shapes]),
+            c_array(ctypes.c_int64, [d for shape in shapes.values() for d in shape]),
+            c_array(ctypes.c_int, [len(shape) for shape in shapes.values()]), ctypes.byref(handle)))
+        # The new executor's views keep this one's memory alive through libsymrt.
+        child = Executor(handle, target, self._keep, has_grad_arrays=self.grad_arrays is not None)
+        child._recompile, child._bound_shapes = self._recompile, dict(self._bound_shapes, **shapes)
+        return child
 
     def debug_str(self):
         """The graph in MXNet's format, ending with "Total N MB allocated"."""

@@ -62,8 +62,15 @@ class Symbol:
                     shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
         shapes = {name: shape for name, shape in kwargs.items() if isinstance(shape, tuple)}
         artifact = self._compile(shapes, grad_req)
-        return artifact.simple_bind(ctx, grad_req, type_dict, stype_dict, group2ctx, shared_arg_names,
-                                    shared_exec, shared_buffer, **kwargs)
+        exe = artifact.simple_bind(ctx, grad_req, type_dict, stype_dict, group2ctx, shared_arg_names,
+                                   shared_exec, shared_buffer, **kwargs)
+        return self._reshapeable(exe, shapes, grad_req)
+
+    def _reshapeable(self, exe, shapes, grad_req):
+        """exe.reshape compiles this symbol for shapes its artifact cannot run."""
+        exe._recompile = lambda new_shapes: self._compile(new_shapes, grad_req)
+        exe._bound_shapes = dict(shapes)
+        return exe
 
     def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
              shared_exec=None):
@@ -79,7 +86,8 @@ class Symbol:
         elif isinstance(args_grad, dict) and isinstance(grad_req, str):
             compiled_req = {n: grad_req for n in args_grad}
         artifact = self._compile(shapes, compiled_req)
-        return artifact.bind(ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+        exe = artifact.bind(ctx, args, args_grad, grad_req, aux_states, group2ctx, shared_exec)
+        return self._reshapeable(exe, shapes, compiled_req)
 
 
 def load(fname):

@@ -140,10 +140,18 @@ def test_grad_req_dict_and_groups(models):
 
 
 def error_of(call):
+    """(exception type, message); MXNet's C++ errors lose their traceback
+    lines and CHECK prefix, which symc does not print."""
+    import re
     try:
         call()
     except Exception as e:  # noqa: BLE001 - the kind is what is compared
-        return type(e).__name__, str(e).split("\n")[0]
+        lines = [line for line in str(e).split("\n") if line.strip()]
+        if lines and lines[0].startswith("Traceback"):
+            message = re.sub(r"^MXNetError: (Check failed: [^:]*: )?", "", lines[-1])
+        else:
+            message = lines[0] if lines else ""
+        return type(e).__name__, message
     return None
 
 
@@ -256,3 +264,43 @@ def zero_prop(mx, tmp):
 
 def test_zero_prop(tmp_path):
     assert zero_prop(mxnet, tmp_path) == zero_prop(frameworks()[1], tmp_path) == (True, True)
+
+
+def reshape_script(mx, models):
+    """MXNet's test_executor.py::test_reshape, and reshape's errors."""
+    x = mxnet.sym.Variable("x")
+    path = os.path.join(os.path.dirname(models["mlp"]), "fc4-symbol.json")
+    mxnet.sym.FullyConnected(x, num_hidden=4, name="fc").save(path)
+    exe = mx.sym.load(path).simple_bind(mx.cpu(), x=(5, 4), grad_req="null")
+    exe.arg_arrays[0][:] = 1
+    exe.arg_arrays[1][:] = mx.nd.ones((4, 4))
+    exe.arg_arrays[2][:] = 0
+    new_exe = exe.reshape(x=(3, 4))
+    new_exe.forward(is_train=False)
+    result = {"new": new_exe.outputs[0].asnumpy(), "shared_output_rows": exe.outputs[0].asnumpy()[:3]}
+    exe.forward(is_train=False)
+    result["old"] = exe.outputs[0].asnumpy()
+    exe.arg_arrays[0][:] = 0
+    result["shared_data"] = new_exe.arg_arrays[0].asnumpy()
+    result["shared_weight"] = new_exe.arg_arrays[1].asnumpy()
+    result["up_sized"] = exe.reshape(x=(6, 4), allow_up_sizing=True).forward()[0].shape
+    result["errors"] = [error_of(lambda: exe.reshape(x=(6, 4))),
+                        error_of(lambda: exe.reshape(x=(5, 3)))]
+    return result
+
+
+def test_reshape(models):
+    result = run_both(reshape_script, models)
+    assert result["errors"][0][1].startswith("New shape of arg: x is larger than original.")
+
+
+def test_reshape_partial_shaping(models):
+    """A weight whose shape follows the data needs partial_shaping."""
+    def script(mx):
+        exe = mx.sym.load(models["mlp"]).simple_bind(mx.cpu(), data=(6, 8), grad_req="null")
+        return [error_of(lambda: exe.reshape(data=(6, 4))),
+                exe.reshape(partial_shaping=True, data=(6, 4)).arg_dict["fc1_weight"].shape]
+    mxnet_result, symc_result = script(mxnet), script(frameworks()[1])
+    assert mxnet_result[1] == symc_result[1] == (16, 4)
+    assert symc_result[0][1].startswith("Shape of unspecifie arg: fc1_weight changed.")
+    assert mxnet_result[0][0] == symc_result[0][0] == "MXNetError"

@@ -315,6 +315,41 @@ TEST(Executor, SimpleBindZeroDimMeansInferred) {
   EXPECT_EQ(exec.argArrays()[0].shape(), (std::vector<int64_t>{1, 4}));
 }
 
+// reshape runs the same dynamic-batch artifact at another batch, over views
+// of the parent's arrays and outputs (shared/mxnet-semantics.md 1.9).
+TEST(Executor, ReshapeSharesMemoryWithoutRecompiling) {
+  Executor exec = Executor::simpleBind(load("fc-softmax-dynamic"), Context::cpu(), {{"data", {4, 4}}},
+                                       std::string("null"));
+  NDArray(exec.argArrays()[1]).fill(1.0); // fc_weight (a handle sharing storage)
+  NDArray(exec.argArrays()[0]).fill(1.0); // data
+  Executor small = exec.reshape(false, false, {{"data", {2, 4}}, {"softmax_label", {2}}});
+  EXPECT_EQ(small.argArrays()[0].shape(), (std::vector<int64_t>{2, 4}));
+  EXPECT_TRUE(small.argArrays()[0].sharesStorageWith(exec.argArrays()[0]));
+  EXPECT_TRUE(small.argArrays()[1].sharesStorageWith(exec.argArrays()[1]));
+  NDArray(exec.outputs()[0]).fill(0.0);
+  small.forward();
+  // The parent's first rows hold the child's results.
+  EXPECT_NEAR(exec.outputs()[0].data<float>()[0], 1.0f / 6, 1e-6);
+  EXPECT_EQ(exec.outputs()[0].data<float>()[2 * 6], 0.0f);
+  EXPECT_EQ(errorOf([&] { exec.reshape(false, false, {{"data", {8, 4}}, {"softmax_label", {8}}}); }, "MXNetError")
+                .rfind("New shape of arg: data is larger than original.", 0),
+            0u);
+  Executor big = exec.reshape(false, true, {{"data", {8, 4}}, {"softmax_label", {8}}});
+  EXPECT_FALSE(big.argArrays()[0].sharesStorageWith(exec.argArrays()[0]));
+  EXPECT_EQ(big.forward()[0].shape(), (std::vector<int64_t>{8, 6}));
+  EXPECT_EQ(errorOf([&] { exec.reshape(false, false, {{"data", {2, 4}}}); }, "MXNetError"),
+            "Shape of unspecifie arg: softmax_label changed. This can cause the new executor to not share "
+            "parameters with the old one. Please check for error in network.If this is intended, set "
+            "partial_shaping=True to suppress this warning.");
+}
+
+TEST(Executor, ReshapeBeyondTheCompiledShapesNamesTheCompileCommand) {
+  Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {}, std::string("null"));
+  EXPECT_EQ(errorOf([&] { exec.reshape(true, true, {{"data", {3, 4}}}); }, "MXNetError"),
+            "reshape: 'data' of shape (3, 4) does not fit the compiled shape (1, 4): only the dynamic (-1) batch "
+            "dim changes without recompiling; compile with symc compile --shape data=3,4 (a '?' dim stays dynamic)");
+}
+
 TEST(Executor, ThreadCount) {
   Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {{"data", {1, 4}}});
   exec.setNumThreads(1);

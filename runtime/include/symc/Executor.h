@@ -68,6 +68,19 @@ public:
   /// (KeyError for a missing one, as MXNet's list comprehension raises).
   void backward(const ArrayDict &outGrads, bool isTrain = true);
 
+  /// executor.reshape(partial_shaping, allow_up_sizing, **shapes): a new
+  /// executor of the same artifact, no recompilation, with MXNet's rules
+  /// and texts (shared/mxnet-semantics.md 1.9): arguments, gradients and aux
+  /// states no larger than before are views of this executor's arrays,
+  /// larger ones are new (allow_up_sizing); outputs and intermediate memory
+  /// are this executor's (so the two must not run concurrently). Only the
+  /// artifact's dynamic ('?') batch can change; other shapes are an error
+  /// naming the `symc compile --shape` that would allow them, unless
+  /// `target` is an artifact of the same symbol compiled for them.
+  Executor reshape(bool partialShaping, bool allowUpSizing,
+                   const std::map<std::string, std::vector<int64_t>> &shapes,
+                   std::shared_ptr<const Artifact> target = nullptr) const;
+
   /// One array per visible output; the same buffers after every forward.
   const std::vector<NDArray> &outputs() const { return outputs_; }
   const std::vector<NDArray> &argArrays() const { return args_; }
@@ -119,8 +132,12 @@ private:
   void checkCompiledGradients() const;
   /// Copies the head gradients in, with MXNet's checks.
   void setHeadGradients(const std::vector<NDArray> &outGrads);
-  /// Allocates outputs and workspace and builds the entry frame.
-  void finishBinding();
+  /// Allocates outputs and workspace and builds the entry frames; with
+  /// `shared`, its buffers are reused where they are large enough.
+  void finishBinding(const Executor *shared = nullptr);
+  /// The batch size the given shapes bind the dynamic dims to (-1 where
+  /// they do not say), checking them against the compiled static dims.
+  int64_t reshapedBatch(const std::map<std::string, std::vector<int64_t>> &shapes) const;
   /// Runs the forward variant for `isTrain`.
   void runForward(bool isTrain);
 

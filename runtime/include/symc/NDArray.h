@@ -62,6 +62,9 @@ public:
 
   /// A view of the same storage with another shape of the same size.
   NDArray reshape(std::vector<int64_t> shape) const;
+  /// A view of the first elements of the storage with a shape no larger
+  /// (MXNet's NDArray::Reshape, as executor reshape shares memory).
+  NDArray viewPrefix(std::vector<int64_t> shape) const;
   /// Copies `src` (same shape) into this array, converting the dtype.
   void copyFrom(const NDArray &src);
   /// this += src, elementwise (grad_req 'add').

@@ -124,6 +124,17 @@ int SymcExecutorSimpleBind(SymcArtifactHandle artifact, int dev_type, int dev_id
 int SymcExecutorBind(SymcArtifactHandle artifact, int dev_type, int dev_id, int num_args,
                      SymcNDArrayHandle *args, SymcNDArrayHandle *arg_grads, const int *grad_req,
                      int num_aux, SymcNDArrayHandle *aux, SymcExecutorHandle *out);
+/* executor.reshape(partial_shaping, allow_up_sizing, **shapes), shapes as in
+   SimpleBind: a new executor of the same artifact sharing exec's memory
+   (they must not run concurrently). */
+int SymcExecutorReshape(SymcExecutorHandle exec, int partial_shaping, int allow_up_sizing, int num_shapes,
+                        const char **shape_names, const int64_t *shape_data, const int *shape_ndim,
+                        SymcExecutorHandle *out);
+/* The same onto `target`, an artifact of the same symbol compiled for the
+   new shapes (when exec's artifact cannot run them). */
+int SymcExecutorReshapeTo(SymcExecutorHandle exec, SymcArtifactHandle target, int partial_shaping,
+                          int allow_up_sizing, int num_shapes, const char **shape_names, const int64_t *shape_data,
+                          const int *shape_ndim, SymcExecutorHandle *out);
 int SymcExecutorFree(SymcExecutorHandle exec);
 int SymcExecutorForward(SymcExecutorHandle exec, int is_train);
 /* executor.backward: head_grads by output position, NULL where none is given. */

@@ -96,6 +96,17 @@ std::vector<int64_t> shapeOf(const int64_t *shape, int ndim) {
   return std::vector<int64_t>(shape, shape + ndim);
 }
 
+/// Named shapes, `ndim[i]` dims each, concatenated in `data`.
+std::map<std::string, std::vector<int64_t>> shapeMap(int count, const char **names, const int64_t *data,
+                                                     const int *ndim) {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  for (int i = 0; i < count; ++i) {
+    shapes[text(names[i], "name")] = shapeOf(data, ndim[i]);
+    data += ndim[i];
+  }
+  return shapes;
+}
+
 /// `count` handles, none arrays where a handle is null.
 std::vector<NDArray> arrays(int count, SymcNDArrayHandle *handles) {
   std::vector<NDArray> list(count > 0 ? count : 0);
@@ -325,11 +336,7 @@ int SymcExecutorSimpleBind(SymcArtifactHandle artifact, int devType, int devId, 
                            int numTypes, const char **typeNames, const int *typeCodes,
                            SymcExecutorHandle *out) {
   return guarded([&] {
-    std::map<std::string, std::vector<int64_t>> shapes;
-    for (int i = 0; i < numShapes; ++i) {
-      shapes[text(shapeNames[i], "name")] = shapeOf(shapeData, shapeNdim[i]);
-      shapeData += shapeNdim[i];
-    }
+    std::map<std::string, std::vector<int64_t>> shapes = shapeMap(numShapes, shapeNames, shapeData, shapeNdim);
     std::map<std::string, DType> types;
     for (int i = 0; i < numTypes; ++i)
       types[text(typeNames[i], "name")] = dtypeOf(typeCodes[i]);
@@ -351,6 +358,23 @@ int SymcExecutorBind(SymcArtifactHandle artifact, int devType, int devId, int nu
     *out = newExecutor(Executor::bind(artifactOf(artifact), context(devType, devId), arrays(numArgs, args),
                                       grads, reqs, symc::Arrays(arrays(numAux, aux))));
   });
+}
+
+int SymcExecutorReshapeTo(SymcExecutorHandle exec, SymcArtifactHandle target, int partialShaping,
+                          int allowUpSizing, int numShapes, const char **shapeNames, const int64_t *shapeData,
+                          const int *shapeNdim, SymcExecutorHandle *out) {
+  return guarded([&] {
+    *out = newExecutor(executorOf(exec).reshape(partialShaping != 0, allowUpSizing != 0,
+                                                shapeMap(numShapes, shapeNames, shapeData, shapeNdim),
+                                                target ? artifactOf(target) : nullptr));
+  });
+}
+
+int SymcExecutorReshape(SymcExecutorHandle exec, int partialShaping, int allowUpSizing, int numShapes,
+                        const char **shapeNames, const int64_t *shapeData, const int *shapeNdim,
+                        SymcExecutorHandle *out) {
+  return SymcExecutorReshapeTo(exec, nullptr, partialShaping, allowUpSizing, numShapes, shapeNames, shapeData,
+                               shapeNdim, out);
 }
 
 int SymcExecutorFree(SymcExecutorHandle exec) { return guarded([&] { delete exec; }); }

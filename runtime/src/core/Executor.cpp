@@ -203,29 +203,53 @@ void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const ch
                             dtypeName(array.dtype()) + ", compiled " + dtypeName(spec.dtype));
 }
 
-void Executor::finishBinding() {
-  for (const TensorSpec &spec : manifest().outputs)
-    outputs_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
+namespace {
+
+/// A buffer for `spec`: a view of `pool[index]` when that is large enough
+/// (memory shared with the executor this one was reshaped from), else new.
+NDArray sharedOrNew(const TensorSpec &spec, int64_t batch, Context ctx, const std::vector<NDArray> *pool,
+                    size_t index) {
+  std::vector<int64_t> shape = resolveShape(spec, batch);
+  NDArray fresh(std::vector<int64_t>{}, spec.dtype); // a 0-d array: the element size
+  size_t needed = fresh.nbytes();
+  for (int64_t d : shape)
+    needed *= static_cast<size_t>(d);
+  if (pool && index < pool->size() && (*pool)[index].dtype() == spec.dtype && (*pool)[index].nbytes() >= needed)
+    return (*pool)[index].viewPrefix(shape);
+  return NDArray(shape, spec.dtype, ctx);
+}
+
+} // namespace
+
+void Executor::finishBinding(const Executor *shared) {
+  auto pool = [&](const std::vector<NDArray> Executor::*member) { return shared ? &(shared->*member) : nullptr; };
+  for (size_t i = 0; i < manifest().outputs.size(); ++i)
+    outputs_.push_back(sharedOrNew(manifest().outputs[i], batch_, ctx_, pool(&Executor::outputs_), i));
   dims_ = {batch_, 0};
   // Bound arrays are never replaced (forward copies into them), so the
   // frame of buffer pointers is built once.
   for (auto *group : {&args_, &aux_, &outputs_})
     for (const NDArray &a : *group)
       frame_.push_back(a.data());
-  workspace_ = NDArray({static_cast<int64_t>(manifest().workspaceBytes)}, DType::UInt8, ctx_);
+  // A reshaped executor runs in its parent's workspace where it fits.
+  workspace_ = shared && shared->workspace_.nbytes() >= manifest().workspaceBytes
+                   ? shared->workspace_
+                   : NDArray({static_cast<int64_t>(manifest().workspaceBytes)}, DType::UInt8, ctx_);
   if (!manifest().backward)
     return;
   checkCompiledGradients();
   const BackwardSpec &b = *manifest().backward;
-  for (auto [specs, arrays] : {std::pair{&b.headGradients, &headGrads_}, std::pair{&b.saved, &saved_},
-                               std::pair{&b.auxUpdates, &auxUpdates_}})
-    for (const TensorSpec &spec : *specs)
-      arrays->emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
+  for (auto [specs, arrays, member] :
+       {std::tuple{&b.headGradients, &headGrads_, &Executor::headGrads_}, std::tuple{&b.saved, &saved_, &Executor::saved_},
+        std::tuple{&b.auxUpdates, &auxUpdates_, &Executor::auxUpdates_}})
+    for (size_t i = 0; i < specs->size(); ++i)
+      arrays->push_back(sharedOrNew((*specs)[i], batch_, ctx_, pool(member), i));
   // A gradient written (grad_req write) into an array of its dtype is
   // computed in place there: no buffer of its own, no copy after backward.
   for (const TensorSpec &spec : b.gradients) {
     size_t arg = indexOf(manifest().arguments, spec.name);
     bool inPlace = gradReqs_[arg] == GradReq::Write && !grads_[arg].isNone() && grads_[arg].dtype() == spec.dtype;
+    // Not shared with a parent: its in-place gradients are the caller's arrays.
     computedGrads_.push_back(inPlace ? grads_[arg] : NDArray(resolveShape(spec, batch_), spec.dtype, ctx_));
   }
   trainingFrame_ = frame_;
@@ -307,6 +331,100 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
     exec.copyEmbeddedParams(*embedded);
   exec.finishBinding();
   return exec;
+}
+
+namespace {
+
+size_t elementCount(const std::vector<int64_t> &shape) {
+  size_t n = 1;
+  for (int64_t d : shape)
+    n *= static_cast<size_t>(d);
+  return n;
+}
+
+/// '2,3,?': a shape as `symc compile --shape` takes it.
+std::string compileShapeText(const std::vector<int64_t> &shape) {
+  std::string text;
+  for (int64_t d : shape)
+    text += (text.empty() ? "" : ",") + std::to_string(d);
+  return text;
+}
+
+/// GraphExecutor::Reshape's check and allocation of one argument or aux state.
+NDArray reshaped(const NDArray &old, const std::vector<int64_t> &shape, bool allowUpSizing, const std::string &name) {
+  if (elementCount(shape) <= old.size())
+    return old.viewPrefix(shape); // memory shared with the old executor
+  if (!allowUpSizing)
+    raise("MXNetError", "New shape of arg: " + name +
+                            " is larger than original.First making a big executor and then down sizing it is more "
+                            "efficient than the reverse.If you really want to up size, set allow_up_sizing=True "
+                            "to enable allocation of new arrays.");
+  return NDArray(shape, old.dtype(), old.context());
+}
+
+[[noreturn]] void unspecifiedChanged(const std::string &name) {
+  raise("MXNetError", "Shape of unspecifie arg: " + name +
+                          " changed. This can cause the new executor to not share parameters with the old one. "
+                          "Please check for error in network.If this is intended, set partial_shaping=True to "
+                          "suppress this warning.");
+}
+
+} // namespace
+
+int64_t Executor::reshapedBatch(const std::map<std::string, std::vector<int64_t>> &shapes) const {
+  const Manifest &m = manifest();
+  int64_t batch = -1;
+  for (const auto *specs : {&m.arguments, &m.auxStates})
+    for (const TensorSpec &spec : *specs) {
+      auto given = shapes.find(spec.name);
+      if (given == shapes.end())
+        continue;
+      int64_t fixed = batch;
+      if (!matchShape(spec, given->second, fixed))
+        raise("MXNetError", "reshape: '" + spec.name + "' of shape " + shapeToString(given->second) +
+                                " does not fit the compiled shape " + shapeOfSpec(spec, batch) +
+                                ": only the dynamic (-1) batch dim changes without recompiling; compile with "
+                                "symc compile --shape " + spec.name + "=" + compileShapeText(given->second) +
+                                " (a '?' dim stays dynamic)");
+      batch = fixed;
+    }
+  return batch;
+}
+
+Executor Executor::reshape(bool partialShaping, bool allowUpSizing,
+                           const std::map<std::string, std::vector<int64_t>> &shapes,
+                           std::shared_ptr<const Artifact> target) const {
+  Executor child(target ? std::move(target) : artifact_, ctx_);
+  const Manifest &m = child.manifest();
+  if (namesOf(m.arguments) != listArguments() || namesOf(m.auxStates) != listAuxiliaryStates())
+    raise("MXNetError", "reshape: '" + m.prefix + "' is not compiled from the same symbol (other arguments)");
+  child.batch_ = child.reshapedBatch(shapes);
+  if (child.batch_ < 0)
+    child.batch_ = batch_;
+  child.gradReqs_ = gradReqs_;
+  child.numThreads_ = numThreads_;
+  for (size_t i = 0; i < m.arguments.size(); ++i) {
+    const std::string &name = m.arguments[i].name;
+    std::vector<int64_t> shape = resolveShape(m.arguments[i], child.batch_);
+    if (!partialShaping && !shapes.count(name) && shape != args_[i].shape())
+      unspecifiedChanged(name);
+    child.args_.push_back(reshaped(args_[i], shape, allowUpSizing, name));
+    bool sharesArg = child.args_[i].sharesStorageWith(args_[i]);
+    child.grads_.push_back(grads_[i].isNone() ? NDArray()
+                           : sharesArg        ? grads_[i].viewPrefix(shape)
+                                              : NDArray(shape, grads_[i].dtype(), grads_[i].context()));
+    if (child.grads_[i].isNone())
+      child.gradReqs_[i] = GradReq::Null;
+  }
+  // Naming an aux state's shape does not exempt it, as in MXNet.
+  for (size_t i = 0; i < m.auxStates.size(); ++i) {
+    std::vector<int64_t> shape = resolveShape(m.auxStates[i], child.batch_);
+    if (!partialShaping && shape != aux_[i].shape())
+      unspecifiedChanged(m.auxStates[i].name);
+    child.aux_.push_back(reshaped(aux_[i], shape, allowUpSizing, m.auxStates[i].name));
+  }
+  child.finishBinding(this);
+  return child;
 }
 
 const std::vector<NDArray> &Executor::forward(bool isTrain, const ArrayDict &kwargs) {

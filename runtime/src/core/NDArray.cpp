@@ -79,6 +79,15 @@ NDArray NDArray::reshape(std::vector<int64_t> shape) const {
   return view;
 }
 
+NDArray NDArray::viewPrefix(std::vector<int64_t> shape) const {
+  if (product(shape) > size())
+    throw Error("MXNetError", "cannot view array of shape " + shapeToString(shape_) + " as the larger shape " +
+                                  shapeToString(shape));
+  NDArray view = *this;
+  view.shape_ = std::move(shape);
+  return view;
+}
+
 namespace {
 
 // IEEE half and bfloat16 <-> float, round to nearest even.
