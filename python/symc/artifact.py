@@ -36,6 +36,29 @@ def _check_unsupported(**options):
             raise MXNetError("symc does not support %s in bind / simple_bind yet" % name)
 
 
+class _NDList:
+    """A libsymrt list of named arrays (simple_bind's shared_buffer)."""
+
+    def __init__(self, arrays):
+        self.handle = ctypes.c_void_p()
+        check_call(lib.SymcNDListCreate(ctypes.byref(self.handle)))
+        for name, array in arrays.items():
+            check_call(lib.SymcNDListSet(self.handle, c_str(name), as_ndarray(array).handle))
+
+    def items(self):
+        from .ndarray import NDArray
+        size = ctypes.c_int()
+        check_call(lib.SymcNDListSize(self.handle, ctypes.byref(size)))
+        for i in range(size.value):
+            name, handle = ctypes.c_char_p(), ctypes.c_void_p()
+            check_call(lib.SymcNDListGet(self.handle, i, ctypes.byref(name), ctypes.byref(handle)))
+            yield name.value.decode(), NDArray(handle)
+
+    def __del__(self):
+        if getattr(self, "handle", None) and lib is not None:
+            lib.SymcNDListFree(self.handle)
+
+
 class Artifact:
     """A model compiled by symc (a shared library), loaded."""
 
@@ -105,8 +128,7 @@ class Artifact:
         array for every argument whose grad_req is not 'null'."""
         if not isinstance(ctx, Context):
             raise TypeError("Context type error")
-        _check_unsupported(group2ctx=group2ctx, shared_arg_names=shared_arg_names, shared_exec=shared_exec,
-                           shared_buffer=shared_buffer)
+        _check_unsupported(group2ctx=group2ctx)
         if stype_dict and any(s != "default" for s in stype_dict.values()):
             raise MXNetError("symc arrays are dense: stype_dict may only name 'default'")
         # As MXNet: only tuple-valued keywords are shapes.
@@ -116,12 +138,19 @@ class Artifact:
         shape_ndim = c_array(ctypes.c_int, [len(s) for s in shapes.values()])
         req_names, req_types = self._simple_bind_grad_req(grad_req)
         types = type_dict or {}
+        shared_names = list(shared_arg_names or [])
+        buffer = _NDList(shared_buffer) if shared_buffer is not None else None
         handle = ctypes.c_void_p()
-        check_call(lib.SymcExecutorSimpleBind(
+        check_call(lib.SymcExecutorSimpleBindShared(
             self.handle, ctx.device_typeid, ctx.device_id, len(shapes), shape_names, shape_data, shape_ndim,
             len(req_types), req_names, c_array(ctypes.c_char_p, req_types), len(types),
             c_array(ctypes.c_char_p, [c_str(n) for n in types]),
-            c_array(ctypes.c_int, [dtype_code(t) for t in types.values()]), ctypes.byref(handle)))
+            c_array(ctypes.c_int, [dtype_code(t) for t in types.values()]),
+            shared_exec.handle if shared_exec is not None else None, len(shared_names),
+            c_array(ctypes.c_char_p, [c_str(n) for n in shared_names]), buffer.handle if buffer else None,
+            ctypes.byref(handle)))
+        if buffer is not None:
+            shared_buffer.update(buffer.items())  # MXNet writes the updated buffer back
         return Executor(handle, self)
 
     @staticmethod
@@ -148,7 +177,7 @@ class Artifact:
         a copy): writing into them changes what the next forward sees."""
         if not isinstance(ctx, Context):
             raise TypeError("Context type error")
-        _check_unsupported(group2ctx=group2ctx, shared_exec=shared_exec)
+        _check_unsupported(group2ctx=group2ctx)
         names = self.list_arguments()
         arg_list = self._required(args, names, "args", "Length of args does not match the number of arguments")
         grad_list = self._optional(args_grad, names)
@@ -159,7 +188,8 @@ class Artifact:
         check_call(lib.SymcExecutorBind(
             self.handle, ctx.device_typeid, ctx.device_id, len(arg_list), c_handles(a.handle for a in arg_list),
             c_handles(g.handle if g is not None else None for g in grad_list) if args_grad is not None else None,
-            c_array(ctypes.c_int, reqs), len(aux_list), c_handles(a.handle for a in aux_list), ctypes.byref(handle)))
+            c_array(ctypes.c_int, reqs), len(aux_list), c_handles(a.handle for a in aux_list),
+            shared_exec.handle if shared_exec is not None else None, ctypes.byref(handle)))
         keep = arg_list + [g for g in grad_list if g is not None] + aux_list
         return Executor(handle, self, keep, has_grad_arrays=args_grad is not None)
 

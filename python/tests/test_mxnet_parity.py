@@ -304,3 +304,28 @@ def test_reshape_partial_shaping(models):
     assert mxnet_result[1] == symc_result[1] == (16, 4)
     assert symc_result[0][1].startswith("Shape of unspecifie arg: fc1_weight changed.")
     assert mxnet_result[0][0] == symc_result[0][0] == "MXNetError"
+
+
+def bucketing(mx, models):
+    """Executors of two shapes sharing parameters, gradients and data buffers
+    (BucketingModule's simple_bind with shared_exec and shared_buffer)."""
+    sym = mx.sym.load(models["mlp"])
+    params = ["fc1_weight", "fc1_bias", "fc2_weight", "fc2_bias"]
+    buffer = {}
+    big = sym.simple_bind(mx.cpu(), data=(6, 8), shared_buffer=buffer)
+    args, _ = params_of(mx, models["mlp_params"])
+    big.copy_params_from(args)
+    small = sym.simple_bind(mx.cpu(), data=(3, 8), shared_arg_names=params, shared_exec=big,
+                            shared_buffer=buffer)
+    big.arg_dict["fc2_bias"][:] = 0.25  # shared: the small executor sees it
+    small.forward(is_train=True, data=models["x"][:3], softmax_label=models["y"][:3])
+    small.backward()
+    buffer["data"][:] = 7  # the small executor's data is a view of the buffer's
+    return {"buffer": sorted((k, v.shape) for k, v in buffer.items()),
+            "small_out": small.outputs[0].asnumpy(),
+            "shared_grad": big.grad_dict["fc1_weight"].asnumpy(),
+            "small_data": small.arg_dict["data"].asnumpy()}
+
+
+def test_bucketing_shares_memory(models):
+    run_both(bucketing, models)

@@ -98,7 +98,7 @@ TEST(CApi, BindCallerMemoryWithGradients) {
     h.keep(*slot);
   }
   int reqs[2] = {SYMC_GRAD_WRITE, SYMC_GRAD_ADD};
-  ASSERT_OK(SymcExecutorBind(h.artifact, SYMC_CPU, 0, 2, args, grads, reqs, 0, nullptr, &h.exec));
+  ASSERT_OK(SymcExecutorBind(h.artifact, SYMC_CPU, 0, 2, args, grads, reqs, 0, nullptr, nullptr, &h.exec));
   a[0] = 10; // bound without a copy
   ASSERT_OK(SymcExecutorForward(h.exec, 1));
   SymcNDArrayHandle out;
@@ -127,7 +127,7 @@ TEST(CApi, MissingGradientArrayMeansNull) {
   }
   ASSERT_OK(SymcNDArrayCreate(shape, 1, 0, &grads[1]));
   h.keep(grads[1]);
-  ASSERT_OK(SymcExecutorBind(h.artifact, SYMC_CPU, 0, 2, args, grads, nullptr, 0, nullptr, &h.exec));
+  ASSERT_OK(SymcExecutorBind(h.artifact, SYMC_CPU, 0, 2, args, grads, nullptr, 0, nullptr, nullptr, &h.exec));
   const int *bound;
   ASSERT_OK(SymcExecutorGetGradReqs(h.exec, &bound));
   EXPECT_EQ(bound[0], SYMC_GRAD_NULL);

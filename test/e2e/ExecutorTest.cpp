@@ -350,6 +350,29 @@ TEST(Executor, ReshapeBeyondTheCompiledShapesNamesTheCompileCommand) {
             "dim changes without recompiling; compile with symc compile --shape data=3,4 (a '?' dim stays dynamic)");
 }
 
+TEST(Executor, SimpleBindSharesWithAnotherExecutor) {
+  auto artifact = load("fc-softmax-dynamic");
+  Executor big = Executor::simpleBind(artifact, Context::cpu(), {{"data", {4, 4}}});
+  ArrayDict buffer;
+  SharedMemory shared{&big, {"fc_weight", "fc_bias"}, &buffer};
+  Executor small = Executor::simpleBind(artifact, Context::cpu(), {{"data", {2, 4}}}, std::string("write"), {}, shared);
+  EXPECT_TRUE(small.argArrays()[1].sharesStorageWith(big.argArrays()[1]));
+  EXPECT_TRUE(small.gradArrays()[1].sharesStorageWith(big.gradArrays()[1]));
+  EXPECT_FALSE(small.argArrays()[0].sharesStorageWith(big.argArrays()[0]));
+  ASSERT_TRUE(buffer.count("data") && buffer.count("grad of data") && buffer.count("softmax_label"));
+  EXPECT_TRUE(small.argArrays()[0].sharesStorageWith(buffer["data"]));
+  // The buffer's arrays serve a later, smaller executor as views.
+  Executor smaller = Executor::simpleBind(artifact, Context::cpu(), {{"data", {1, 4}}}, std::string("write"), {},
+                                          SharedMemory{&big, {"fc_weight", "fc_bias"}, &buffer});
+  EXPECT_TRUE(smaller.argArrays()[0].sharesStorageWith(small.argArrays()[0]));
+  EXPECT_EQ(errorOf([&] {
+              Executor::simpleBind(artifact, Context::cpu(), {{"data", {2, 4}}}, std::string("write"), {},
+                                   SharedMemory{&big, {"data"}, nullptr});
+            }, "MXNetError"),
+            "Inferred shape does not match shared_exec.arg_array's shape Therefore, the allocated memory for "
+            "shared_exec.arg_array cannot be resued for creating NDArray of the argument data for the current executor");
+}
+
 TEST(Executor, ThreadCount) {
   Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {{"data", {1, 4}}});
   exec.setNumThreads(1);

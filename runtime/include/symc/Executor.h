@@ -43,19 +43,37 @@ NDArrayRecord toRecord(const std::string &name, const NDArray &array);
 /// repeats after the same seed (and differs from run to run otherwise).
 void seedRandom(uint64_t seed);
 
+class Executor;
+
+/// simple_bind's sharing with another executor (bucketing, executor groups;
+/// shared/mxnet-semantics.md 1.3 and 1.13).
+struct SharedMemory {
+  /// shared_exec: its intermediate memory is reused where large enough, and
+  /// its aux states are this executor's.
+  const Executor *exec = nullptr;
+  /// shared_arg_names: arguments taking shared_exec's arrays and gradients.
+  std::vector<std::string> argNames;
+  /// shared_buffer: the other arguments' arrays by name (gradients as
+  /// "grad of NAME"), reused where large enough; what is allocated is put in.
+  ArrayDict *buffer = nullptr;
+};
+
 class Executor {
 public:
   /// Symbol.bind: the arrays are used as they are, never copied.
   static Executor bind(std::shared_ptr<const Artifact> artifact, Context ctx, const Arrays &args,
                        const std::optional<Arrays> &argsGrad = std::nullopt,
                        const GradReqSpec &gradReq = std::string("write"),
-                       const std::optional<Arrays> &auxStates = std::nullopt);
+                       const std::optional<Arrays> &auxStates = std::nullopt,
+                       const Executor *sharedExec = nullptr);
   /// Symbol.simple_bind: zero-filled arrays of the given (or compiled) shapes;
-  /// parameters embedded in the artifact (--embed-params) are copied in.
+  /// parameters embedded in the artifact (--embed-params) are copied in
+  /// (unless shared from another executor).
   static Executor simpleBind(std::shared_ptr<const Artifact> artifact, Context ctx,
                              const std::map<std::string, std::vector<int64_t>> &shapes = {},
                              const GradReqSpec &gradReq = std::string("write"),
-                             const std::map<std::string, DType> &typeDict = {});
+                             const std::map<std::string, DType> &typeDict = {},
+                             const SharedMemory &shared = {});
 
   /// Copies each keyword input into its bound argument, then runs forward.
   const std::vector<NDArray> &forward(bool isTrain = false, const ArrayDict &kwargs = {});

@@ -92,13 +92,17 @@ int SymcNDArrayGetContext(SymcNDArrayHandle array, int *dev_type, int *dev_id);
 /* dst[:] = src: same shape, the dtype converted. */
 int SymcNDArrayCopyFrom(SymcNDArrayHandle dst, SymcNDArrayHandle src);
 
-/*--- NDArray lists: .params files (mx.nd.load / mx.nd.save) ----------------*/
+/*--- NDArray lists: .params files (mx.nd.load / mx.nd.save), shared buffers -*/
 
+/* An empty list (a shared_buffer for SymcExecutorSimpleBindShared). */
+int SymcNDListCreate(SymcNDListHandle *out);
+/* Puts `array` (shared, not copied) under `name`, replacing an entry of that name. */
+int SymcNDListSet(SymcNDListHandle list, const char *name, SymcNDArrayHandle array);
 int SymcNDListLoad(const char *path, SymcNDListHandle *out);
 int SymcNDListLoadFromBuffer(const void *bytes, size_t size, SymcNDListHandle *out);
 int SymcNDListSize(SymcNDListHandle list, int *size);
-/* Entry `index`: its name as stored ("arg:fc1_weight"; "" for a list saved
-   without names) and a new handle to the array (NULL for a none array). */
+/* Entry `index`: its name ("arg:fc1_weight" as stored; "" for a file saved
+   without names) and a new handle sharing the array (NULL for a none array). */
 int SymcNDListGet(SymcNDListHandle list, int index, const char **name, SymcNDArrayHandle *array);
 int SymcNDListFree(SymcNDListHandle list);
 /* mx.nd.save: names NULL saves an unnamed list. */
@@ -118,12 +122,26 @@ int SymcExecutorSimpleBind(SymcArtifactHandle artifact, int dev_type, int dev_id
                            int num_grad_req, const char **grad_req_names, const char **grad_req_types,
                            int num_types, const char **type_names, const int *type_codes,
                            SymcExecutorHandle *out);
+/* simple_bind(shared_arg_names, shared_exec, shared_buffer): the named
+   arguments (with their gradients) and every aux state are shared_exec's
+   arrays; the other arguments come from shared_buffer (reused when large
+   enough, else allocated and put in it); intermediate memory is reused from
+   shared_exec. shared_exec and shared_buffer may be NULL. */
+int SymcExecutorSimpleBindShared(SymcArtifactHandle artifact, int dev_type, int dev_id, int num_shapes,
+                                 const char **shape_names, const int64_t *shape_data, const int *shape_ndim,
+                                 int num_grad_req, const char **grad_req_names, const char **grad_req_types,
+                                 int num_types, const char **type_names, const int *type_codes,
+                                 SymcExecutorHandle shared_exec, int num_shared_arg_names,
+                                 const char **shared_arg_names, SymcNDListHandle shared_buffer,
+                                 SymcExecutorHandle *out);
 /* Symbol.bind with lists in manifest order; no array is copied. arg_grads may
    be NULL, or hold NULL where an argument has no gradient array (grad_req
-   null then). grad_req holds one code per argument (NULL: write). */
+   null then). grad_req holds one code per argument (NULL: write).
+   shared_exec (may be NULL): its intermediate memory is reused. */
 int SymcExecutorBind(SymcArtifactHandle artifact, int dev_type, int dev_id, int num_args,
                      SymcNDArrayHandle *args, SymcNDArrayHandle *arg_grads, const int *grad_req,
-                     int num_aux, SymcNDArrayHandle *aux, SymcExecutorHandle *out);
+                     int num_aux, SymcNDArrayHandle *aux, SymcExecutorHandle shared_exec,
+                     SymcExecutorHandle *out);
 /* executor.reshape(partial_shaping, allow_up_sizing, **shapes), shapes as in
    SimpleBind: a new executor of the same artifact sharing exec's memory
    (they must not run concurrently). */

@@ -4,6 +4,8 @@
 #include "symc/Executor.h"
 #include "symc/Version.h"
 
+#include <algorithm>
+
 using symc::Artifact;
 using symc::DType;
 using symc::Error;
@@ -24,8 +26,35 @@ struct SymcExecutor {
 struct SymcNDArray {
   NDArray array;
 };
+/// Named arrays: a .params file's, or an executor group's shared buffer.
 struct SymcNDList {
-  symc::ParamsFile file;
+  std::vector<std::string> names;
+  std::vector<NDArray> arrays;
+
+  void add(std::string name, NDArray array) {
+    names.push_back(std::move(name));
+    arrays.push_back(std::move(array));
+  }
+  /// Replaces the array named `name`, or adds it.
+  void set(const std::string &name, const NDArray &array) {
+    auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end())
+      add(name, array);
+    else
+      arrays[it - names.begin()] = array;
+  }
+  static std::unique_ptr<SymcNDList> of(const symc::ParamsFile &file) {
+    auto list = std::make_unique<SymcNDList>();
+    for (const symc::NDArrayRecord &r : file.arrays)
+      list->add(r.name, r.isNone ? NDArray() : NDArray::fromData(r.shape, r.dtype, r.data.data()));
+    return list;
+  }
+  symc::ArrayDict dict() const {
+    symc::ArrayDict d;
+    for (size_t i = 0; i < names.size(); ++i)
+      d[names[i]] = arrays[i];
+    return d;
+  }
 };
 
 namespace {
@@ -280,38 +309,44 @@ int SymcNDArrayCopyFrom(SymcNDArrayHandle dst, SymcNDArrayHandle src) {
 
 int SymcNDListLoad(const char *path, SymcNDListHandle *out) {
   return guarded([&] {
-    auto list = std::make_unique<SymcNDList>();
+    symc::ParamsFile file;
     std::string error;
-    if (!symc::loadParams(text(path, "path"), list->file, error))
+    if (!symc::loadParams(text(path, "path"), file, error))
       raise("MXNetError", std::string(path) + ": " + error);
-    *out = list.release();
+    *out = SymcNDList::of(file).release();
   });
 }
 
 int SymcNDListLoadFromBuffer(const void *bytes, size_t size, SymcNDListHandle *out) {
   return guarded([&] {
-    auto list = std::make_unique<SymcNDList>();
+    symc::ParamsFile file;
     std::string error;
     if (!bytes && size)
       raise("ValueError", "null buffer of " + std::to_string(size) + " bytes");
-    if (!symc::parseParams(static_cast<const uint8_t *>(bytes), size, list->file, error))
+    if (!symc::parseParams(static_cast<const uint8_t *>(bytes), size, file, error))
       raise("MXNetError", "NDArray list: " + error);
-    *out = list.release();
+    *out = SymcNDList::of(file).release();
+  });
+}
+
+int SymcNDListCreate(SymcNDListHandle *out) { return guarded([&] { *out = new SymcNDList(); }); }
+
+int SymcNDListSet(SymcNDListHandle list, const char *name, SymcNDArrayHandle array) {
+  return guarded([&] {
+    deref(list, "NDList").set(text(name, "name"), arrayOf(array));
   });
 }
 
 int SymcNDListSize(SymcNDListHandle list, int *size) {
-  return guarded([&] { *size = static_cast<int>(deref(list, "NDList").file.arrays.size()); });
+  return guarded([&] { *size = static_cast<int>(deref(list, "NDList").names.size()); });
 }
 
 int SymcNDListGet(SymcNDListHandle list, int index, const char **name, SymcNDArrayHandle *array) {
   return guarded([&] {
-    std::vector<symc::NDArrayRecord> &records = deref(list, "NDList").file.arrays;
-    checkIndex(index, records.size(), "NDList");
-    symc::NDArrayRecord &record = records[index];
-    NDArray value = record.isNone ? NDArray() : NDArray::fromData(record.shape, record.dtype, record.data.data());
-    setIf(name, record.name.c_str());
-    setIf(array, newHandle(value));
+    SymcNDList &l = deref(list, "NDList");
+    checkIndex(index, l.names.size(), "NDList");
+    setIf(name, l.names[index].c_str());
+    setIf(array, newHandle(l.arrays[index]));
   });
 }
 
@@ -335,19 +370,39 @@ int SymcExecutorSimpleBind(SymcArtifactHandle artifact, int devType, int devId, 
                            int numGradReq, const char **gradReqNames, const char **gradReqTypes,
                            int numTypes, const char **typeNames, const int *typeCodes,
                            SymcExecutorHandle *out) {
+  return SymcExecutorSimpleBindShared(artifact, devType, devId, numShapes, shapeNames, shapeData, shapeNdim,
+                                      numGradReq, gradReqNames, gradReqTypes, numTypes, typeNames, typeCodes,
+                                      nullptr, 0, nullptr, nullptr, out);
+}
+
+int SymcExecutorSimpleBindShared(SymcArtifactHandle artifact, int devType, int devId, int numShapes,
+                                 const char **shapeNames, const int64_t *shapeData, const int *shapeNdim,
+                                 int numGradReq, const char **gradReqNames, const char **gradReqTypes,
+                                 int numTypes, const char **typeNames, const int *typeCodes,
+                                 SymcExecutorHandle sharedExec, int numSharedArgNames,
+                                 const char **sharedArgNames, SymcNDListHandle sharedBuffer,
+                                 SymcExecutorHandle *out) {
   return guarded([&] {
     std::map<std::string, std::vector<int64_t>> shapes = shapeMap(numShapes, shapeNames, shapeData, shapeNdim);
     std::map<std::string, DType> types;
     for (int i = 0; i < numTypes; ++i)
       types[text(typeNames[i], "name")] = dtypeOf(typeCodes[i]);
+    symc::SharedMemory shared;
+    shared.exec = sharedExec ? &executorOf(sharedExec) : nullptr;
+    for (int i = 0; i < numSharedArgNames; ++i)
+      shared.argNames.push_back(text(sharedArgNames[i], "name"));
+    symc::ArrayDict buffer = sharedBuffer ? sharedBuffer->dict() : symc::ArrayDict();
+    shared.buffer = sharedBuffer ? &buffer : nullptr;
     *out = newExecutor(Executor::simpleBind(artifactOf(artifact), context(devType, devId), shapes,
-                                            gradReqSpec(numGradReq, gradReqNames, gradReqTypes), types));
+                                            gradReqSpec(numGradReq, gradReqNames, gradReqTypes), types, shared));
+    for (const auto &[name, array] : buffer) // the buffer gets what was allocated
+      sharedBuffer->set(name, array);
   });
 }
 
 int SymcExecutorBind(SymcArtifactHandle artifact, int devType, int devId, int numArgs,
                      SymcNDArrayHandle *args, SymcNDArrayHandle *argGrads, const int *gradReq, int numAux,
-                     SymcNDArrayHandle *aux, SymcExecutorHandle *out) {
+                     SymcNDArrayHandle *aux, SymcExecutorHandle sharedExec, SymcExecutorHandle *out) {
   return guarded([&] {
     std::vector<std::string> reqs;
     for (int i = 0; i < numArgs; ++i)
@@ -356,7 +411,8 @@ int SymcExecutorBind(SymcArtifactHandle artifact, int devType, int devId, int nu
     if (argGrads)
       grads = arrays(numArgs, argGrads);
     *out = newExecutor(Executor::bind(artifactOf(artifact), context(devType, devId), arrays(numArgs, args),
-                                      grads, reqs, symc::Arrays(arrays(numAux, aux))));
+                                      grads, reqs, symc::Arrays(arrays(numAux, aux)),
+                                      sharedExec ? &executorOf(sharedExec) : nullptr));
   });
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 
 namespace symc {
 namespace {
@@ -205,16 +206,52 @@ void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const ch
 
 namespace {
 
+size_t elementCount(const std::vector<int64_t> &shape) {
+  size_t n = 1;
+  for (int64_t d : shape)
+    n *= static_cast<size_t>(d);
+  return n;
+}
+
+/// shared_exec's array of `spec`, which must have exactly the needed shape.
+NDArray sharedArray(const ArrayDict &arrays, const TensorSpec &spec, const std::vector<int64_t> &shape,
+                    const char *kind) {
+  auto it = arrays.find(spec.name);
+  if (it == arrays.end() || it->second.shape() != shape || it->second.dtype() != spec.dtype)
+    raise("MXNetError", std::string("Inferred shape does not match shared_exec.") + kind +
+                            "_array's shape Therefore, the allocated memory for shared_exec." + kind +
+                            "_array cannot be resued for creating NDArray of the argument " + spec.name +
+                            " for the current executor");
+  return it->second;
+}
+
+/// exec_utils.h ReshapeOrCreate: shared_buffer's array when large enough
+/// (a view), else a new one, which replaces (or joins) the buffer's entry.
+NDArray reshapeOrCreate(ArrayDict *buffer, const std::string &name, const std::vector<int64_t> &shape, DType dtype,
+                        Context ctx) {
+  if (!buffer)
+    return NDArray(shape, dtype, ctx);
+  auto it = buffer->find(name);
+  if (it != buffer->end() && it->second.dtype() == dtype && elementCount(shape) <= it->second.size())
+    return it->second.viewPrefix(shape);
+  if (it != buffer->end())
+    std::fprintf(stderr,
+                 "symc: Bucketing: data %s has a shape %s, which is larger than already allocated shape %s. Need to "
+                 "re-allocate. Consider putting default bucket key to be the bucket taking the largest input for "
+                 "better memory sharing.\n",
+                 name.c_str(), shapeToString(shape).c_str(), shapeToString(it->second.shape()).c_str());
+  NDArray created(shape, dtype, ctx);
+  (*buffer)[name] = created;
+  return created;
+}
+
 /// A buffer for `spec`: a view of `pool[index]` when that is large enough
 /// (memory shared with the executor this one was reshaped from), else new.
 NDArray sharedOrNew(const TensorSpec &spec, int64_t batch, Context ctx, const std::vector<NDArray> *pool,
                     size_t index) {
   std::vector<int64_t> shape = resolveShape(spec, batch);
-  NDArray fresh(std::vector<int64_t>{}, spec.dtype); // a 0-d array: the element size
-  size_t needed = fresh.nbytes();
-  for (int64_t d : shape)
-    needed *= static_cast<size_t>(d);
-  if (pool && index < pool->size() && (*pool)[index].dtype() == spec.dtype && (*pool)[index].nbytes() >= needed)
+  if (pool && index < pool->size() && (*pool)[index].dtype() == spec.dtype &&
+      (*pool)[index].size() >= elementCount(shape))
     return (*pool)[index].viewPrefix(shape);
   return NDArray(shape, spec.dtype, ctx);
 }
@@ -262,7 +299,7 @@ void Executor::finishBinding(const Executor *shared) {
 
 Executor Executor::bind(std::shared_ptr<const Artifact> artifact, Context ctx, const Arrays &args,
                         const std::optional<Arrays> &argsGrad, const GradReqSpec &gradReq,
-                        const std::optional<Arrays> &auxStates) {
+                        const std::optional<Arrays> &auxStates, const Executor *sharedExec) {
   Executor exec(std::move(artifact), ctx);
   const Manifest &m = exec.manifest();
   exec.args_ = requiredArrays(args, m.arguments, "args",
@@ -281,13 +318,14 @@ Executor Executor::bind(std::shared_ptr<const Artifact> artifact, Context ctx, c
   }
   for (size_t i = 0; i < m.auxStates.size(); ++i)
     exec.checkArray(m.auxStates[i], exec.aux_[i], "Input");
-  exec.finishBinding();
+  exec.finishBinding(sharedExec);
   return exec;
 }
 
 Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context ctx,
                               const std::map<std::string, std::vector<int64_t>> &shapes,
-                              const GradReqSpec &gradReq, const std::map<std::string, DType> &typeDict) {
+                              const GradReqSpec &gradReq, const std::map<std::string, DType> &typeDict,
+                              const SharedMemory &shared) {
   Executor exec(std::move(artifact), ctx);
   const Manifest &m = exec.manifest();
   auto check = [&](const TensorSpec &spec) {
@@ -320,27 +358,34 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
     for (const TensorSpec &spec : *specs)
       check(spec);
   for (size_t i = 0; i < m.arguments.size(); ++i) {
-    std::vector<int64_t> shape = resolveShape(m.arguments[i], exec.batch_);
-    exec.args_.emplace_back(shape, m.arguments[i].dtype, ctx);
-    exec.grads_.push_back(exec.gradReqs_[i] == GradReq::Null ? NDArray()
-                                                              : NDArray(shape, m.arguments[i].dtype, ctx));
+    const TensorSpec &spec = m.arguments[i];
+    std::vector<int64_t> shape = resolveShape(spec, exec.batch_);
+    bool needsGrad = exec.gradReqs_[i] != GradReq::Null;
+    if (shared.exec && std::count(shared.argNames.begin(), shared.argNames.end(), spec.name)) {
+      ArrayDict args = shared.exec->argMap(), grads = shared.exec->gradMap();
+      exec.args_.push_back(sharedArray(args, spec, shape, "arg"));
+      exec.grads_.push_back(!needsGrad ? NDArray() : grads[spec.name].isNone() ? NDArray(shape, spec.dtype, ctx)
+                                                                                : grads[spec.name]);
+    } else {
+      exec.args_.push_back(reshapeOrCreate(shared.buffer, spec.name, shape, spec.dtype, ctx));
+      exec.grads_.push_back(needsGrad ? reshapeOrCreate(shared.buffer, "grad of " + spec.name, shape, spec.dtype, ctx)
+                                      : NDArray());
+    }
   }
-  for (const TensorSpec &spec : m.auxStates)
-    exec.aux_.emplace_back(resolveShape(spec, exec.batch_), spec.dtype, ctx);
-  if (const ParamsFile *embedded = exec.artifact_->embeddedParams())
+  // Aux states always come from shared_exec when there is one.
+  ArrayDict sharedAux = shared.exec ? shared.exec->auxMap() : ArrayDict();
+  for (const TensorSpec &spec : m.auxStates) {
+    std::vector<int64_t> shape = resolveShape(spec, exec.batch_);
+    exec.aux_.push_back(shared.exec ? sharedArray(sharedAux, spec, shape, "aux") : NDArray(shape, spec.dtype, ctx));
+  }
+  const ParamsFile *embedded = exec.artifact_->embeddedParams();
+  if (embedded && !shared.exec)
     exec.copyEmbeddedParams(*embedded);
-  exec.finishBinding();
+  exec.finishBinding(shared.exec);
   return exec;
 }
 
 namespace {
-
-size_t elementCount(const std::vector<int64_t> &shape) {
-  size_t n = 1;
-  for (int64_t d : shape)
-    n *= static_cast<size_t>(d);
-  return n;
-}
 
 /// '2,3,?': a shape as `symc compile --shape` takes it.
 std::string compileShapeText(const std::vector<int64_t> &shape) {
