@@ -129,6 +129,50 @@ static llvm::json::Object describeVariant(StringRef name, std::string entry, boo
   return llvm::json::Object{{"name", name}, {"entry", std::move(entry)}, {"is_train", isTrain}};
 }
 
+/// The monitor variants' extra results and, per node in MXNet's order, the
+/// callback names of its inputs (with monitor_all) and outputs: inputs name
+/// a bound argument ("argument", its position among arguments and aux
+/// states) or an earlier node's output ("value", a monitored result).
+static llvm::json::Object describeMonitor(func::FuncOp monitor, func::FuncOp train, unsigned numOutputs,
+                                          StringRef prefix) {
+  auto ret = cast<func::ReturnOp>(monitor.getBody().front().getTerminator());
+  llvm::json::Array values, nodes;
+  llvm::DenseMap<Value, int64_t> valueIndex;
+  for (unsigned i = numOutputs; i < monitor.getNumResults(); ++i) {
+    valueIndex.try_emplace(ret.getOperand(i), i - numOutputs);
+    values.push_back(describeValue(monitor.getResultTypes()[i],
+                                   monitor.getResultAttrOfType<StringAttr>(i, sym::kMonitorAttr)));
+  }
+  monitor.walk([&](Operation *op) {
+    if (!isa<sym::SymDialect>(op->getDialect()))
+      return;
+    StringRef node = sym::nodeName(op->getLoc());
+    sym::OpSignature sig = sym::getOpSignature(op);
+    llvm::json::Array inputs, outputs;
+    for (OpOperand &operand : op->getOpOperands()) {
+      unsigned k = operand.getOperandNumber();
+      std::string inputName = k < sig.inputs.size() ? sig.inputs[k] : "input" + std::to_string(k);
+      llvm::json::Object input{{"name", (node + "_" + inputName).str()}};
+      if (auto arg = dyn_cast<BlockArgument>(operand.get())) {
+        input["argument"] = arg.getArgNumber();
+        input["variable"] = monitor.getArgAttrOfType<StringAttr>(arg.getArgNumber(), sym::kNameAttr).getValue();
+      } else {
+        auto it = valueIndex.find(operand.get());
+        input["value"] = it == valueIndex.end() ? -1 : it->second;
+      }
+      inputs.push_back(std::move(input));
+    }
+    for (Value result : op->getResults())
+      if (auto it = valueIndex.find(result); it != valueIndex.end())
+        outputs.push_back(it->second);
+    nodes.push_back(llvm::json::Object{{"name", node}, {"inputs", std::move(inputs)}, {"outputs", std::move(outputs)}});
+  });
+  llvm::json::Array variants{describeVariant("monitor", monitorEntryName(prefix, false), false)};
+  if (train)
+    variants.push_back(describeVariant("training monitor", monitorEntryName(prefix, true), true));
+  return llvm::json::Object{{"variants", std::move(variants)}, {"values", std::move(values)}, {"nodes", std::move(nodes)}};
+}
+
 llvm::json::Object buildManifest(func::FuncOp main, func::FuncOp train, func::FuncOp backward,
                                  StringRef prefix) {
   llvm::json::Object manifest = describeInterface(main);
@@ -137,8 +181,12 @@ llvm::json::Object buildManifest(func::FuncOp main, func::FuncOp train, func::Fu
   manifest["nodes"] = describeNodes(main);
   manifest["train_sensitive_nodes"] = trainSensitiveNodes(main);
   manifest["labels"] = labelArguments(main);
-  if (auto symbol = main->getParentOfType<ModuleOp>()->getAttrOfType<StringAttr>(sym::kSymbolAttr))
+  auto module = main->getParentOfType<ModuleOp>();
+  if (auto symbol = module->getAttrOfType<StringAttr>(sym::kSymbolAttr))
     manifest["symbol"] = symbol.getValue();
+  if (auto monitor = module.lookupSymbol<func::FuncOp>("main_monitor"))
+    manifest["monitor"] = describeMonitor(monitor, module.lookupSymbol<func::FuncOp>("main_train_monitor"),
+                                          main.getNumResults(), prefix);
   manifest["fixed_gammas"] = fixedGammas(main);
   llvm::json::Array variants{describeVariant("inference", forwardEntryName(prefix), false)};
   if (train)
@@ -151,6 +199,9 @@ llvm::json::Object buildManifest(func::FuncOp main, func::FuncOp train, func::Fu
 std::string forwardEntryName(StringRef prefix) { return (prefix + "_forward").str(); }
 std::string trainingForwardEntryName(StringRef prefix) { return (prefix + "_forward_train").str(); }
 std::string backwardEntryName(StringRef prefix) { return (prefix + "_backward").str(); }
+std::string monitorEntryName(StringRef prefix, bool isTrain) {
+  return (prefix + (isTrain ? "_forward_train_monitor" : "_forward_monitor")).str();
+}
 std::string manifestEntryName(StringRef prefix) { return (prefix + "_manifest").str(); }
 std::string paramsEntryName(StringRef prefix) { return (prefix + "_params").str(); }
 std::string manifestGlobalName(StringRef prefix) { return manifestEntryName(prefix) + "_json"; }

@@ -40,6 +40,8 @@ llvm::json::Object buildManifest(mlir::func::FuncOp main, mlir::func::FuncOp tra
 std::string forwardEntryName(llvm::StringRef prefix);
 std::string trainingForwardEntryName(llvm::StringRef prefix);
 std::string backwardEntryName(llvm::StringRef prefix);
+/// The entry of @main_monitor (or, `isTrain`, of @main_train_monitor).
+std::string monitorEntryName(llvm::StringRef prefix, bool isTrain);
 std::string manifestEntryName(llvm::StringRef prefix);
 std::string paramsEntryName(llvm::StringRef prefix);
 /// The constant global holding the embedded manifest's text.

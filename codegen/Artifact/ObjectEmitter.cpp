@@ -173,8 +173,13 @@ bool linkSharedLibrary(const std::vector<std::string> &objects, const std::strin
 }
 
 std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams, bool trainingForward,
-                           bool backward) {
+                           bool backward, bool monitor, bool trainingMonitor) {
   std::string entryPoints;
+  for (auto [present, isTrain] : {std::pair{monitor, false}, std::pair{trainingMonitor, true}})
+    if (present)
+      entryPoints += "/* The forward that also returns every node's outputs (set_monitor_callback). */\n"
+                     "int32_t " + monitorEntryName(prefix, isTrain) +
+                     "(void *const *buffers, const int64_t *dims, void *workspace);\n";
   if (trainingForward)
     entryPoints += "/* forward(is_train=True): same buffers as the forward. */\n"
                    "int32_t " + trainingForwardEntryName(prefix) +

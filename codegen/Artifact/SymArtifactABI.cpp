@@ -149,9 +149,12 @@ struct SymArtifactABIPass : impl::SymArtifactABIBase<SymArtifactABIPass> {
     auto backward = module.lookupSymbol<func::FuncOp>("main_backward");
     std::string manifest;
     llvm::raw_string_ostream(manifest) << llvm::json::Value(buildManifest(main, train, backward, prefix));
-    std::pair<func::FuncOp, std::string> entries[] = {{main, forwardEntryName(prefix)},
-                                                      {train, trainingForwardEntryName(prefix)},
-                                                      {backward, backwardEntryName(prefix)}};
+    std::pair<func::FuncOp, std::string> entries[] = {
+        {main, forwardEntryName(prefix)},
+        {train, trainingForwardEntryName(prefix)},
+        {backward, backwardEntryName(prefix)},
+        {module.lookupSymbol<func::FuncOp>("main_monitor"), monitorEntryName(prefix, false)},
+        {module.lookupSymbol<func::FuncOp>("main_train_monitor"), monitorEntryName(prefix, true)}};
     for (auto &[function, name] : entries) {
       if (!function)
         continue;

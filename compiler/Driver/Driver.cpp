@@ -194,7 +194,8 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   if (!info)
     return reportError(error);
   buildCPUPipeline(pm, CPUOptions{options.prefix, options.emit == EmitKind::Linalg, info->vectorBits,
-                                  info->checkedFeatures, options.batchChunk, options.embeddedParams});
+                                  info->checkedFeatures, options.batchChunk, options.embeddedParams,
+                                  options.monitor});
   if (failed(pm.run(module)))
     return false;
   timer.done(options.emit == EmitKind::Linalg ? "lower to linalg" : "lower to LLVM dialect");
@@ -221,8 +222,11 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
     std::string headerPath = llvm::StringRef(objectPath).rsplit('.').first.str() + ".h";
     bool trainingForward = module.lookupSymbol(trainingForwardEntryName(options.prefix));
     bool backward = module.lookupSymbol(backwardEntryName(options.prefix));
+    bool monitor = module.lookupSymbol(monitorEntryName(options.prefix, false));
+    bool trainingMonitor = module.lookupSymbol(monitorEntryName(options.prefix, true));
     return writeText(headerPath, [&](llvm::raw_ostream &os) {
-      os << artifactHeader(options.prefix, !options.embeddedParams.empty(), trainingForward, backward);
+      os << artifactHeader(options.prefix, !options.embeddedParams.empty(), trainingForward, backward, monitor,
+                           trainingMonitor);
     });
   }
   bool linked = linkSharedLibrary({objectPath}, options.outputPath, error);

@@ -43,6 +43,8 @@ struct ArtifactOptions {
   int64_t batchChunk = 16;
   /// A .params file to embed in the artifact (none when empty).
   std::string embeddedParams;
+  /// Compile the monitor variants (set_monitor_callback) too.
+  bool monitor = true;
 };
 
 /// Registers the dialects symc's IR uses with `ctx`.

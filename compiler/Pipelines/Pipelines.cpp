@@ -25,6 +25,8 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                              llvm::cl::init("symc")};
   Option<unsigned> vectorBits{*this, "vector-bits", llvm::cl::desc("vector register width"),
                               llvm::cl::init(256)};
+  Option<bool> monitor{*this, "monitor", llvm::cl::desc("compile the monitor variants too"),
+                       llvm::cl::init(symc::CPUOptions().monitor)};
 };
 
 struct FrontendPipelineOptions : public PassPipelineOptions<FrontendPipelineOptions> {
@@ -122,6 +124,8 @@ static void addLLVMPasses(OpPassManager &pm, ArrayRef<std::string> cpuFeatures,
 }
 
 void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
+  if (options.monitor)
+    pm.addPass(sym::createSymInstrumentMonitor());
   SymArtifactABIOptions abi;
   abi.prefix = options.prefix;
   pm.addPass(createSymArtifactABI(abi));
@@ -155,6 +159,7 @@ void symc::registerPassesAndPipelines() {
         CPUOptions options;
         options.prefix = opts.prefix;
         options.vectorBits = opts.vectorBits;
+        options.monitor = opts.monitor;
         buildCPUPipeline(pm, options);
       });
   PassPipelineRegistration<FrontendPipelineOptions>(

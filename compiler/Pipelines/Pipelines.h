@@ -35,6 +35,8 @@ struct CPUOptions {
   int64_t batchChunk = 16;
   /// A .params file to embed in the artifact (none when empty).
   std::string embeddedParams;
+  /// Compile the monitor variants (sym-instrument-monitor) too.
+  bool monitor = true;
 };
 
 /// Shape-inferred sym IR -> LLVM dialect with the artifact ABI: lowering to

@@ -138,7 +138,18 @@ class Executor:
         # The new executor's views keep this one's memory alive through libsymrt.
         child = Executor(handle, target, self._keep, has_grad_arrays=self.grad_arrays is not None)
         child._recompile, child._bound_shapes = self._recompile, dict(self._bound_shapes, **shapes)
+        child._monitor = getattr(self, "_monitor", None)  # libsymrt re-installed it; keep it alive
         return child
+
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """callback(name, handle) after every node of each forward, as MXNet
+        calls it: name is bytes, handle a new NDArrayHandle the callback owns
+        (wrap it: symc.nd.NDArray(handle)). The forward then runs the
+        artifact's instrumented variant."""
+        cb_type = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p)
+        self._monitor = cb_type(lambda name, handle, _: callback(name, ctypes.c_void_p(handle)))
+        self._monitor_all = monitor_all
+        check_call(lib.SymcExecutorSetMonitorCallback(self.handle, self._monitor, None, int(bool(monitor_all))))
 
     def debug_str(self):
         """The graph in MXNet's format, ending with "Total N MB allocated"."""

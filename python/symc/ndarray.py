@@ -40,8 +40,9 @@ class NDArray:
     # numpy defers to NDArray's operators (x * nd gives an NDArray).
     __array_priority__ = 1000.0
 
-    def __init__(self, handle, keep=None):
-        self.handle = handle
+    def __init__(self, handle, writable=True, keep=None):
+        # writable: MXNet's flag for monitor arrays, accepted for its scripts.
+        self.handle = handle if isinstance(handle, ctypes.c_void_p) else ctypes.c_void_p(handle)
         self._keep = keep  # what owns wrapped memory (a numpy array)
 
     def __del__(self):

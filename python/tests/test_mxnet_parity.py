@@ -329,3 +329,54 @@ def bucketing(mx, models):
 
 def test_bucketing_shares_memory(models):
     run_both(bucketing, models)
+
+
+MONITORED_OPS = {
+    "conv": lambda d: mxnet.sym.Convolution(d, kernel=(2, 2), num_filter=1, name="conv"),
+    "fc": lambda d: mxnet.sym.FullyConnected(d, num_hidden=10, name="fc"),
+    "lrn": lambda d: mxnet.sym.LRN(d, nsize=1, name="lrn"),
+    "act": lambda d: mxnet.sym.Activation(d, act_type="relu", name="act"),
+    "concat": lambda d: mxnet.sym.concat(d, d, dim=0, name="concat"),
+    "softmax": lambda d: mxnet.sym.softmax(d, name="softmax"),
+    "pooling": lambda d: mxnet.sym.Pooling(d, kernel=(2, 2), pool_type="avg", name="pooling"),
+    "bn": lambda d: mxnet.sym.BatchNorm(d, name="bn"),
+    "split": lambda d: mxnet.sym.SliceChannel(d, num_outputs=3, name="split")[1],
+}
+
+
+def monitor_names(mx, path, monitor_all):
+    names = []
+    exe = mx.sym.load(path).simple_bind(mx.cpu(), grad_req="null", data=(10, 3, 10, 10))
+    exe.set_monitor_callback(lambda name, array: names.append(name.decode()), monitor_all)
+    exe.forward(is_train=False)
+    return names
+
+
+@pytest.mark.parametrize("op", sorted(MONITORED_OPS))
+def test_monitor_names(op, tmp_path):
+    """MXNet's test_op_output_names_monitor / test_op_all_names_monitor."""
+    path = str(tmp_path / (op + "-symbol.json"))
+    MONITORED_OPS[op](mxnet.sym.Variable("data")).save(path)
+    for monitor_all in (False, True):
+        run_both(monitor_names, path, monitor_all)
+
+
+def monitor_training_step(mx, models):
+    """mx.monitor.Monitor on an MLP's training forward: every node's RMS."""
+    exe = mx.sym.load(models["mlp"]).simple_bind(mx.cpu(), data=(6, 8))
+    args, _ = params_of(mx, models["mlp_params"])
+    exe.copy_params_from(args)
+    mon = mx.monitor.Monitor(1, pattern=".*_output")
+    mon.install(exe)
+    mon.tic()
+    exe.forward(is_train=True, data=models["x"], softmax_label=models["y"])
+    stats = mon.toc()
+    exe.backward()  # after a monitored forward, the gradients are the usual ones
+    return {"names": [name for _, name, _ in stats],
+            "rms": [float(text.split()[0]) for _, _, text in stats],
+            "grad": exe.grad_dict["fc1_weight"].asnumpy()}
+
+
+def test_monitor_training_step(models):
+    result = run_both(monitor_training_step, models)
+    assert result["names"] == ["fc1_output", "relu1_output", "fc2_output", "softmax_output"]

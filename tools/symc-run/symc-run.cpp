@@ -25,6 +25,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <regex>
 
 using namespace symc;
 
@@ -36,8 +37,9 @@ struct Options {
   std::vector<std::string> outputs, compares;
   int bench = 0, threads = 0;
   std::optional<uint64_t> seed;
-  bool isTrain = false, backward = false, allowMissing = false, debugStr = false;
+  bool isTrain = false, backward = false, allowMissing = false, debugStr = false, monitorAll = false;
   std::string optimizedSymbol;
+  std::optional<std::string> monitor; // a regex the names must match from their start
   std::vector<std::pair<std::string, std::string>> headGrads; // output name -> file
   std::map<std::string, std::string> gradReqs;
   std::string gradsIn, gradsOut;
@@ -102,6 +104,10 @@ const std::vector<Flag> &flags() {
        [](Options &o, const std::string &v) {
          o.seed = number<uint64_t>("--seed", v, 0, std::numeric_limits<uint64_t>::max());
        }},
+      {"--monitor", "PATTERN", "print the RMS of every node output whose name matches (MXNet's Monitor)",
+       [](Options &o, const std::string &v) { o.monitor = v; }},
+      {"--monitor-all", nullptr, "with --monitor: each node's inputs too (monitor_all)",
+       [](Options &o, const std::string &) { o.monitorAll = true; }},
       {"--debug-str", nullptr, "print the executor's debug_str() (its graph and planned memory)",
        [](Options &o, const std::string &) { o.debugStr = true; }},
       {"--optimized-symbol", "OUT.json", "save get_optimized_symbol(): symbol JSON MXNet 1.9.1 loads",
@@ -321,6 +327,29 @@ void checkNothingMissing(const Artifact &artifact, const Options &o, const Array
                                   "(--allow-missing runs on zeros)");
 }
 
+/// Prints "NAME  RMS" for each monitored array whose name matches `pattern`
+/// from its start, as mx.monitor.Monitor's default statistic.
+void installMonitor(Executor &exec, const std::string &pattern, bool monitorAll) {
+  std::regex re;
+  try {
+    re = std::regex(pattern);
+  } catch (const std::regex_error &e) {
+    throw Error("UsageError", "--monitor " + pattern + ": " + e.what());
+  }
+  exec.setMonitorCallback(
+      [re](const std::string &name, const NDArray &array) {
+        if (!std::regex_search(name, re, std::regex_constants::match_continuous))
+          return;
+        NDArray values(array.shape(), DType::Float64);
+        values.copyFrom(array);
+        double sum = 0;
+        for (size_t i = 0; i < values.size(); ++i)
+          sum += values.data<double>()[i] * values.data<double>()[i];
+        std::printf("monitor %-30s %.9g\n", name.c_str(), std::sqrt(sum / std::max<size_t>(values.size(), 1)));
+      },
+      monitorAll);
+}
+
 int run(const Options &o) {
   std::shared_ptr<const Artifact> artifact = Artifact::load(o.artifact, o.prefix);
   ParamArrays params = o.params.empty() ? ParamArrays() : splitParams(readParams(o.params));
@@ -342,6 +371,8 @@ int run(const Options &o) {
     exec.copyParamsFrom(params.args, params.aux);
   if (!o.allowMissing)
     checkNothingMissing(*artifact, o, inputs, params);
+  if (o.monitor)
+    installMonitor(exec, *o.monitor, o.monitorAll);
   exec.forward(o.isTrain, inputs);
   std::vector<NDArray> heads;
   if (o.backward)

@@ -86,6 +86,11 @@ cl::opt<std::string> predictDir("predict-dir",
                                          "up (libsymc_predict; SYMC_ARTIFACT_PATH=DIR)"),
                                 cl::value_desc("DIR"), cl::sub(compileCommand), cl::cat(symcOptions));
 
+cl::opt<bool> noMonitor("no-monitor",
+                        cl::desc("leave out the monitor variants (set_monitor_callback, symc-run --monitor): "
+                                 "a smaller artifact, compiled faster"),
+                        cl::sub(compileCommand), cl::cat(symcOptions));
+
 cl::opt<bool> quiet("q", cl::desc("do not print the compile phases"), cl::sub(compileCommand), cl::cat(symcOptions));
 
 /// model-symbol.json -> model.so (or .o)
@@ -155,7 +160,7 @@ int runCompile() {
   if (emit == EmitKind::Sym || emit == EmitKind::Interface)
     return writeSymOutput(*module, path) ? 0 : 1;
   symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet, batchChunk,
-                                 embedParams ? paramsPath.getValue() : std::string()};
+                                 embedParams ? paramsPath.getValue() : std::string(), !noMonitor};
   return symc::emitArtifact(*module, artifact) ? 0 : 1;
 }
 

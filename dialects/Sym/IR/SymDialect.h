@@ -27,6 +27,9 @@ inline constexpr llvm::StringLiteral kSavedAttr = "sym.saved";
 // On the 0-d i64 argument that the CPU lowering adds to a function with ops
 // that draw random numbers: the step's seed (the entry reads it at dims[1]).
 inline constexpr llvm::StringLiteral kRngSeedAttr = "sym.rng_seed";
+// On a result of @main_monitor / @main_train_monitor: a node output the
+// monitor callback reports, by its MXNet name ("<node>_output").
+inline constexpr llvm::StringLiteral kMonitorAttr = "sym.monitor";
 // On the module: the graph as MXNet 1.9.1 symbol JSON (legacy files upgraded,
 // --outputs applied), for get_optimized_symbol and debug_str.
 inline constexpr llvm::StringLiteral kSymbolAttr = "sym.symbol";

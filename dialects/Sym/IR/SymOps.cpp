@@ -105,6 +105,21 @@ bool mlir::sym::isTrainSensitive(Operation *op) {
   return false;
 }
 
+func::FuncOp mlir::sym::cloneInTrainingMode(func::FuncOp forward, StringRef name) {
+  if (forward.walk([](Operation *op) { return isTrainSensitive(op) ? WalkResult::interrupt() : WalkResult::advance(); })
+          .wasInterrupted() == false)
+    return nullptr;
+  OpBuilder b(forward);
+  b.setInsertionPointAfter(forward);
+  auto train = cast<func::FuncOp>(b.clone(*forward));
+  train.setName(name);
+  train.walk([&](Operation *op) {
+    if (isTrainSensitive(op))
+      op->setAttr(kTrainAttr, b.getUnitAttr());
+  });
+  return train;
+}
+
 bool mlir::sym::drawsRandomNumbers(Operation *op) {
   if (auto dropout = dyn_cast<DropoutOp>(op))
     return dropout.getP() > 0 && (dropout.getMode() == "always" || runsInTraining(op));

@@ -25,6 +25,9 @@ bool isTrainSensitive(Operation *op);
 /// Whether `op` (or the forward op a `_backward_*` op belongs to) runs in
 /// training mode: marked kTrainAttr, which only train-sensitive ops get.
 inline bool runsInTraining(Operation *op) { return op->hasAttr(kTrainAttr); }
+/// Clones `forward` as `name` with its train-sensitive ops marked to run in
+/// training mode; null (nothing cloned) when it has none.
+func::FuncOp cloneInTrainingMode(func::FuncOp forward, StringRef name);
 /// Whether `op` draws random numbers where it runs: Dropout in training (or
 /// mode 'always') with p > 0, rrelu in training.
 bool drawsRandomNumbers(Operation *op);

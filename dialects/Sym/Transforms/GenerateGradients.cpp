@@ -170,23 +170,7 @@ struct SymGenerateGradientsPass : sym::impl::SymGenerateGradientsBase<SymGenerat
 
   /// @main_train: @main with its train-sensitive ops in training mode, or
   /// null when @main has none (its inference forward serves training too).
-  func::FuncOp buildTrainingForward(func::FuncOp main) {
-    OpBuilder b(main);
-    b.setInsertionPointAfter(main);
-    auto train = cast<func::FuncOp>(b.clone(*main));
-    train.setName("main_train");
-    bool sensitive = false;
-    train.walk([&](Operation *op) {
-      if (isTrainSensitive(op)) {
-        op->setAttr(kTrainAttr, b.getUnitAttr());
-        sensitive = true;
-      }
-    });
-    if (sensitive)
-      return train;
-    train.erase();
-    return nullptr;
-  }
+  func::FuncOp buildTrainingForward(func::FuncOp main) { return cloneInTrainingMode(main, "main_train"); }
 
   /// @main_backward(arguments, aux states, head gradients) -> gradients of
   /// the arguments whose grad_req is not null, in argument order, then the

@@ -72,4 +72,20 @@ def SymSaveActivations : Pass<"sym-save-activations", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::sym::SymDialect"];
 }
 
+def SymInstrumentMonitor : Pass<"sym-instrument-monitor", "::mlir::ModuleOp"> {
+  let summary = "Add @main_monitor: the forward returning every node's outputs";
+  let description = [{
+    MXNet's monitor callback (set_monitor_callback) sees every node's
+    outputs, which the compiled forward fuses away. This pass clones @main as
+    @main_monitor returning, after @main's outputs, the outputs of every op
+    (hidden ones included, as MXNet reports them) in node order, each result
+    named by `sym.monitor` with MXNet's output name (`<node>_output`,
+    `<node>_output<i>`, op-specific names such as `lrn_tmp_norm`).
+    When @main has train-sensitive ops (BatchNorm, Dropout, rrelu), it also
+    adds @main_train_monitor, the same in training mode. @main is unchanged:
+    the fast path stays fused.
+  }];
+  let dependentDialects = ["::mlir::sym::SymDialect"];
+}
+
 #endif // SYM_PASSES_TD

@@ -53,6 +53,26 @@ struct BackwardSpec {
   std::vector<TensorSpec> headGradients, saved, gradients, auxUpdates;
 };
 
+/// An input of a monitored node: a bound argument or aux state (its
+/// position among arguments then aux states) or a monitored value.
+struct MonitorInput {
+  std::string name;     // "<node>_<input name>"
+  std::string variable; // the variable's name, for bound ones
+  int argument = -1, value = -1;
+};
+struct MonitorNode {
+  std::string name;
+  std::vector<MonitorInput> inputs;
+  std::vector<int> outputs; // monitored values
+};
+/// The instrumented forward (symc compile without --no-monitor): its
+/// buffers are the forward's, then `values`, every node's outputs.
+struct MonitorSpec {
+  std::vector<Variant> variants;
+  std::vector<TensorSpec> values;
+  std::vector<MonitorNode> nodes;
+};
+
 struct Manifest {
   int abiVersion = 0;
   std::string prefix;
@@ -74,6 +94,7 @@ struct Manifest {
   /// Whether `symc compile --embed-params` put a .params file in the artifact.
   bool embeddedParams = false;
   std::optional<BackwardSpec> backward;
+  std::optional<MonitorSpec> monitor;
 };
 
 class Artifact {
@@ -84,9 +105,13 @@ public:
                                               const std::string &prefix = "symc");
   /// The functions of an artifact linked into the program (`symc compile
   /// --emit=obj`): `<prefix>_forward`, and where the manifest lists them
-  /// `<prefix>_forward_train`, `<prefix>_backward` and `<prefix>_params`.
+  /// `<prefix>_forward_train`, `<prefix>_backward`, `<prefix>_params` and
+  /// the monitor entries.
   struct LinkedEntryPoints {
     EntryPoint forward = nullptr, trainingForward = nullptr, backward = nullptr;
+    /// `<prefix>_forward_monitor` / `_forward_train_monitor`; without them the
+    /// linked-in artifact has no monitor.
+    EntryPoint monitor = nullptr, trainingMonitor = nullptr;
     ParamsAccessor params = nullptr;
   };
   static std::shared_ptr<const Artifact> fromEntryPoints(const char *manifestJson,

@@ -10,6 +10,7 @@
 
 #include "symc/Artifact.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -130,6 +131,17 @@ public:
   /// the graph, so this is the imported graph (legacy files upgraded).
   const std::string &optimizedSymbol() const { return manifest().symbolJson; }
 
+  /// The monitor callback: an array's MXNet name and the array (valid
+  /// during the call).
+  using MonitorCallback = std::function<void(const std::string &name, const NDArray &array)>;
+  /// executor.set_monitor_callback(callback, monitor_all): after each forward
+  /// the callback sees every node's outputs, in MXNet's node order with
+  /// MXNet's names (and with monitorAll each node's inputs first). The
+  /// forward then runs the artifact's instrumented variant, which keeps every
+  /// node's output; without a callback it runs the fused one. A null
+  /// callback uninstalls it.
+  void setMonitorCallback(MonitorCallback callback, bool monitorAll = false);
+
   /// Threads the generated code uses (0: the OpenMP default).
   void setNumThreads(int threads) { numThreads_ = threads; }
   int numThreads() const { return numThreads_; }
@@ -156,8 +168,11 @@ private:
   /// The batch size the given shapes bind the dynamic dims to (-1 where
   /// they do not say), checking them against the compiled static dims.
   int64_t reshapedBatch(const std::map<std::string, std::vector<int64_t>> &shapes) const;
-  /// Runs the forward variant for `isTrain`.
-  void runForward(bool isTrain);
+  /// Runs the forward variant for `isTrain` (the monitored one while a
+  /// callback is installed, unless `monitor` is false), with the next step
+  /// seed unless `newSeed` is false.
+  void runForward(bool isTrain, bool newSeed = true, bool monitor = true);
+  void reportToMonitor() const;
 
   std::shared_ptr<const Artifact> artifact_;
   Context ctx_;
@@ -180,6 +195,11 @@ private:
   int64_t batch_ = -1;
   NDArray workspace_; // the planned arena for intermediate buffers, 64-byte aligned
   int numThreads_ = 0;
+  MonitorCallback monitorCallback_;
+  bool monitorAll_ = false;
+  /// Every node's outputs, and the monitored forward's frame: frame_ then these.
+  std::vector<NDArray> monitorValues_;
+  std::vector<void *> monitorFrame_;
 };
 
 } // namespace symc

@@ -181,6 +181,14 @@ int SymcExecutorCopyParamsFrom(SymcExecutorHandle exec, int num_args, const char
 int SymcExecutorLoadParams(SymcExecutorHandle exec, const char *path, int allow_extra_params);
 /* Threads the generated code uses (0: the OpenMP default). */
 int SymcExecutorSetNumThreads(SymcExecutorHandle exec, int threads);
+/* The monitor callback: an array's MXNet name and a new handle to the array,
+   which the callee owns (frees with SymcNDArrayFree), as MXNet's does. */
+typedef void (*SymcMonitorCallback)(const char *name, SymcNDArrayHandle array, void *user);
+/* executor.set_monitor_callback(callback, monitor_all): after each forward,
+   every node's outputs in MXNet's node order and names (with monitor_all,
+   each node's inputs first). NULL uninstalls it. */
+int SymcExecutorSetMonitorCallback(SymcExecutorHandle exec, SymcMonitorCallback callback, void *user,
+                                   int monitor_all);
 /* executor.debug_str() (MXExecutorPrint); valid until the next call on exec. */
 int SymcExecutorPrint(SymcExecutorHandle exec, const char **out);
 /* executor.get_optimized_symbol(): symbol JSON that MXNet 1.9.1 loads. */

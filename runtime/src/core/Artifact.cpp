@@ -56,6 +56,31 @@ void checkCpuFeatures(const Manifest &m, const std::string &origin) {
                                   "); recompile it with symc compile --cpu=native on this machine");
 }
 
+template <typename Resolve> std::vector<Variant> readVariants(const json::Value &list, Resolve resolve) {
+  std::vector<Variant> variants;
+  for (const json::Value &v : list.array)
+    variants.push_back({v.at("name").string, v.at("is_train").boolean, resolve(v.at("entry").string)});
+  return variants;
+}
+
+int readIndex(const json::Value &object, const char *key) {
+  return object.has(key) ? static_cast<int>(object.at(key).number) : -1;
+}
+
+template <typename Resolve> MonitorSpec readMonitor(const json::Value &monitor, Resolve resolve) {
+  MonitorSpec spec{readVariants(monitor.at("variants"), resolve), readTensors(monitor.at("values")), {}};
+  for (const json::Value &n : monitor.at("nodes").array) {
+    MonitorNode node{n.at("name").string, {}, {}};
+    for (const json::Value &in : n.at("inputs").array)
+      node.inputs.push_back({in.at("name").string, in.has("variable") ? in.at("variable").string : "",
+                             readIndex(in, "argument"), readIndex(in, "value")});
+    for (const json::Value &out : n.at("outputs").array)
+      node.outputs.push_back(static_cast<int>(out.number));
+    spec.nodes.push_back(std::move(node));
+  }
+  return spec;
+}
+
 /// Parses the manifest; `resolve` maps an entry-point name to its address.
 template <typename Resolve> Manifest readManifest(const std::string &text, Resolve resolve) {
   json::Value root = json::parse(text);
@@ -88,8 +113,9 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
     m.backward = BackwardSpec{resolve(backward.at("entry").string), readTensors(backward.at("head_gradients")),
                               readTensors(backward.at("saved")), readTensors(backward.at("gradients")),
                               readTensors(backward.at("aux_updates"))};
-  for (const json::Value &v : root.at("variants").array)
-    m.variants.push_back({v.at("name").string, v.at("is_train").boolean, resolve(v.at("entry").string)});
+  m.variants = readVariants(root.at("variants"), resolve);
+  if (root.has("monitor"))
+    m.monitor = readMonitor(root.at("monitor"), resolve);
   return m;
 }
 
@@ -148,13 +174,19 @@ std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJs
     return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   artifact->manifest_ = readManifest(manifestJson, [&](const std::string &name) {
-    EntryPoint entry = endsWith(name, "_backward")       ? entries.backward
-                       : endsWith(name, "_forward_train") ? entries.trainingForward
-                                                          : entries.forward;
-    if (!entry)
+    bool isMonitor = endsWith(name, "_monitor");
+    EntryPoint entry = endsWith(name, "_forward_train_monitor") ? entries.trainingMonitor
+                       : isMonitor                             ? entries.monitor
+                       : endsWith(name, "_backward")           ? entries.backward
+                       : endsWith(name, "_forward_train")      ? entries.trainingForward
+                                                               : entries.forward;
+    if (!entry && !isMonitor) // a program may link an artifact without its monitor
       throw Error("MXNetError", "the linked-in artifact's entry point " + name + " was not given");
     return entry;
   });
+  if (auto &monitor = artifact->manifest_.monitor;
+      monitor && std::any_of(monitor->variants.begin(), monitor->variants.end(), [](const Variant &v) { return !v.entry; }))
+    monitor.reset();
   checkCpuFeatures(artifact->manifest_, "the linked-in artifact");
   if (artifact->manifest_.embeddedParams)
     artifact->params_ = readEmbeddedParams(entries.params, "the linked-in artifact");

@@ -517,6 +517,18 @@ int SymcExecutorSetNumThreads(SymcExecutorHandle exec, int threads) {
   return guarded([&] { executorOf(exec).setNumThreads(threads); });
 }
 
+int SymcExecutorSetMonitorCallback(SymcExecutorHandle exec, SymcMonitorCallback callback, void *user,
+                                   int monitorAll) {
+  return guarded([&] {
+    Executor::MonitorCallback call;
+    if (callback)
+      call = [callback, user](const std::string &name, const NDArray &array) {
+        callback(name.c_str(), new SymcNDArray{array}, user);
+      };
+    executorOf(exec).setMonitorCallback(std::move(call), monitorAll != 0);
+  });
+}
+
 int SymcExecutorPrint(SymcExecutorHandle exec, const char **out) {
   return guarded([&] {
     SymcExecutor &e = deref(exec, "executor");

@@ -469,6 +469,8 @@ Executor Executor::reshape(bool partialShaping, bool allowUpSizing,
     child.aux_.push_back(reshaped(aux_[i], shape, allowUpSizing, m.auxStates[i].name));
   }
   child.finishBinding(this);
+  if (monitorCallback_) // re-installed, as MXNet's reshape does
+    child.setMonitorCallback(monitorCallback_, monitorAll_);
   return child;
 }
 
@@ -489,11 +491,20 @@ const std::vector<NDArray> &Executor::forward(bool isTrain, const ArrayDict &kwa
   return outputs_;
 }
 
-void Executor::runForward(bool isTrain) {
+/// The variant of `variants` for is_train: the inference one serves training
+/// where no node behaves differently in training; null when none fits.
+static const Variant *pickVariant(const std::vector<Variant> &variants, bool isTrain, const Manifest &m) {
+  for (bool want : {isTrain, false})
+    for (const Variant &v : variants)
+      if (v.isTrain == want && (want == isTrain || m.trainSensitiveNodes.empty()))
+        return &v;
+  return nullptr;
+}
+
+void Executor::runForward(bool isTrain, bool newSeed, bool monitor) {
   const Manifest &m = manifest();
-  const Variant *variant = artifact_->variant(isTrain);
-  if (!variant && isTrain && m.trainSensitiveNodes.empty())
-    variant = artifact_->variant(false);
+  bool monitored = monitor && monitorCallback_ && m.monitor;
+  const Variant *variant = pickVariant(monitored ? m.monitor->variants : m.variants, isTrain, m);
   if (!variant)
     raise("MXNetError", "forward(is_train=" + std::string(isTrain ? "True" : "False") +
                             ") needs the " + (isTrain ? "training" : "inference") +
@@ -501,14 +512,56 @@ void Executor::runForward(bool isTrain) {
                             (m.trainSensitiveNodes.empty() ? "" : m.trainSensitiveNodes.front()) +
                             "' behaves differently in training)");
   artifact_->setNumThreads(numThreads_);
-  dims_[1] = nextStepSeed();
+  if (newSeed)
+    dims_[1] = nextStepSeed();
   // Only the training variant writes the saved values (and has them in its frame).
-  bool training = variant->isTrain && !trainingFrame_.empty();
-  if (variant->entry(training ? trainingFrame_.data() : frame_.data(), dims_.data(), workspace_.data()) != 0)
+  bool training = !monitored && variant->isTrain && !trainingFrame_.empty();
+  void *const *frame = monitored ? monitorFrame_.data() : training ? trainingFrame_.data() : frame_.data();
+  if (variant->entry(frame, dims_.data(), workspace_.data()) != 0)
     raise("MXNetError", "the compiled forward of '" + m.prefix + "' failed");
   savedFromTraining_ = training;
   for (const std::string &gamma : m.fixedGammas)
     args_[indexOf(m.arguments, gamma)].fill(1.0);
+  if (monitored)
+    reportToMonitor();
+}
+
+void Executor::setMonitorCallback(MonitorCallback callback, bool monitorAll) {
+  const Manifest &m = manifest();
+  if (callback && !m.monitor)
+    raise("MXNetError", "'" + m.prefix + "' was compiled without its monitor variant (symc compile --no-monitor); "
+                        "recompile it without that flag for set_monitor_callback");
+  monitorCallback_ = std::move(callback);
+  monitorAll_ = monitorAll;
+  if (!monitorCallback_ || !monitorFrame_.empty())
+    return;
+  monitorFrame_ = frame_;
+  for (const TensorSpec &spec : m.monitor->values) {
+    monitorValues_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
+    monitorFrame_.push_back(monitorValues_.back().data());
+  }
+}
+
+/// MXNet's RunOps callbacks, node by node: with monitor_all each input (a
+/// variable by its name, then as "<node>_<input>"), then every output.
+void Executor::reportToMonitor() const {
+  const Manifest &m = manifest();
+  for (const MonitorNode &node : m.monitor->nodes) {
+    for (const MonitorInput &input : node.inputs) {
+      if (!monitorAll_)
+        break;
+      if (input.argument >= 0) {
+        size_t i = static_cast<size_t>(input.argument);
+        const NDArray &array = i < args_.size() ? args_[i] : aux_[i - args_.size()];
+        monitorCallback_(input.variable, array);
+        monitorCallback_(input.name, array);
+      } else if (input.value >= 0) {
+        monitorCallback_(input.name, monitorValues_[input.value]);
+      }
+    }
+    for (int output : node.outputs)
+      monitorCallback_(m.monitor->values[output].name, monitorValues_[output]);
+  }
 }
 
 ParamArrays splitParams(const ParamsFile &file) {
@@ -586,8 +639,10 @@ void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
   setHeadGradients(outGrads);
   // MXNet does not check that a training forward came first; the backward
   // reads its saved values, so one runs here when none did.
+  // A monitored forward saves nothing: the training forward reruns with its
+  // seed, so Dropout draws what the monitor saw.
   if (!m.backward->saved.empty() && !savedFromTraining_)
-    runForward(true);
+    runForward(true, /*newSeed=*/false, /*monitor=*/false);
   artifact_->setNumThreads(numThreads_);
   if (m.backward->entry(backwardFrame_.data(), dims_.data(), workspace_.data()) != 0)
     raise("MXNetError", "the compiled backward of '" + m.prefix + "' failed");
