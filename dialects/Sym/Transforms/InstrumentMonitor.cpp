@@ -5,8 +5,8 @@
 // every op's outputs in node order, hidden ones included (LRN's tmp_norm,
 // BatchNorm's mean and var, Dropout's mask), named by `sym.monitor`, so
 // the runtime can call back with MXNet's names while @main stays fused.
-// @main_train_monitor is the same in training mode, where @main has
-// train-sensitive ops.
+// @main_train_monitor is the same in training mode, where the artifact is
+// compiled for training (@main_train) and @main has train-sensitive ops.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Sym/IR/OpSignatures.h"
@@ -24,6 +24,18 @@ using namespace mlir::sym;
 
 namespace {
 
+bool hasDynamicDim(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return shaped && shaped.hasRank() && !shaped.hasStaticShape();
+}
+
+/// A static value computed from dynamic-batch operands (BatchNorm's mean and
+/// var over a '?' batch): a reduction over the batch, which the chunked CPU
+/// backend cannot return. The monitor leaves those out.
+bool reducesDynamicBatch(Operation *op, Value result) {
+  return !hasDynamicDim(result.getType()) && llvm::any_of(op->getOperandTypes(), hasDynamicDim);
+}
+
 /// Appends every sym op's outputs to `monitor`'s results.
 void returnEveryNodeOutput(func::FuncOp monitor) {
   auto ret = cast<func::ReturnOp>(monitor.getBody().front().getTerminator());
@@ -37,6 +49,8 @@ void returnEveryNodeOutput(func::FuncOp monitor) {
       return;
     OpSignature sig = getOpSignature(op);
     for (unsigned i = 0; i < op->getNumResults(); ++i) {
+      if (reducesDynamicBatch(op, op->getResult(i)))
+        continue;
       results.push_back(op->getResult(i));
       attrs.push_back(b.getDictionaryAttr(
           b.getNamedAttr(kMonitorAttr, b.getStringAttr(getOutputName(nodeName(op->getLoc()), sig, i)))));
@@ -60,8 +74,11 @@ struct SymInstrumentMonitorPass : sym::impl::SymInstrumentMonitorBase<SymInstrum
     b.setInsertionPointAfter(main);
     auto monitor = cast<func::FuncOp>(b.clone(*main));
     monitor.setName("main_monitor");
-    if (func::FuncOp train = cloneInTrainingMode(main, "main_train_monitor"))
-      returnEveryNodeOutput(train);
+    // A training-mode monitor where the artifact trains (sym-generate-gradients
+    // made @main_train): an inference artifact runs only in inference mode.
+    if (module.lookupSymbol("main_train"))
+      if (func::FuncOp train = cloneInTrainingMode(main, "main_train_monitor"))
+        returnEveryNodeOutput(train);
     returnEveryNodeOutput(monitor);
   }
 };

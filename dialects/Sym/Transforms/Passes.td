@@ -81,9 +81,12 @@ def SymInstrumentMonitor : Pass<"sym-instrument-monitor", "::mlir::ModuleOp"> {
     (hidden ones included, as MXNet reports them) in node order, each result
     named by `sym.monitor` with MXNet's output name (`<node>_output`,
     `<node>_output<i>`, op-specific names such as `lrn_tmp_norm`).
-    When @main has train-sensitive ops (BatchNorm, Dropout, rrelu), it also
-    adds @main_train_monitor, the same in training mode. @main is unchanged:
-    the fast path stays fused.
+    When the module trains (@main_train exists) and @main has train-sensitive
+    ops (BatchNorm, Dropout, rrelu), it also adds @main_train_monitor, the
+    same in training mode. @main is unchanged: the fast path stays fused.
+    Over a dynamic ('?') batch, static values reduced from the batch
+    (BatchNorm's mean and var) are not returned: the chunked CPU backend
+    cannot.
   }];
   let dependentDialects = ["::mlir::sym::SymDialect"];
 }
