@@ -252,7 +252,7 @@ def _dims(shape):
 
 
 def compile(symbol, shapes=None, train=False, grad_req=None, output=None, params=None, embed_params=False,
-            name=None, cpu="native", mirror=False, outputs=None, batch_chunk=None, **shape_kwargs):
+            name=None, cpu="native", mirror=False, outputs=None, batch_chunk=None, monitor=True, **shape_kwargs):
     """Compiles an MXNet symbol ahead of time and loads it.
 
     symbol: a -symbol.json path, its JSON text, or an mxnet/symc Symbol.
@@ -261,6 +261,7 @@ def compile(symbol, shapes=None, train=False, grad_req=None, output=None, params
     'write' / 'add' / 'null' ('null' ones get no gradient at all).
     output: where to write the .so; by default a cache keyed by the symbol and
     the options ($SYMC_CACHE_DIR, else ~/.cache/symc), reused when it exists.
+    monitor=False leaves out the instrumented forward (set_monitor_callback).
     """
     text = _symbol_json(symbol)
     shapes = dict(shapes or {}, **shape_kwargs)
@@ -275,6 +276,7 @@ def compile(symbol, shapes=None, train=False, grad_req=None, output=None, params
     options += ["--name=%s" % name] if name else []
     options += ["--outputs=%s" % ",".join(outputs)] if outputs else []
     options += ["--batch-chunk=%d" % batch_chunk] if batch_chunk else []
+    options += [] if monitor else ["--no-monitor"]
     options.append("--cpu=%s" % cpu)
     compiler = find_compiler()
     if output is None:
