@@ -121,8 +121,6 @@ public:
   const Manifest &manifest() const { return manifest_; }
   /// The embedded parameters, or null when none were embedded.
   const ParamsFile *embeddedParams() const { return params_ ? &*params_ : nullptr; }
-  /// The variant for is_train, or null when none was compiled.
-  const Variant *variant(bool isTrain) const;
   /// Sets the OpenMP thread count of the calling thread for the artifact's
   /// OpenMP runtime (found through the artifact, not the global namespace).
   void setNumThreads(int threads) const;

@@ -203,11 +203,4 @@ void Artifact::setNumThreads(int threads) const {
     ompSetNumThreads_(threads);
 }
 
-const Variant *Artifact::variant(bool isTrain) const {
-  for (const Variant &v : manifest_.variants)
-    if (v.isTrain == isTrain)
-      return &v;
-  return nullptr;
-}
-
 } // namespace symc
