@@ -1,5 +1,8 @@
 //===- LayerUtils.cpp - helpers shared by the layer lowerings ------------===//
 #include "codegen/CPU/LayerUtils.h"
+#include "codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
 
@@ -46,6 +49,81 @@ Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA, bool
   if (batched)
     return b.create<linalg::BatchMatmulOp>(loc, init.getType(), ins, init).getResult(0);
   return b.create<linalg::MatmulOp>(loc, init.getType(), ins, init).getResult(0);
+}
+
+/// Rows of A up to which a lane contraction beats a matmul: its register
+/// tile holds every row's accumulators.
+constexpr int64_t kLaneContractionRows = 8;
+
+/// `matrix` (R, K) as (R, K / lanes, lanes), contiguous runs of K in lanes.
+static Value splitIntoLanes(OpBuilder &b, Location loc, Value matrix) {
+  RankedTensorType type = tensorType(matrix);
+  auto split = RankedTensorType::get({type.getDimSize(0), type.getDimSize(1) / kContractionLanes, kContractionLanes},
+                                     type.getElementType());
+  return b.create<tensor::ExpandShapeOp>(loc, split, matrix, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+}
+
+/// Columns [begin, begin + size) of `matrix`.
+static Value columns(OpBuilder &b, Location loc, Value matrix, int64_t begin, int64_t size) {
+  int64_t rows = tensorType(matrix).getDimSize(0);
+  return b.create<tensor::ExtractSliceOp>(loc, matrix, getAsIndexOpFoldResult(b.getContext(), {0, begin}),
+                                          getAsIndexOpFoldResult(b.getContext(), {rows, size}),
+                                          getAsIndexOpFoldResult(b.getContext(), {1, 1}));
+}
+
+static Value multiplyAdd(OpBuilder &b, Location loc, ValueRange args) {
+  return b.create<math::FmaOp>(loc, args[0], args[1], args[2]);
+}
+
+/// A (M, K) · B (N, K)ᵀ for K a multiple of the lanes: each lane l sums
+/// A[m, k] * B[n, k] over the k = l (mod lanes) into P (M, N, lanes), a
+/// vector FMA per step with both operands read along K (the lane
+/// contraction, scheduled by sym-schedule-matmuls); then P's lanes are summed.
+static Value laneContraction(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  MLIRContext *ctx = b.getContext();
+  RankedTensorType l = tensorType(lhs), r = tensorType(rhs);
+  int64_t m = l.getDimSize(0), n = r.getDimSize(0);
+  Type element = l.getElementType();
+  AffineExpr i, j, k, lane;
+  bindDims(ctx, i, j, k, lane);
+  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(4, 0, results, ctx); };
+  Value partial = buildGeneric(b, loc, {splitIntoLanes(b, loc, lhs), splitIntoLanes(b, loc, rhs)},
+                               zeros(b, loc, {m, n, kContractionLanes}, element),
+                               {map({i, k, lane}), map({j, k, lane}), map({i, j, lane})},
+                               {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction,
+                                IteratorType::parallel},
+                               multiplyAdd);
+  partial.getDefiningOp()->setAttr(kLaneContractionAttr, b.getUnitAttr());
+  AffineMap all = AffineMap::getMultiDimIdentityMap(3, ctx);
+  return buildGeneric(b, loc, partial, zeros(b, loc, {m, n}, element), {all, all.dropResult(2)},
+                      {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction}, addFn);
+}
+
+/// A (M, K) · B (N, K)ᵀ added to `init`, in scalar loops (for K < lanes).
+static Value contractRows(OpBuilder &b, Location loc, Value lhs, Value rhs, Value init) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr i, j, k;
+  bindDims(ctx, i, j, k);
+  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(3, 0, results, ctx); };
+  return buildGeneric(b, loc, {lhs, rhs}, init, {map({i, k}), map({j, k}), map({i, j})},
+                      {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction}, multiplyAdd);
+}
+
+Value matmulTransposedB(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  RankedTensorType l = tensorType(lhs), r = tensorType(rhs);
+  int64_t m = l.getDimSize(0), k = l.getDimSize(1), n = r.getDimSize(0);
+  int64_t lanes = k - k % kContractionLanes;
+  if (m <= kLaneContractionRows && lanes > 0) {
+    if (lanes == k)
+      return laneContraction(b, loc, lhs, rhs);
+    Value main = laneContraction(b, loc, columns(b, loc, lhs, 0, lanes), columns(b, loc, rhs, 0, lanes));
+    return contractRows(b, loc, columns(b, loc, lhs, lanes, k - lanes), columns(b, loc, rhs, lanes, k - lanes),
+                        main);
+  }
+  if (n * k <= m * (n + k))
+    return matmul(b, loc, lhs, rhs, false, /*transB=*/true);
+  // C = (B · Aᵀ)ᵀ: only A and C are transposed.
+  return transposeTo(b, loc, matmul(b, loc, rhs, lhs, false, /*transB=*/true), {1, 0});
 }
 
 Value addBias(OpBuilder &b, Location loc, Value data, Value bias) {

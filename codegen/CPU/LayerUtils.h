@@ -15,6 +15,11 @@ Value zeros(OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> shape, Type elem
 /// that every product is a plain linalg.matmul / batch_matmul, the one form
 /// sym-schedule-matmuls generates fast code for.
 Value matmul(OpBuilder &b, Location loc, Value lhs, Value rhs, bool transA, bool transB);
+/// C = A · Bᵀ for A (M, K) and B (N, K), as FullyConnected reads its weight,
+/// without a transposed copy of the larger operand: few rows of A (a small
+/// batch) stream B once in a lane contraction; otherwise the smaller of A
+/// and B is transposed for a matmul.
+Value matmulTransposedB(OpBuilder &b, Location loc, Value lhs, Value rhs);
 /// Adds a per-channel `bias` along dim 1.
 Value addBias(OpBuilder &b, Location loc, Value data, Value bias);
 

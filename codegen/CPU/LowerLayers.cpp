@@ -28,7 +28,7 @@ Lowered lowerFullyConnected(OpBuilder &b, sym::FullyConnectedOp op) {
   RankedTensorType type = tensorType(op.getData());
   int64_t k = tensorType(op.getWeight()).getDimSize(1);
   Value data2d = reshapeTo(b, loc, op.getData(), {type.getNumElements() / k, k});
-  Value out = matmul(b, loc, data2d, op.getWeight(), false, /*transB=*/true);
+  Value out = matmulTransposedB(b, loc, data2d, op.getWeight());
   if (op.getBias())
     out = addBias(b, loc, out, op.getBias());
   return SmallVector<Value>{reshapeTo(b, loc, out, tensorType(op.getOutput()).getShape())};
@@ -50,7 +50,7 @@ Lowered lowerDot(OpBuilder &b, sym::DotOp op) {
   // lhs is (M, K), or (K, M) when transposed; rhs is (K, N), or (N, K).
   Value lhs = reshapeTo(b, loc, op.getLhs(), matrixView(tensorType(op.getLhs()), ta, ta));
   Value rhs = reshapeTo(b, loc, op.getRhs(), matrixView(tensorType(op.getRhs()), !tb, !tb));
-  Value out = matmul(b, loc, lhs, rhs, ta, tb);
+  Value out = tb && !ta ? matmulTransposedB(b, loc, lhs, rhs) : matmul(b, loc, lhs, rhs, ta, tb);
   return SmallVector<Value>{reshapeTo(b, loc, out, tensorType(op.getOutput()).getShape())};
 }
 

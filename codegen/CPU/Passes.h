@@ -20,6 +20,18 @@ namespace symc::cpu {
 /// sym-schedule-matmuls schedules it as a matmul, sym-fuse-elementwise
 /// leaves it alone.
 constexpr llvm::StringLiteral kTapContractionAttr = "symc.tap_contraction";
+/// Marks the linalg.generic of a lane contraction (LayerUtils.cpp): the
+/// same treatment as a tap contraction, its own schedule.
+constexpr llvm::StringLiteral kLaneContractionAttr = "symc.lane_contraction";
+/// Lanes of a lane contraction: one AVX-512 vector of f32.
+constexpr int64_t kContractionLanes = 16;
+
+/// Whether `op` is a contraction sym-schedule-matmuls schedules, whose form
+/// the passes before it keep.
+inline bool isScheduledContraction(mlir::Operation *op) {
+  return llvm::isa<mlir::linalg::MatmulOp, mlir::linalg::BatchMatmulOp>(op) ||
+         op->hasAttr(kTapContractionAttr) || op->hasAttr(kLaneContractionAttr);
+}
 
 #define GEN_PASS_DECL
 #include "codegen/CPU/Passes.h.inc"

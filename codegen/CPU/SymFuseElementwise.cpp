@@ -20,7 +20,7 @@ namespace {
 bool onlyGenerics(OpOperand *fused) {
   Operation *producer = fused->get().getDefiningOp();
   auto keepsForm = [](Operation *op) {
-    return isa_and_nonnull<linalg::LinalgOp>(op) && (!isa<linalg::GenericOp>(op) || op->hasAttr(kTapContractionAttr));
+    return isa_and_nonnull<linalg::LinalgOp>(op) && (!isa<linalg::GenericOp>(op) || isScheduledContraction(op));
   };
   return !keepsForm(producer) && !keepsForm(fused->getOwner());
 }

@@ -466,12 +466,57 @@ std::string tapTileScript(int64_t id, const TapTiling &t) {
   return s;
 }
 
+/// A lane contraction (kLaneContractionAttr) over loops (m, n, k, lane):
+/// thread tiles of NT rows of B, register tiles of all M rows by NR rows of
+/// B, unit steps over k; with the unit dims folded, each step is M x NR
+/// vector FMAs over the lanes, the accumulators kept in registers across k.
+struct LaneTiling {
+  int64_t nt, nr;
+};
+
+/// NR: as many B rows as keep the M x NR accumulators in half the register
+/// file (B streams; its rows are loaded once for all M rows), a power of two
+/// dividing N so that every tile is whole; NT: the largest multiple of NR
+/// dividing N up to 256 rows that leaves at least two thread tiles.
+LaneTiling chooseLaneTiling(linalg::LinalgOp op, unsigned vectorBits) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t m = ranges[0], n = ranges[1];
+  int64_t registersPerAccumulator = kContractionLanes * 32 / std::max(vectorBits, 256u);
+  LaneTiling t;
+  t.nr = llvm::bit_floor(uint64_t(std::clamp<int64_t>(32 / (m * registersPerAccumulator), 1, 8)));
+  while (n % t.nr != 0)
+    t.nr /= 2;
+  int64_t strips = n / t.nr;
+  int64_t perTile = std::max<int64_t>(1, std::min<int64_t>(256 / t.nr, strips / 2));
+  while (strips % perTile != 0)
+    --perTile;
+  t.nt = perTile * t.nr;
+  return t;
+}
+
+std::string laneTileScript(int64_t id, const LaneTiling &t) {
+  std::string tiled;
+  std::string s = threadTileScript(id, joined({0, t.nt, 0, 0}), "", tiled);
+  s += llvm::formatv(R"(
+    %reg{0}, %jloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %step{0}, %kloop{0} = transform.structured.tile_using_for %reg{0} tile_sizes [0, 0, 1, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.apply_patterns to %forall{0}b {{
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %lanes{0} = transform.structured.match ops{{["linalg.generic"]} in %forall{0}b : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %lanes{0} : !transform.any_op
+)",
+                     id, tiled, joined({0, t.nr, 0, 0}));
+  return s;
+}
+
 struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsPass> {
   using SymScheduleMatmulsBase::SymScheduleMatmulsBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<linalg::LinalgOp> matmuls, taps;
+    SmallVector<linalg::LinalgOp> matmuls, taps, lanes;
     module.walk([&](linalg::LinalgOp op) {
       if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
         return;
@@ -479,8 +524,10 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
         matmuls.push_back(op);
       else if (op->hasAttr(kTapContractionAttr))
         taps.push_back(op);
+      else if (op->hasAttr(kLaneContractionAttr) && op.getNumDpsInputs() == 2)
+        lanes.push_back(op); // (not when canonicalization folded a constant operand into it)
     });
-    if (matmuls.empty() && taps.empty())
+    if (matmuls.empty() && taps.empty() && lanes.empty())
       return;
     std::string body;
     int64_t id = 0;
@@ -498,9 +545,16 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
       mark(padTapContraction(original, tiling));
       body += tapTileScript(id++, tiling);
     }
+    for (linalg::LinalgOp op : lanes) {
+      mark(op);
+      body += laneTileScript(id++, chooseLaneTiling(op, vectorBits));
+    }
     if (failed(applyScript(body)))
       return signalPassFailure();
-    module.walk([](Operation *op) { op->removeAttr(kMarker); });
+    module.walk([](Operation *op) {
+      op->removeAttr(kMarker);
+      op->removeAttr(kLaneContractionAttr);
+    });
   }
 
   LogicalResult applyScript(const std::string &body) {

@@ -1,8 +1,8 @@
 // RUN: symc-opt %s -split-input-file -verify-diagnostics -sym-lower-to-linalg | FileCheck %s
 
-// FullyConnected is a matmul against the transposed weight plus a bias
-// broadcast along dim 1; transposes are materialized so that every product
-// is a plain linalg.matmul.
+// FullyConnected with a weight smaller than its data is a matmul against
+// the transposed weight plus a bias broadcast along dim 1; transposes are
+// materialized so that every product is a plain linalg.matmul.
 // CHECK-LABEL: func @fully_connected
 // CHECK: %[[WT:.*]] = linalg.transpose ins(%arg1 : tensor<5x3xf32>) {{.*}} permutation = [1, 0]
 // CHECK: %[[ZERO:.*]] = linalg.fill
@@ -12,6 +12,37 @@
 func.func @fully_connected(%x: tensor<4x3xf32>, %w: tensor<5x3xf32>, %b: tensor<5xf32>) -> tensor<4x5xf32> {
   %0 = sym.FullyConnected %x, %w, %b {num_hidden = 5 : i64} : (tensor<4x3xf32>, tensor<5x3xf32>, tensor<5xf32>) -> tensor<4x5xf32>
   return %0 : tensor<4x5xf32>
+}
+
+// -----
+
+// A few rows (a small batch) stream the weight as it is stored: each of 16
+// lanes sums every 16th product over K (the lane contraction), then the
+// lanes are summed; the K tail past the last whole 16 is a plain contraction.
+// CHECK-LABEL: func @fully_connected_lanes
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[W:.*]] = tensor.expand_shape {{.*}} {{\[}}[0], [1, 2]] output_shape [5, 2, 16] : tensor<5x32xf32> into tensor<5x2x16xf32>
+// CHECK: %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%{{.*}}, %[[W]] : tensor<2x2x16xf32>, tensor<5x2x16xf32>) outs(%{{.*}} : tensor<2x5x16xf32>) attrs =  {symc.lane_contraction}
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<2x5x16xf32>) outs(%{{.*}} : tensor<2x5xf32>)
+// CHECK: %[[XT:.*]] = tensor.extract_slice %arg0[0, 32] [2, 8] [1, 1]
+// CHECK: %[[WT:.*]] = tensor.extract_slice %arg1[0, 32] [5, 8] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[XT]], %[[WT]] : tensor<2x8xf32>, tensor<5x8xf32>) outs(%[[SUM]] : tensor<2x5xf32>)
+func.func @fully_connected_lanes(%x: tensor<2x40xf32>, %w: tensor<5x40xf32>) -> tensor<2x5xf32> {
+  %0 = sym.FullyConnected %x, %w {num_hidden = 5 : i64, no_bias = true} : (tensor<2x40xf32>, tensor<5x40xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// Many rows and a weight larger than data and output together: the weight
+// stays as stored, C = (W · Xᵀ)ᵀ.
+// CHECK-LABEL: func @fully_connected_transposed_product
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%arg0 : tensor<32x64xf32>)
+// CHECK: %[[CT:.*]] = linalg.matmul ins(%arg1, %[[XT]] : tensor<128x64xf32>, tensor<64x32xf32>)
+// CHECK: linalg.transpose ins(%[[CT]] : tensor<128x32xf32>) {{.*}} permutation = [1, 0]
+func.func @fully_connected_transposed_product(%x: tensor<32x64xf32>, %w: tensor<128x64xf32>) -> tensor<32x128xf32> {
+  %0 = sym.FullyConnected %x, %w {num_hidden = 128 : i64, no_bias = true} : (tensor<32x64xf32>, tensor<128x64xf32>) -> tensor<32x128xf32>
+  return %0 : tensor<32x128xf32>
 }
 
 // -----

@@ -150,3 +150,26 @@ func.func @taps_per_image(%w: tensor<10x2x3x3xf32>, %images: tensor<4x2x1026xf32
   }
   return %out : tensor<4x10x960xf32>
 }
+
+// A lane contraction of 2 rows by 64 rows of B: thread tiles of 32 B rows,
+// register tiles of 2 x 8 rows whose 16-lane accumulators stay in
+// registers across K, one vector FMA of both operands read along K per step.
+// AVX512-LABEL: func @lanes
+// AVX512: scf.forall {{.*}} in (2)
+// AVX512: scf.for {{.*}} step %c8
+// AVX512: scf.for {{.*}} -> (vector<2x8x16xf32>)
+// AVX512: math.fma {{.*}} : vector<2x8x16xf32>
+#lx = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#lw = affine_map<(d0, d1, d2, d3) -> (d1, d2, d3)>
+#lo = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+func.func @lanes(%x: tensor<2x4x16xf32>, %w: tensor<64x4x16xf32>) -> tensor<2x64x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x64x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x64x16xf32>) -> tensor<2x64x16xf32>
+  %r = linalg.generic {indexing_maps = [#lx, #lw, #lo], iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%x, %w : tensor<2x4x16xf32>, tensor<64x4x16xf32>) outs(%init : tensor<2x64x16xf32>) attrs = {symc.lane_contraction} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %s = math.fma %a, %b, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<2x64x16xf32>
+  return %r : tensor<2x64x16xf32>
+}
