@@ -151,8 +151,7 @@ static llvm::json::Object describeMonitor(func::FuncOp monitor, func::FuncOp tra
     llvm::json::Array inputs, outputs;
     for (OpOperand &operand : op->getOpOperands()) {
       unsigned k = operand.getOperandNumber();
-      std::string inputName = k < sig.inputs.size() ? sig.inputs[k] : "input" + std::to_string(k);
-      llvm::json::Object input{{"name", (node + "_" + inputName).str()}};
+      llvm::json::Object input{{"name", sym::getMonitorInputName(node, sig, k)}};
       if (auto arg = dyn_cast<BlockArgument>(operand.get())) {
         input["argument"] = arg.getArgNumber();
         input["variable"] = monitor.getArgAttrOfType<StringAttr>(arg.getArgNumber(), sym::kNameAttr).getValue();

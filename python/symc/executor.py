@@ -93,6 +93,15 @@ class Executor:
         check_call(lib.SymcExecutorForward(self.handle, int(bool(is_train))))
         return self.outputs
 
+    def partial_forward(self, is_train=False, step=0):
+        """MXNet's Executor::PartialForward (MXPredPartialForward): runs step
+        `step` of the graph's nodes and returns the steps left. Step 0 runs
+        the whole compiled forward; each step calls the monitor back for its
+        node."""
+        left = ctypes.c_int()
+        check_call(lib.SymcExecutorPartialForward(self.handle, int(bool(is_train)), int(step), ctypes.byref(left)))
+        return left.value
+
     def backward(self, out_grads=None, is_train=True):
         """Gradients of the arguments given the outputs' head gradients (by
         position, or a dict by output name); loss heads need none."""

@@ -98,3 +98,22 @@ def test_random_seed_repeats_dropout(tmp_path):
     symc.random.seed(7)
     np.testing.assert_array_equal(exe.forward(is_train=True, data=ones)[0].asnumpy(), first)
     assert 0 < (first == 0).sum() < 64
+
+
+def test_partial_forward_steps_through_the_nodes():
+    """Executor::PartialForward, which MXNet 1.9 keeps out of Python: a step
+    per node of the graph (variables included), the monitor called back for
+    each op's step, the outputs those of forward."""
+    exe = symc.compile(AXPB, a=(2,), b=(2,)).simple_bind(symc.cpu(), grad_req="null")
+    exe.arg_dict["a"][:] = np.array([1, 2], "float32")
+    exe.arg_dict["b"][:] = np.array([2, 3], "float32")
+    seen = []
+    exe.set_monitor_callback(lambda name, array: seen.append((step, name.decode())))
+    nodes = len(exe._artifact.list_arguments()) + 2  # a, b, _mulscalar0, _plus0
+    left = []
+    for step in range(nodes):
+        left.append(exe.partial_forward(step=step))
+    assert left == list(range(nodes - 1, -1, -1))
+    assert [name for _, name in seen] == ["_mulscalar0_output", "_plus0_output"]
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [4, 7])
+    assert exe.partial_forward(step=nodes) == 0

@@ -10,6 +10,7 @@
 
 #include "symc/ArtifactKey.h"
 #include "symc/Executor.h"
+#include "symc/c_api.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -384,22 +385,23 @@ int MXPredForward(PredictorHandle handle) {
   return guarded([&] { predictorOf(handle).exec->forward(false); });
 }
 
-// The compiled forward is one fused function, not a node-by-node graph
-// (issue 18 brings the instrumented per-node variant): step 0 runs it whole
-// and the later steps count down MXNet's number of forward nodes, so a loop
-// until step_left == 0 leaves the outputs MXNet's loop leaves.
 int MXPredPartialForward(PredictorHandle handle, int step, int *stepLeft) {
+  return guarded([&] { *stepLeft = predictorOf(handle).exec->partialForward(false, step); });
+}
+
+int MXPredSetMonitorCallback(PredictorHandle handle, PredMonitorCallback callback, void *callbackHandle,
+                             bool monitorAll) {
   return guarded([&] {
-    Predictor &p = predictorOf(handle);
-    const Manifest &m = p.exec->manifest();
-    int numNodes = static_cast<int>(m.nodes.size() + m.arguments.size() + m.auxStates.size());
-    if (step < 0 || step >= numNodes) {
-      *stepLeft = 0;
-      return;
-    }
-    if (step == 0)
-      p.exec->forward(false);
-    *stepLeft = numNodes - step - 1;
+    Executor::MonitorCallback call;
+    if (callback)
+      call = [callback, callbackHandle](const std::string &name, const NDArray &array) {
+        SymcNDArrayHandle wrapped = nullptr;
+        if (SymcNDArrayCreateFromData(array.data(), array.shape().data(), static_cast<int>(array.shape().size()),
+                                      static_cast<int>(array.dtype()), nullptr, nullptr, &wrapped) != 0)
+          throw Error("MXNetError", SymcGetLastError());
+        callback(name.c_str(), wrapped, callbackHandle);
+      };
+    predictorOf(handle).exec->setMonitorCallback(std::move(call), monitorAll);
   });
 }
 

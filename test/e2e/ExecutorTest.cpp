@@ -373,6 +373,27 @@ TEST(Executor, SimpleBindSharesWithAnotherExecutor) {
             "shared_exec.arg_array cannot be resued for creating NDArray of the argument data for the current executor");
 }
 
+TEST(Executor, PartialForwardStepsThroughMXNetsNodes) {
+  Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {{"data", {1, 4}}});
+  setDocstringParams(exec);
+  std::vector<float> data(4, 1.0f);
+  exec.argMap().at("data").copyFrom(NDArray::fromData({1, 4}, DType::Float32, data.data()));
+  std::vector<std::pair<int, std::string>> seen;
+  int step = 0;
+  exec.setMonitorCallback([&](const std::string &name, const NDArray &) { seen.push_back({step, name}); });
+  // data, fc_weight, fc_bias, fc, relu, softmax_label, softmax.
+  std::vector<int> left;
+  for (step = 0; step < 7; ++step)
+    left.push_back(exec.partialForward(false, step));
+  EXPECT_EQ(left, (std::vector<int>{6, 5, 4, 3, 2, 1, 0}));
+  EXPECT_EQ(seen, (std::vector<std::pair<int, std::string>>{{3, "fc_output"}, {4, "relu_output"}, {6, "softmax_output"}}));
+  std::vector<float> partial = values(exec.outputs()[0]);
+  EXPECT_EQ(partial, values(exec.forward()[0]));
+  EXPECT_NEAR(partial[5], 0.5616011f, 1e-6);
+  EXPECT_EQ(exec.partialForward(false, 7), 0);
+  EXPECT_EQ(exec.partialForward(false, -1), 0);
+}
+
 TEST(Executor, ThreadCount) {
   Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {{"data", {1, 4}}});
   exec.setNumThreads(1);

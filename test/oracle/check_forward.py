@@ -6,7 +6,11 @@ random inputs and parameters (simple_bind, forward(is_train=False)). The symbol
 and its arrays are saved by MXNet, compiled with `symc compile`, run with
 `symc-run --params ... --compare`, and each output must agree elementwise
 within rtol/atol (1e-5 unless a case states why MXNet's own algorithm differs).
+Each op case also runs under MXNet's monitor with monitor_all and under
+`symc-run --monitor '' --monitor-all`: the same names in the same order, and
+each array's RMS (mx.monitor.Monitor's statistic) within the case's tolerance.
 """
+import ctypes
 import os
 import subprocess
 import sys
@@ -96,6 +100,41 @@ def mxnet_forward(sym, shapes, positive, rng):
     return args, aux, outputs
 
 
+def rms(array):
+    return float(np.sqrt(np.mean(np.square(array.astype(np.float64))))) if array.size else 0.0
+
+
+def mxnet_monitor(sym, shapes, args, aux):
+    """(name, RMS) of every array MXNet's monitor_all callback reports."""
+    exe = sym.simple_bind(mx.cpu(), grad_req="null", **shapes)
+    exe.copy_params_from(args, aux)
+    seen = []
+
+    def callback(name, handle):
+        array = mx.nd.NDArray(ctypes.cast(handle, mx.base.NDArrayHandle), writable=False)
+        seen.append((name.decode(), rms(array.asnumpy())))
+
+    exe.set_monitor_callback(callback, monitor_all=True)
+    exe.forward(is_train=False)
+    mx.nd.waitall()
+    return seen
+
+
+def check_monitor(stdout, expected, tolerance):
+    """symc-run's "monitor NAME RMS" lines against MXNet's (name, RMS). Not
+    compared: the workspace output of MXNet's oneDNN max pooling (opaque
+    indices; symc's pooling has no such output) and the values of masks
+    (inference leaves MXNet's uninitialized)."""
+    got = [(line.split()[1], float(line.split()[2])) for line in stdout.splitlines() if line.startswith("monitor ")]
+    expected = [(n, v) for n, v in expected if not n.endswith("_workspace")]
+    names, expected_names = [n for n, _ in got], [n for n, _ in expected]
+    if names != expected_names:
+        raise RuntimeError("monitor names %s, MXNet's %s" % (names, expected_names))
+    for (name, value), (_, reference) in zip(got, expected):
+        if not name.endswith("_mask") and abs(value - reference) > 10 * tolerance * (1 + abs(reference)):
+            raise RuntimeError("monitor %s: RMS %g, MXNet's %g" % (name, value, reference))
+
+
 def compile_command(tools, base, shapes):
     cmd = [tools.symc, "compile", base + "-symbol.json", "-q", "-o", base + ".so", "--cpu=" + tools.cpu]
     return cmd + ["--shape=%s=%s" % (k, ",".join(map(str, v))) for k, v in shapes.items()]
@@ -122,10 +161,13 @@ def compile_symbol(tools, base, shapes, extra=()):
         raise RuntimeError("symc compile failed: " + result.stderr.strip())
 
 
-def compare_outputs(name, artifact, base, outputs, tools, tolerance):
-    """symc-run on `artifact` with `base`.params against MXNet's `outputs`."""
+def compare_outputs(name, artifact, base, outputs, tools, tolerance, monitored=None):
+    """symc-run on `artifact` with `base`.params against MXNet's `outputs`
+    (and its monitor's arrays, when given)."""
     run_cmd = [tools.symc_run, artifact, "--params", base + ".params",
                "--rtol", str(tolerance), "--atol", str(tolerance)]
+    if monitored is not None:
+        run_cmd += ["--monitor", "", "--monitor-all"]
     for i, out in enumerate(outputs):
         if i in UNCOMPARED_OUTPUTS.get(name, ()):
             run_cmd += ["--compare", "-"]
@@ -136,6 +178,8 @@ def compare_outputs(name, artifact, base, outputs, tools, tolerance):
     result = subprocess.run(run_cmd, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError((result.stdout + result.stderr).strip())
+    if monitored is not None:
+        check_monitor(result.stdout, monitored, tolerance)
 
 
 def run_case(name, sym, shapes, work, tools, rng, tolerance):
@@ -146,7 +190,8 @@ def run_case(name, sym, shapes, work, tools, rng, tolerance):
     sym.save(base + "-symbol.json")
     save_arrays(base, args, aux)
     compile_symbol(tools, base, shapes)
-    compare_outputs(name, base + ".so", base, outputs, tools, tolerance)
+    monitored = None if name.startswith("model_") else mxnet_monitor(sym, shapes, args, aux)
+    compare_outputs(name, base + ".so", base, outputs, tools, tolerance, monitored)
 
 
 def run_dynamic_batch(name, sym, shapes, work, tools, rng, tolerance):

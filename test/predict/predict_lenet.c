@@ -88,6 +88,15 @@ static void *runJob(void *arg) {
   return NULL;
 }
 
+/* Prints each monitored name with the step that reported it. The handle is
+   not freed: MXNet's is freed with MXNDArrayFree, symc's with SymcNDArrayFree,
+   neither in this header. */
+static int monitorStep = -1;
+static void printMonitored(const char *name, NDArrayHandle array, void *user) {
+  (void)array;
+  printf("%s step %d: %s\n", (const char *)user, monitorStep, name);
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s SYMBOL.json PARAMS\n", argv[0]);
@@ -111,6 +120,20 @@ int main(int argc, char **argv) {
   for (int step = 0; stepLeft > 0; ++step, ++steps)
     CHECK(MXPredPartialForward(pred, step, &stepLeft));
   printOutput("partial forward", pred, 0);
+  printf("partial forward steps: %d\n", steps);
+
+  PredictorHandle monitored;
+  CHECK(MXPredCreate(json, params, paramSize, 1, 0, 2, keys, indptr, shape, &monitored));
+  CHECK(MXPredSetInput(monitored, "data", image, 28 * 28));
+  CHECK(MXPredSetMonitorCallback(monitored, printMonitored, (void *)"monitor", false));
+  stepLeft = 1;
+  for (monitorStep = 0; stepLeft > 0; ++monitorStep)
+    CHECK(MXPredPartialForward(monitored, monitorStep, &stepLeft));
+  printOutput("monitored partial forward", monitored, 0);
+  CHECK(MXPredSetMonitorCallback(monitored, printMonitored, (void *)"monitor_all", true));
+  monitorStep = -1;
+  CHECK(MXPredForward(monitored));
+  CHECK(MXPredFree(monitored));
 
   uint32_t shape2[5] = {2, 1, 28, 28, 2};
   PredictorHandle pred2;

@@ -138,18 +138,20 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
   } else if (op == "softmax" || op == "log_softmax") {
     sig.inputs = boolParam(params, "use_length", false) ? names({"data", "length"})
                                                         : names({"data"});
-  } else if (op == "Activation" || op == "SoftmaxActivation") {
-    sig.inputs = names({"input0"}); // no FListInputNames in MXNet
   } else if (op.starts_with("elemwise_") || op.starts_with("broadcast_") ||
              op == "_maximum" || op == "_minimum" || op == "dot" || op == "batch_dot") {
     sig.inputs = names({"lhs", "rhs"});
   } else if (op == "make_loss") {
     sig.inputs = names({"data"});
+    sig.listsInputNames = false;
     withOutputs({"loss"}, 1);
   } else if (op == "_zeros" || op == "_ones") {
     sig.inputs = {};
   } else {
+    // Of the remaining ops, only the legacy operators register
+    // FListInputNames.
     sig.inputs = names({"data"});
+    sig.listsInputNames = op == "Pooling" || op == "SwapAxis" || op == "MakeLoss";
   }
   return sig;
 }
@@ -160,6 +162,12 @@ llvm::StringRef mlir::sym::getMXNetOpName(Operation *op) {
 
 OpSignature mlir::sym::getOpSignature(Operation *op) {
   return getOpSignature(getMXNetOpName(op), op->getAttrDictionary());
+}
+
+std::string mlir::sym::getMonitorInputName(llvm::StringRef nodeName, const OpSignature &sig, unsigned index) {
+  if (sig.listsInputNames && index < sig.inputs.size())
+    return (nodeName + "_" + sig.inputs[index]).str();
+  return (nodeName + "_input" + llvm::Twine(index)).str();
 }
 
 std::string mlir::sym::getOutputName(llvm::StringRef nodeName, const OpSignature &sig,

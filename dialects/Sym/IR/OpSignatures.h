@@ -17,8 +17,12 @@
 namespace mlir::sym {
 
 struct OpSignature {
-  /// Input names; ops without FListInputNames get input0, input1, ...
+  /// Input names: the op's declared arguments, which name the variables
+  /// composition creates (`<node>_<input>`).
   llvm::SmallVector<std::string> inputs;
+  /// Whether the op registers FListInputNames; the monitor names the inputs
+  /// of ops without it input0, input1, ...
+  bool listsInputNames = true;
   /// Every output, hidden ones included (Dropout's mask, LRN's tmp_norm).
   llvm::SmallVector<std::string> outputs;
   unsigned numVisibleOutputs = 1;
@@ -34,6 +38,10 @@ std::optional<llvm::StringRef> resolveOpName(llvm::StringRef name);
 /// The signature of canonical op `opName` given its (possibly partial) params.
 OpSignature getOpSignature(llvm::StringRef opName, DictionaryAttr params);
 OpSignature getOpSignature(Operation *op);
+
+/// The name MXNet's monitor_all callback gives input `index` of node
+/// `nodeName` (graph_executor.cc ExecuteMonInputCallback).
+std::string getMonitorInputName(llvm::StringRef nodeName, const OpSignature &sig, unsigned index);
 
 /// MXNet's ListOutputNames entry for output `index` of node `nodeName`.
 std::string getOutputName(llvm::StringRef nodeName, const OpSignature &sig, unsigned index);

@@ -142,6 +142,15 @@ public:
   /// callback uninstalls it.
   void setMonitorCallback(MonitorCallback callback, bool monitorAll = false);
 
+  /// Executor::PartialForward(is_train, step, &step_left) (MXPredPartialForward;
+  /// shared/mxnet-semantics.md 1.16): the steps are the graph's nodes in
+  /// MXNet's order, variables included; returns step_left, 0 past the last
+  /// step. The compiled forward is not split by node: step 0 runs the
+  /// instrumented variant (the fused one without a monitor variant), so
+  /// the outputs are complete after it; each step then calls the monitor
+  /// back for its node, as MXNet's RunOps does.
+  int partialForward(bool isTrain, int step);
+
   /// Threads the generated code uses (0: the OpenMP default).
   void setNumThreads(int threads) { numThreads_ = threads; }
   int numThreads() const { return numThreads_; }
@@ -168,11 +177,16 @@ private:
   /// The batch size the given shapes bind the dynamic dims to (-1 where
   /// they do not say), checking them against the compiled static dims.
   int64_t reshapedBatch(const std::map<std::string, std::vector<int64_t>> &shapes) const;
-  /// Runs the forward variant for `isTrain` (the monitored one while a
-  /// callback is installed, unless `monitor` is false), with the next step
-  /// seed unless `newSeed` is false.
-  void runForward(bool isTrain, bool newSeed = true, bool monitor = true);
+  /// Runs the forward variant for `isTrain` (the instrumented one if asked
+  /// for and compiled), with the next step seed unless `newSeed` is false.
+  /// Returns whether the instrumented variant ran.
+  bool runForward(bool isTrain, bool newSeed, bool instrumented);
+  /// Writes 1 into the gammas of fix_gamma BatchNorms, as MXNet's forward does.
+  void fixGammas();
   void reportToMonitor() const;
+  void reportToMonitor(const MonitorNode &node) const;
+  /// The instrumented variant's buffers for every node's outputs.
+  void allocateMonitorValues();
 
   std::shared_ptr<const Artifact> artifact_;
   Context ctx_;
@@ -200,6 +214,10 @@ private:
   /// Every node's outputs, and the monitored forward's frame: frame_ then these.
   std::vector<NDArray> monitorValues_;
   std::vector<void *> monitorFrame_;
+  /// partialForward's steps: each node's monitor node (-1: none, as for a
+  /// variable), and whether step 0 has run since binding.
+  std::vector<int> partialSteps_;
+  bool partialRan_ = false;
 };
 
 } // namespace symc

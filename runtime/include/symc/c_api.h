@@ -155,6 +155,10 @@ int SymcExecutorReshapeTo(SymcExecutorHandle exec, SymcArtifactHandle target, in
                           const int *shape_ndim, SymcExecutorHandle *out);
 int SymcExecutorFree(SymcExecutorHandle exec);
 int SymcExecutorForward(SymcExecutorHandle exec, int is_train);
+/* Executor::PartialForward: runs step `step` of the graph's nodes in MXNet's
+   order (variables included) and sets *step_left; step 0 runs the whole
+   compiled forward, each step calls the monitor back for its node. */
+int SymcExecutorPartialForward(SymcExecutorHandle exec, int is_train, int step, int *step_left);
 /* executor.backward: head_grads by output position, NULL where none is given. */
 int SymcExecutorBackward(SymcExecutorHandle exec, int num_head_grads, SymcNDArrayHandle *head_grads,
                          int is_train);

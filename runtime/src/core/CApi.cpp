@@ -439,6 +439,10 @@ int SymcExecutorForward(SymcExecutorHandle exec, int isTrain) {
   return guarded([&] { executorOf(exec).forward(isTrain != 0); });
 }
 
+int SymcExecutorPartialForward(SymcExecutorHandle exec, int isTrain, int step, int *stepLeft) {
+  return guarded([&] { deref(stepLeft, "step_left") = executorOf(exec).partialForward(isTrain != 0, step); });
+}
+
 int SymcExecutorBackward(SymcExecutorHandle exec, int numHeadGrads, SymcNDArrayHandle *headGrads, int isTrain) {
   return guarded([&] { executorOf(exec).backward(arrays(numHeadGrads, headGrads), isTrain != 0); });
 }

@@ -1,7 +1,7 @@
 //===- Executor.cpp - MXNet's Executor over a compiled artifact -----------===//
 #include "symc/Executor.h"
 
-#include "DebugString.h"
+#include "SymbolGraph.h"
 
 #include <algorithm>
 #include <atomic>
@@ -487,8 +487,38 @@ const std::vector<NDArray> &Executor::forward(bool isTrain, const ArrayDict &kwa
                               shapeToString(array.shape()));
     target.copyFrom(array);
   }
-  runForward(isTrain);
+  if (runForward(isTrain, /*newSeed=*/true, /*instrumented=*/bool(monitorCallback_)))
+    reportToMonitor(); // before fixGammas: MXNet's monitor sees the gammas bound
+  fixGammas();
   return outputs_;
+}
+
+int Executor::partialForward(bool isTrain, int step) {
+  const Manifest &m = manifest();
+  if (partialSteps_.empty()) {
+    if (m.symbolJson.empty())
+      raise("MXNetError", "'" + m.prefix + "' predates symc 0.2 and carries no graph to step through; recompile it");
+    std::map<std::string, int> monitored;
+    for (size_t i = 0; m.monitor && i < m.monitor->nodes.size(); ++i)
+      monitored[m.monitor->nodes[i].name] = static_cast<int>(i);
+    for (const GraphNode &node : executionOrder(m.symbolJson)) {
+      auto it = monitored.find(node.name);
+      partialSteps_.push_back(node.isVariable || it == monitored.end() ? -1 : it->second);
+    }
+  }
+  int steps = static_cast<int>(partialSteps_.size());
+  if (step < 0 || step >= steps) // MXNet compares step as a size_t
+    return 0;
+  if (step == 0 || !partialRan_) {
+    if (m.monitor && monitorFrame_.empty())
+      allocateMonitorValues(); // the node values the steps report
+    runForward(isTrain, /*newSeed=*/true, /*instrumented=*/true);
+    fixGammas();
+    partialRan_ = true;
+  }
+  if (monitorCallback_ && partialSteps_[step] >= 0)
+    reportToMonitor(m.monitor->nodes[partialSteps_[step]]);
+  return steps - step - 1;
 }
 
 /// The variant of `variants` for is_train: the inference one serves training
@@ -501,9 +531,9 @@ static const Variant *pickVariant(const std::vector<Variant> &variants, bool isT
   return nullptr;
 }
 
-void Executor::runForward(bool isTrain, bool newSeed, bool monitor) {
+bool Executor::runForward(bool isTrain, bool newSeed, bool instrumented) {
   const Manifest &m = manifest();
-  bool monitored = monitor && monitorCallback_ && m.monitor;
+  bool monitored = instrumented && m.monitor && !monitorFrame_.empty();
   const Variant *variant = pickVariant(monitored ? m.monitor->variants : m.variants, isTrain, m);
   if (!variant)
     raise("MXNetError", "forward(is_train=" + std::string(isTrain ? "True" : "False") +
@@ -520,10 +550,13 @@ void Executor::runForward(bool isTrain, bool newSeed, bool monitor) {
   if (variant->entry(frame, dims_.data(), workspace_.data()) != 0)
     raise("MXNetError", "the compiled forward of '" + m.prefix + "' failed");
   savedFromTraining_ = training;
+  return monitored;
+}
+
+void Executor::fixGammas() {
+  const Manifest &m = manifest();
   for (const std::string &gamma : m.fixedGammas)
     args_[indexOf(m.arguments, gamma)].fill(1.0);
-  if (monitored)
-    reportToMonitor();
 }
 
 void Executor::setMonitorCallback(MonitorCallback callback, bool monitorAll) {
@@ -533,10 +566,17 @@ void Executor::setMonitorCallback(MonitorCallback callback, bool monitorAll) {
                         "recompile it without that flag for set_monitor_callback");
   monitorCallback_ = std::move(callback);
   monitorAll_ = monitorAll;
-  if (!monitorCallback_ || !monitorFrame_.empty())
-    return;
+  if (!monitorCallback_) {
+    monitorFrame_.clear(); // back to the fused forward
+    monitorValues_.clear();
+  } else if (monitorFrame_.empty()) {
+    allocateMonitorValues();
+  }
+}
+
+void Executor::allocateMonitorValues() {
   monitorFrame_ = frame_;
-  for (const TensorSpec &spec : m.monitor->values) {
+  for (const TensorSpec &spec : manifest().monitor->values) {
     monitorValues_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
     monitorFrame_.push_back(monitorValues_.back().data());
   }
@@ -545,23 +585,25 @@ void Executor::setMonitorCallback(MonitorCallback callback, bool monitorAll) {
 /// MXNet's RunOps callbacks, node by node: with monitor_all each input (a
 /// variable by its name, then as "<node>_<input>"), then every output.
 void Executor::reportToMonitor() const {
-  const Manifest &m = manifest();
-  for (const MonitorNode &node : m.monitor->nodes) {
-    for (const MonitorInput &input : node.inputs) {
-      if (!monitorAll_)
-        break;
-      if (input.argument >= 0) {
-        size_t i = static_cast<size_t>(input.argument);
-        const NDArray &array = i < args_.size() ? args_[i] : aux_[i - args_.size()];
-        monitorCallback_(input.variable, array);
-        monitorCallback_(input.name, array);
-      } else if (input.value >= 0) {
-        monitorCallback_(input.name, monitorValues_[input.value]);
-      }
+  for (const MonitorNode &node : manifest().monitor->nodes)
+    reportToMonitor(node);
+}
+
+void Executor::reportToMonitor(const MonitorNode &node) const {
+  for (const MonitorInput &input : node.inputs) {
+    if (!monitorAll_)
+      break;
+    if (input.argument >= 0) {
+      size_t i = static_cast<size_t>(input.argument);
+      const NDArray &array = i < args_.size() ? args_[i] : aux_[i - args_.size()];
+      monitorCallback_(input.variable, array);
+      monitorCallback_(input.name, array);
+    } else if (input.value >= 0) {
+      monitorCallback_(input.name, monitorValues_[input.value]);
     }
-    for (int output : node.outputs)
-      monitorCallback_(m.monitor->values[output].name, monitorValues_[output]);
   }
+  for (int output : node.outputs)
+    monitorCallback_(manifest().monitor->values[output].name, monitorValues_[output]);
 }
 
 ParamArrays splitParams(const ParamsFile &file) {
@@ -642,7 +684,8 @@ void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
   // A monitored forward saves nothing: the training forward reruns with its
   // seed, so Dropout draws what the monitor saw.
   if (!m.backward->saved.empty() && !savedFromTraining_)
-    runForward(true, /*newSeed=*/false, /*monitor=*/false);
+    runForward(true, /*newSeed=*/false, /*instrumented=*/false);
+    fixGammas();
   artifact_->setNumThreads(numThreads_);
   if (m.backward->entry(backwardFrame_.data(), dims_.data(), workspace_.data()) != 0)
     raise("MXNetError", "the compiled backward of '" + m.prefix + "' failed");

@@ -77,6 +77,14 @@ MXNET_DLL int MXPredForward(PredictorHandle handle);
 MXNET_DLL int MXPredPartialForward(PredictorHandle handle, int step, int *step_left);
 /* Copies output `index` (`size` elements, in its own dtype) into data. */
 MXNET_DLL int MXPredGetOutput(PredictorHandle handle, uint32_t index, float *data, uint32_t size);
+/* Calls `callback` with each node's outputs (with monitor_all, each node's
+   inputs first) in MXNet's order and names after every MXPredForward, and
+   for its node after each MXPredPartialForward step. The NDArrayHandle is a
+   SymcNDArrayHandle (symc/c_api.h) over the predictor's memory, valid while
+   the predictor lives; the callee owns it and frees it with SymcNDArrayFree,
+   as an MXNet callee frees its handle with MXNDArrayFree. */
+MXNET_DLL int MXPredSetMonitorCallback(PredictorHandle handle, PredMonitorCallback callback,
+                                       void *callback_handle, bool monitor_all);
 MXNET_DLL int MXPredFree(PredictorHandle handle);
 /* Reads an NDArray file (e.g. a mean image) from memory, as float32 arrays. */
 MXNET_DLL int MXNDListCreate(const char *nd_file_bytes, int nd_file_size, NDListHandle *out,

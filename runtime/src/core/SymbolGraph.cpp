@@ -1,5 +1,5 @@
-//===- DebugString.cpp - MXNet's Executor::Print text ---------------------===//
-#include "DebugString.h"
+//===- SymbolGraph.cpp - queries of a graph given as symbol JSON ----------===//
+#include "SymbolGraph.h"
 
 #include "Json.h"
 
@@ -89,6 +89,15 @@ void printNode(const Graph &g, size_t id, std::string &out) {
 }
 
 } // namespace
+
+std::vector<GraphNode> executionOrder(const std::string &symbolJson) {
+  json::Value root = json::parse(symbolJson);
+  Graph g{root.at("nodes")};
+  std::vector<GraphNode> order;
+  for (size_t id : postOrder(g, root.at("heads")))
+    order.push_back({g.node(id).at("name").string, g.isVariable(id)});
+  return order;
+}
 
 std::string renderDebugString(const std::string &symbolJson, size_t plannedBytes) {
   std::string out = "Symbol Outputs:\n";
