@@ -30,10 +30,18 @@ class TensorInfo:
         return "TensorInfo(%r, %s, %s)" % (self.name, self.shape, self.dtype)
 
 
-def _check_unsupported(**options):
-    for name, value in options.items():
-        if value:
-            raise MXNetError("symc does not support %s in bind / simple_bind yet" % name)
+class _GroupContext(ctypes.Structure):
+    _fields_ = [("group", ctypes.c_char_p), ("dev_type", ctypes.c_int), ("dev_id", ctypes.c_int)]
+
+
+def _group_contexts(group2ctx):
+    """group2ctx as the C API's (count, SymcGroupContext array)."""
+    group2ctx = group2ctx or {}
+    for ctx in group2ctx.values():
+        if not isinstance(ctx, Context):
+            raise TypeError("Context type error")
+    entries = [_GroupContext(c_str(g), c.device_typeid, c.device_id) for g, c in group2ctx.items()]
+    return len(entries), (_GroupContext * max(len(entries), 1))(*entries)
 
 
 class _NDList:
@@ -128,7 +136,6 @@ class Artifact:
         array for every argument whose grad_req is not 'null'."""
         if not isinstance(ctx, Context):
             raise TypeError("Context type error")
-        _check_unsupported(group2ctx=group2ctx)
         if stype_dict and any(s != "default" for s in stype_dict.values()):
             raise MXNetError("symc arrays are dense: stype_dict may only name 'default'")
         # As MXNet: only tuple-valued keywords are shapes.
@@ -148,7 +155,7 @@ class Artifact:
             c_array(ctypes.c_int, [dtype_code(t) for t in types.values()]),
             shared_exec.handle if shared_exec is not None else None, len(shared_names),
             c_array(ctypes.c_char_p, [c_str(n) for n in shared_names]), buffer.handle if buffer else None,
-            ctypes.byref(handle)))
+            *_group_contexts(group2ctx), ctypes.byref(handle)))
         if buffer is not None:
             shared_buffer.update(buffer.items())  # MXNet writes the updated buffer back
         return Executor(handle, self)
@@ -177,7 +184,6 @@ class Artifact:
         a copy): writing into them changes what the next forward sees."""
         if not isinstance(ctx, Context):
             raise TypeError("Context type error")
-        _check_unsupported(group2ctx=group2ctx)
         names = self.list_arguments()
         arg_list = self._required(args, names, "args", "Length of args does not match the number of arguments")
         grad_list = self._optional(args_grad, names)
@@ -189,7 +195,8 @@ class Artifact:
             self.handle, ctx.device_typeid, ctx.device_id, len(arg_list), c_handles(a.handle for a in arg_list),
             c_handles(g.handle if g is not None else None for g in grad_list) if args_grad is not None else None,
             c_array(ctypes.c_int, reqs), len(aux_list), c_handles(a.handle for a in aux_list),
-            shared_exec.handle if shared_exec is not None else None, ctypes.byref(handle)))
+            shared_exec.handle if shared_exec is not None else None, *_group_contexts(group2ctx),
+            ctypes.byref(handle)))
         keep = arg_list + [g for g in grad_list if g is not None] + aux_list
         return Executor(handle, self, keep, has_grad_arrays=args_grad is not None)
 

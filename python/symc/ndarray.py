@@ -103,11 +103,14 @@ class NDArray:
         return self.asnumpy().reshape(())[()]
 
     def copy(self):
-        return array(self._view(), dtype=self.dtype)
+        return array(self._view(), ctx=self.context, dtype=self.dtype)
+
+    def as_in_context(self, context):
+        return self if context == self.context else self.copyto(context)
 
     def copyto(self, other):
         if isinstance(other, Context):
-            return self.copy()
+            return array(self._view(), ctx=other, dtype=self.dtype)
         if not isinstance(other, NDArray):
             raise TypeError("copyto does not support type " + str(type(other)))
         check_call(lib.SymcNDArrayCopyFrom(other.handle, self.handle))
@@ -182,21 +185,19 @@ def _add_operators():
 _add_operators()
 
 
-def _new(shape, dtype):
+def _new(shape, dtype, ctx=None):
+    if ctx is not None and not isinstance(ctx, Context):
+        raise TypeError("ctx must be a Context, not %r" % (ctx,))
+    ctx = ctx or Context("cpu", 0)
     dims, ndim = _shape_arg(shape)
     handle = ctypes.c_void_p()
-    check_call(lib.SymcNDArrayCreate(dims, ndim, dtype_code(dtype), ctypes.byref(handle)))
+    check_call(lib.SymcNDArrayCreate(dims, ndim, dtype_code(dtype), ctx.device_typeid, ctx.device_id,
+                                     ctypes.byref(handle)))
     return NDArray(handle)
 
 
-def _check_ctx(ctx):
-    if ctx is not None and not (isinstance(ctx, Context) and ctx.device_type == "cpu"):
-        raise ValueError("symc arrays live in cpu memory, not %s" % (ctx,))
-
-
 def zeros(shape, ctx=None, dtype="float32", **kwargs):
-    _check_ctx(ctx)
-    return _new(shape, dtype)
+    return _new(shape, dtype, ctx)
 
 
 def empty(shape, ctx=None, dtype="float32"):
@@ -212,11 +213,10 @@ def ones(shape, ctx=None, dtype="float32", **kwargs):
 def array(source_array, ctx=None, dtype=None):
     """A new array holding a copy of `source_array` (mx.nd.array: float32
     unless the source is a numpy array or NDArray, whose dtype is kept)."""
-    _check_ctx(ctx)
     if dtype is None:
         dtype = source_array.dtype if isinstance(source_array, (np.ndarray, NDArray)) else np.float32
     source = np.asarray(source_array)
-    out = _new(source.shape, dtype)
+    out = _new(source.shape, dtype, ctx)
     out._view()[...] = source
     return out
 

@@ -1,7 +1,9 @@
 """MXNet scripts that run unchanged on symc: each script takes the framework
 module as `mx` and returns what it computed; MXNet 1.9.1 and symc must agree,
 numbers, names and errors alike."""
+import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -380,3 +382,74 @@ def monitor_training_step(mx, models):
 def test_monitor_training_step(models):
     result = run_both(monitor_training_step, models)
     assert result["names"] == ["fc1_output", "relu1_output", "fc2_output", "softmax_output"]
+
+
+@pytest.fixture(scope="module")
+def grouped_models(tmp_path_factory):
+    """Symbols whose nodes carry ctx_group (mx.AttrScope), saved by MXNet."""
+    mx = mxnet
+    work = tmp_path_factory.mktemp("groups")
+    with mx.AttrScope(ctx_group="dev1"):
+        data = mx.sym.Variable("data")
+        act = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=8, name="fc1"), act_type="relu",
+                                name="relu1")
+    with mx.AttrScope(ctx_group="dev2"):
+        mlp = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(act, num_hidden=4, name="fc2"), name="softmax")
+    # An aux state created in one group and updated by a BatchNorm in another.
+    with mx.AttrScope(ctx_group="dev1"):
+        mean = mx.sym.Variable("bn_moving_mean")
+    with mx.AttrScope(ctx_group="dev2"):
+        crossing = mx.sym.BatchNorm(data, moving_mean=mean, name="bn")
+    paths = {}
+    for name, sym in (("mlp", mlp), ("crossing", crossing)):
+        paths[name] = str(work / (name + "-symbol.json"))
+        sym.save(paths[name])
+    return paths
+
+
+def placed_mlp(mx, paths, bind):
+    """group2ctx: where the arrays are, the copy node in debug_str, the
+    optimized symbol and the monitor, and the numbers."""
+    sym = mx.sym.load(paths["mlp"])
+    group2ctx = {"dev1": mx.cpu(1), "dev2": mx.cpu(2)}
+    shapes = {"data": (2, 5), "fc1_weight": (8, 5), "fc1_bias": (8,), "fc2_weight": (4, 8), "fc2_bias": (4,),
+              "softmax_label": (2,)}
+    rng = np.random.RandomState(1)
+    values = {n: rng.uniform(-1, 1, s).astype("float32") for n, s in shapes.items()}
+    if bind:
+        where = {"data": 1, "fc1_weight": 1, "fc1_bias": 1}
+        args = {n: mx.nd.array(v, ctx=mx.cpu(where.get(n, 2))) for n, v in values.items()}
+        exe = sym.bind(mx.cpu(), args, grad_req="null", group2ctx=group2ctx)
+    else:
+        exe = sym.simple_bind(mx.cpu(), grad_req="null", group2ctx=group2ctx, data=(2, 5))
+        for n, v in values.items():
+            exe.arg_dict[n][:] = v
+    names = []
+    exe.set_monitor_callback(lambda name, array: names.append(name.decode()), True)
+    exe.forward(is_train=False)
+    return {"args": {n: str(a.context) for n, a in exe.arg_dict.items()},
+            "outputs": [str(o.context) for o in exe.outputs], "debug_str": exe.debug_str(),
+            "optimized": [(n["op"], n["name"]) for n in json.loads(exe.get_optimized_symbol().tojson())["nodes"]],
+            "monitor": names, "probs": exe.outputs[0].asnumpy(),
+            "reshaped": [str(o.context) for o in exe.reshape(data=(1, 5), softmax_label=(1,)).outputs]}
+
+
+@pytest.mark.parametrize("bind", [False, True])
+def test_group2ctx_places_and_copies(grouped_models, bind):
+    result = run_both(placed_mlp, grouped_models, bind)
+    assert "Op:_CrossDeviceCopy, Name=relu1_0_copy" in result["debug_str"]
+
+
+def placement_error(mx, paths, name, group2ctx):
+    sym = mx.sym.load(paths[name])
+    try:
+        sym.simple_bind(mx.cpu(), grad_req="null", group2ctx={g: mx.cpu(i) for g, i in group2ctx.items()},
+                        data=(2, 3, 4, 4))
+    except Exception as e:  # MXNet wraps it in simple_bind's RuntimeError, after its CHECK's text
+        return re.search(r"(The device assignment not found.*|mutable state cannot go across.*)", str(e)).group(1)
+    return None
+
+
+@pytest.mark.parametrize("name,group2ctx", [("mlp", {"dev1": 1}), ("crossing", {"dev1": 1, "dev2": 2})])
+def test_group2ctx_errors(grouped_models, name, group2ctx):
+    assert run_both(placement_error, grouped_models, name, group2ctx)

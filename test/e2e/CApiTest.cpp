@@ -98,7 +98,7 @@ TEST(CApi, BindCallerMemoryWithGradients) {
     h.keep(*slot);
   }
   int reqs[2] = {SYMC_GRAD_WRITE, SYMC_GRAD_ADD};
-  ASSERT_OK(SymcExecutorBind(h.artifact, SYMC_CPU, 0, 2, args, grads, reqs, 0, nullptr, nullptr, &h.exec));
+  ASSERT_OK(SymcExecutorBind(h.artifact, SYMC_CPU, 0, 2, args, grads, reqs, 0, nullptr, nullptr, 0, nullptr, &h.exec));
   a[0] = 10; // bound without a copy
   ASSERT_OK(SymcExecutorForward(h.exec, 1));
   SymcNDArrayHandle out;
@@ -122,12 +122,12 @@ TEST(CApi, MissingGradientArrayMeansNull) {
   int64_t shape[1] = {2};
   SymcNDArrayHandle args[2], grads[2] = {nullptr, nullptr};
   for (int i = 0; i < 2; ++i) {
-    ASSERT_OK(SymcNDArrayCreate(shape, 1, 0, &args[i]));
+    ASSERT_OK(SymcNDArrayCreate(shape, 1, 0, SYMC_CPU, 0, &args[i]));
     h.keep(args[i]);
   }
-  ASSERT_OK(SymcNDArrayCreate(shape, 1, 0, &grads[1]));
+  ASSERT_OK(SymcNDArrayCreate(shape, 1, 0, SYMC_CPU, 0, &grads[1]));
   h.keep(grads[1]);
-  ASSERT_OK(SymcExecutorBind(h.artifact, SYMC_CPU, 0, 2, args, grads, nullptr, 0, nullptr, nullptr, &h.exec));
+  ASSERT_OK(SymcExecutorBind(h.artifact, SYMC_CPU, 0, 2, args, grads, nullptr, 0, nullptr, nullptr, 0, nullptr, &h.exec));
   const int *bound;
   ASSERT_OK(SymcExecutorGetGradReqs(h.exec, &bound));
   EXPECT_EQ(bound[0], SYMC_GRAD_NULL);
@@ -286,9 +286,11 @@ TEST(CApi, Errors) {
   EXPECT_STREQ(SymcGetLastError(), "null executor handle");
   int64_t shape[1] = {-2};
   SymcNDArrayHandle array;
-  EXPECT_EQ(SymcNDArrayCreate(shape, 1, 0, &array), -1);
-  EXPECT_EQ(SymcNDArrayCreate(shape, 0, 99, &array), -1);
+  EXPECT_EQ(SymcNDArrayCreate(shape, 1, 0, SYMC_CPU, 0, &array), -1);
+  EXPECT_EQ(SymcNDArrayCreate(shape, 0, 99, SYMC_CPU, 0, &array), -1);
   EXPECT_STREQ(SymcGetLastErrorKind(), "TypeError");
+  EXPECT_EQ(SymcNDArrayCreate(shape, 0, 0, SYMC_GPU, 0, &array), -1);
+  EXPECT_STREQ(SymcGetLastError(), "symc arrays live in cpu memory, not gpu(0)");
 }
 
 } // namespace

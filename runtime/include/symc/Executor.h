@@ -45,6 +45,13 @@ NDArrayRecord toRecord(const std::string &name, const NDArray &array);
 void seedRandom(uint64_t seed);
 
 class Executor;
+class SymbolGraph;
+struct SymbolNode;
+struct DevicePlacement;
+
+/// group2ctx: the context of each `__ctx_group__` (model parallelism,
+/// shared/mxnet-semantics.md 1.12).
+using GroupContexts = std::map<std::string, Context>;
 
 /// simple_bind's sharing with another executor (bucketing, executor groups;
 /// shared/mxnet-semantics.md 1.3 and 1.13).
@@ -66,15 +73,16 @@ public:
                        const std::optional<Arrays> &argsGrad = std::nullopt,
                        const GradReqSpec &gradReq = std::string("write"),
                        const std::optional<Arrays> &auxStates = std::nullopt,
-                       const Executor *sharedExec = nullptr);
-  /// Symbol.simple_bind: zero-filled arrays of the given (or compiled) shapes;
-  /// parameters embedded in the artifact (--embed-params) are copied in
-  /// (unless shared from another executor).
+                       const Executor *sharedExec = nullptr, const GroupContexts &group2ctx = {});
+  /// Symbol.simple_bind: zero-filled arrays of the given (or compiled) shapes,
+  /// each in its group's context (group2ctx) or `ctx`; parameters embedded
+  /// in the artifact (--embed-params) are copied in (unless shared from
+  /// another executor).
   static Executor simpleBind(std::shared_ptr<const Artifact> artifact, Context ctx,
                              const std::map<std::string, std::vector<int64_t>> &shapes = {},
                              const GradReqSpec &gradReq = std::string("write"),
                              const std::map<std::string, DType> &typeDict = {},
-                             const SharedMemory &shared = {});
+                             const SharedMemory &shared = {}, const GroupContexts &group2ctx = {});
 
   /// Copies each keyword input into its bound argument, then runs forward.
   const std::vector<NDArray> &forward(bool isTrain = false, const ArrayDict &kwargs = {});
@@ -128,8 +136,11 @@ public:
   size_t plannedBytes() const;
   /// executor.get_optimized_symbol(): the graph as symbol JSON MXNet 1.9.1
   /// loads and runs to the same outputs. symc fuses while lowering, below
-  /// the graph, so this is the imported graph (legacy files upgraded).
-  const std::string &optimizedSymbol() const { return manifest().symbolJson; }
+  /// the graph, so this is the imported graph (legacy files upgraded), with
+  /// group2ctx's copy nodes.
+  const std::string &optimizedSymbol() const {
+    return optimizedSymbol_.empty() ? manifest().symbolJson : optimizedSymbol_;
+  }
 
   /// The monitor callback: an array's MXNet name and the array (valid
   /// during the call).
@@ -174,6 +185,21 @@ private:
   /// Allocates outputs and workspace and builds the entry frames; with
   /// `shared`, its buffers are reused where they are large enough.
   void finishBinding(const Executor *shared = nullptr);
+  /// The graph: the manifest's, placed by group2ctx when given.
+  const SymbolGraph &graph() const;
+  /// The context simple_bind puts variable `name` in: its group's, else ctx.
+  Context variableContext(const std::string &name) const;
+  /// With group2ctx: MXNet's placement for the bound arrays' contexts.
+  void placeDevices();
+  /// What MXNet's RunOps walks through: each node of the graph in order.
+  struct Step {
+    int monitorNode = -1;               // an op node: its entry in the manifest's monitor
+    const SymbolNode *copy = nullptr;   // a _CrossDeviceCopy node of group2ctx
+  };
+  const std::vector<Step> &steps() const;
+  /// The array a copy node copies (as monitor values), or null.
+  const NDArray *copiedArray(const SymbolNode &copy) const;
+  void reportCopy(const SymbolNode &copy) const;
   /// The batch size the given shapes bind the dynamic dims to (-1 where
   /// they do not say), checking them against the compiled static dims.
   int64_t reshapedBatch(const std::map<std::string, std::vector<int64_t>> &shapes) const;
@@ -214,10 +240,14 @@ private:
   /// Every node's outputs, and the monitored forward's frame: frame_ then these.
   std::vector<NDArray> monitorValues_;
   std::vector<void *> monitorFrame_;
-  /// partialForward's steps: each node's monitor node (-1: none, as for a
-  /// variable), and whether step 0 has run since binding.
-  std::vector<int> partialSteps_;
+  /// Whether partialForward's step 0 has run since binding.
   bool partialRan_ = false;
+  GroupContexts group2ctx_;
+  std::shared_ptr<const DevicePlacement> placement_;
+  std::string optimizedSymbol_; // with copy nodes; empty without them
+  mutable std::shared_ptr<const SymbolGraph> graph_;
+  mutable std::vector<Step> steps_;
+  mutable bool stepsBuilt_ = false;
 };
 
 } // namespace symc

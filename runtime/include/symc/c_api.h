@@ -75,8 +75,9 @@ int SymcArtifactHasBackward(SymcArtifactHandle artifact, int *has_backward);
 
 /*--- NDArrays (host memory, C order) ---------------------------------------*/
 
-/* A zero-filled array; dtype is MXNet's code (0 = float32). */
-int SymcNDArrayCreate(const int64_t *shape, int ndim, int dtype, SymcNDArrayHandle *out);
+/* A zero-filled array in context dev_type/dev_id (host memory for every CPU
+   context); dtype is MXNet's code (0 = float32). */
+int SymcNDArrayCreate(const int64_t *shape, int ndim, int dtype, int dev_type, int dev_id, SymcNDArrayHandle *out);
 /* An array over the caller's memory, not copied: `data` must stay valid and
    64-byte alignment is not required. `release(data, release_arg)` is called
    when the last reference goes (NULL: the caller frees it after every handle
@@ -122,26 +123,35 @@ int SymcExecutorSimpleBind(SymcArtifactHandle artifact, int dev_type, int dev_id
                            int num_grad_req, const char **grad_req_names, const char **grad_req_types,
                            int num_types, const char **type_names, const int *type_codes,
                            SymcExecutorHandle *out);
-/* simple_bind(shared_arg_names, shared_exec, shared_buffer): the named
+/* group2ctx (model parallelism): the context of each `__ctx_group__`. */
+typedef struct {
+  const char *group;
+  int dev_type, dev_id;
+} SymcGroupContext;
+
+/* simple_bind(shared_arg_names, shared_exec, shared_buffer, group2ctx): the named
    arguments (with their gradients) and every aux state are shared_exec's
    arrays; the other arguments come from shared_buffer (reused when large
    enough, else allocated and put in it); intermediate memory is reused from
-   shared_exec. shared_exec and shared_buffer may be NULL. */
+   shared_exec. shared_exec and shared_buffer may be NULL. With group2ctx,
+   each argument and aux state is allocated in its group's context (else in
+   dev_type/dev_id) and the graph is placed as MXNet places it. */
 int SymcExecutorSimpleBindShared(SymcArtifactHandle artifact, int dev_type, int dev_id, int num_shapes,
                                  const char **shape_names, const int64_t *shape_data, const int *shape_ndim,
                                  int num_grad_req, const char **grad_req_names, const char **grad_req_types,
                                  int num_types, const char **type_names, const int *type_codes,
                                  SymcExecutorHandle shared_exec, int num_shared_arg_names,
                                  const char **shared_arg_names, SymcNDListHandle shared_buffer,
-                                 SymcExecutorHandle *out);
+                                 int num_groups, const SymcGroupContext *group2ctx, SymcExecutorHandle *out);
 /* Symbol.bind with lists in manifest order; no array is copied. arg_grads may
    be NULL, or hold NULL where an argument has no gradient array (grad_req
    null then). grad_req holds one code per argument (NULL: write).
-   shared_exec (may be NULL): its intermediate memory is reused. */
+   shared_exec (may be NULL): its intermediate memory is reused. With
+   group2ctx, the arrays may be in any context and the graph is placed. */
 int SymcExecutorBind(SymcArtifactHandle artifact, int dev_type, int dev_id, int num_args,
                      SymcNDArrayHandle *args, SymcNDArrayHandle *arg_grads, const int *grad_req,
-                     int num_aux, SymcNDArrayHandle *aux, SymcExecutorHandle shared_exec,
-                     SymcExecutorHandle *out);
+                     int num_aux, SymcNDArrayHandle *aux, SymcExecutorHandle shared_exec, int num_groups,
+                     const SymcGroupContext *group2ctx, SymcExecutorHandle *out);
 /* executor.reshape(partial_shaping, allow_up_sizing, **shapes), shapes as in
    SimpleBind: a new executor of the same artifact sharing exec's memory
    (they must not run concurrently). */

@@ -110,6 +110,15 @@ symc::Context context(int devType, int devId) {
   return {static_cast<symc::Context::DeviceType>(devType), devId};
 }
 
+symc::GroupContexts groupContexts(int count, const SymcGroupContext *groups) {
+  if (count > 0 && !groups)
+    raise("ValueError", "null group2ctx");
+  symc::GroupContexts map;
+  for (int i = 0; i < count; ++i)
+    map[text(groups[i].group, "group name")] = context(groups[i].dev_type, groups[i].dev_id);
+  return map;
+}
+
 DType dtypeOf(int code) {
   if (!symc::isValidDType(code))
     raise("TypeError", "unknown dtype code " + std::to_string(code));
@@ -263,8 +272,13 @@ int SymcArtifactHasBackward(SymcArtifactHandle artifact, int *hasBackward) {
   return guarded([&] { *hasBackward = artifactOf(artifact)->manifest().backward.has_value(); });
 }
 
-int SymcNDArrayCreate(const int64_t *shape, int ndim, int dtype, SymcNDArrayHandle *out) {
-  return guarded([&] { *out = new SymcNDArray{NDArray(shapeOf(shape, ndim), dtypeOf(dtype))}; });
+int SymcNDArrayCreate(const int64_t *shape, int ndim, int dtype, int devType, int devId, SymcNDArrayHandle *out) {
+  return guarded([&] {
+    symc::Context ctx = context(devType, devId);
+    if (ctx.devType != symc::Context::kCPU)
+      raise("ValueError", "symc arrays live in cpu memory, not " + ctx.str());
+    *out = new SymcNDArray{NDArray(shapeOf(shape, ndim), dtypeOf(dtype), ctx)};
+  });
 }
 
 int SymcNDArrayCreateFromData(void *data, const int64_t *shape, int ndim, int dtype,
@@ -372,7 +386,7 @@ int SymcExecutorSimpleBind(SymcArtifactHandle artifact, int devType, int devId, 
                            SymcExecutorHandle *out) {
   return SymcExecutorSimpleBindShared(artifact, devType, devId, numShapes, shapeNames, shapeData, shapeNdim,
                                       numGradReq, gradReqNames, gradReqTypes, numTypes, typeNames, typeCodes,
-                                      nullptr, 0, nullptr, nullptr, out);
+                                      nullptr, 0, nullptr, nullptr, 0, nullptr, out);
 }
 
 int SymcExecutorSimpleBindShared(SymcArtifactHandle artifact, int devType, int devId, int numShapes,
@@ -380,8 +394,8 @@ int SymcExecutorSimpleBindShared(SymcArtifactHandle artifact, int devType, int d
                                  int numGradReq, const char **gradReqNames, const char **gradReqTypes,
                                  int numTypes, const char **typeNames, const int *typeCodes,
                                  SymcExecutorHandle sharedExec, int numSharedArgNames,
-                                 const char **sharedArgNames, SymcNDListHandle sharedBuffer,
-                                 SymcExecutorHandle *out) {
+                                 const char **sharedArgNames, SymcNDListHandle sharedBuffer, int numGroups,
+                                 const SymcGroupContext *group2ctx, SymcExecutorHandle *out) {
   return guarded([&] {
     std::map<std::string, std::vector<int64_t>> shapes = shapeMap(numShapes, shapeNames, shapeData, shapeNdim);
     std::map<std::string, DType> types;
@@ -394,7 +408,8 @@ int SymcExecutorSimpleBindShared(SymcArtifactHandle artifact, int devType, int d
     symc::ArrayDict buffer = sharedBuffer ? sharedBuffer->dict() : symc::ArrayDict();
     shared.buffer = sharedBuffer ? &buffer : nullptr;
     *out = newExecutor(Executor::simpleBind(artifactOf(artifact), context(devType, devId), shapes,
-                                            gradReqSpec(numGradReq, gradReqNames, gradReqTypes), types, shared));
+                                            gradReqSpec(numGradReq, gradReqNames, gradReqTypes), types, shared,
+                                            groupContexts(numGroups, group2ctx)));
     for (const auto &[name, array] : buffer) // the buffer gets what was allocated
       sharedBuffer->set(name, array);
   });
@@ -402,7 +417,8 @@ int SymcExecutorSimpleBindShared(SymcArtifactHandle artifact, int devType, int d
 
 int SymcExecutorBind(SymcArtifactHandle artifact, int devType, int devId, int numArgs,
                      SymcNDArrayHandle *args, SymcNDArrayHandle *argGrads, const int *gradReq, int numAux,
-                     SymcNDArrayHandle *aux, SymcExecutorHandle sharedExec, SymcExecutorHandle *out) {
+                     SymcNDArrayHandle *aux, SymcExecutorHandle sharedExec, int numGroups,
+                     const SymcGroupContext *group2ctx, SymcExecutorHandle *out) {
   return guarded([&] {
     std::vector<std::string> reqs;
     for (int i = 0; i < numArgs; ++i)
@@ -412,7 +428,7 @@ int SymcExecutorBind(SymcArtifactHandle artifact, int devType, int devId, int nu
       grads = arrays(numArgs, argGrads);
     *out = newExecutor(Executor::bind(artifactOf(artifact), context(devType, devId), arrays(numArgs, args),
                                       grads, reqs, symc::Arrays(arrays(numAux, aux)),
-                                      sharedExec ? &executorOf(sharedExec) : nullptr));
+                                      sharedExec ? &executorOf(sharedExec) : nullptr, groupContexts(numGroups, group2ctx)));
   });
 }
 

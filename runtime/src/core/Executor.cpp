@@ -1,6 +1,7 @@
 //===- Executor.cpp - MXNet's Executor over a compiled artifact -----------===//
 #include "symc/Executor.h"
 
+#include "Placement.h"
 #include "SymbolGraph.h"
 
 #include <algorithm>
@@ -187,7 +188,7 @@ Executor::Executor(std::shared_ptr<const Artifact> artifact, Context ctx)
 }
 
 void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const char *what) {
-  if (array.context() != ctx_)
+  if (group2ctx_.empty() && array.context() != ctx_)
     raise("MXNetError", std::string(what) + " array is in " + array.context().str() +
                             " while binding with ctx=" + ctx_.str() + ". All " +
                             (std::string(what) == "Input" ? "arguments" : "gradients") +
@@ -260,8 +261,10 @@ NDArray sharedOrNew(const TensorSpec &spec, int64_t batch, Context ctx, const st
 
 void Executor::finishBinding(const Executor *shared) {
   auto pool = [&](const std::vector<NDArray> Executor::*member) { return shared ? &(shared->*member) : nullptr; };
-  for (size_t i = 0; i < manifest().outputs.size(); ++i)
-    outputs_.push_back(sharedOrNew(manifest().outputs[i], batch_, ctx_, pool(&Executor::outputs_), i));
+  for (size_t i = 0; i < manifest().outputs.size(); ++i) {
+    Context ctx = placement_ ? placement_->contexts.at(graph().heads.at(i).node.get()) : ctx_;
+    outputs_.push_back(sharedOrNew(manifest().outputs[i], batch_, ctx, pool(&Executor::outputs_), i));
+  }
   dims_ = {batch_, 0};
   // Bound arrays are never replaced (forward copies into them), so the
   // frame of buffer pointers is built once.
@@ -299,8 +302,10 @@ void Executor::finishBinding(const Executor *shared) {
 
 Executor Executor::bind(std::shared_ptr<const Artifact> artifact, Context ctx, const Arrays &args,
                         const std::optional<Arrays> &argsGrad, const GradReqSpec &gradReq,
-                        const std::optional<Arrays> &auxStates, const Executor *sharedExec) {
+                        const std::optional<Arrays> &auxStates, const Executor *sharedExec,
+                        const GroupContexts &group2ctx) {
   Executor exec(std::move(artifact), ctx);
+  exec.group2ctx_ = group2ctx;
   const Manifest &m = exec.manifest();
   exec.args_ = requiredArrays(args, m.arguments, "args",
                               "Length of args does not match the number of arguments");
@@ -318,6 +323,7 @@ Executor Executor::bind(std::shared_ptr<const Artifact> artifact, Context ctx, c
   }
   for (size_t i = 0; i < m.auxStates.size(); ++i)
     exec.checkArray(m.auxStates[i], exec.aux_[i], "Input");
+  exec.placeDevices();
   exec.finishBinding(sharedExec);
   return exec;
 }
@@ -325,8 +331,9 @@ Executor Executor::bind(std::shared_ptr<const Artifact> artifact, Context ctx, c
 Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context ctx,
                               const std::map<std::string, std::vector<int64_t>> &shapes,
                               const GradReqSpec &gradReq, const std::map<std::string, DType> &typeDict,
-                              const SharedMemory &shared) {
+                              const SharedMemory &shared, const GroupContexts &group2ctx) {
   Executor exec(std::move(artifact), ctx);
+  exec.group2ctx_ = group2ctx;
   const Manifest &m = exec.manifest();
   auto check = [&](const TensorSpec &spec) {
     auto shape = shapes.find(spec.name);
@@ -360,6 +367,7 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
   for (size_t i = 0; i < m.arguments.size(); ++i) {
     const TensorSpec &spec = m.arguments[i];
     std::vector<int64_t> shape = resolveShape(spec, exec.batch_);
+    Context ctx = exec.variableContext(spec.name);
     bool needsGrad = exec.gradReqs_[i] != GradReq::Null;
     if (shared.exec && std::count(shared.argNames.begin(), shared.argNames.end(), spec.name)) {
       ArrayDict args = shared.exec->argMap(), grads = shared.exec->gradMap();
@@ -376,11 +384,13 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
   ArrayDict sharedAux = shared.exec ? shared.exec->auxMap() : ArrayDict();
   for (const TensorSpec &spec : m.auxStates) {
     std::vector<int64_t> shape = resolveShape(spec, exec.batch_);
-    exec.aux_.push_back(shared.exec ? sharedArray(sharedAux, spec, shape, "aux") : NDArray(shape, spec.dtype, ctx));
+    exec.aux_.push_back(shared.exec ? sharedArray(sharedAux, spec, shape, "aux")
+                                    : NDArray(shape, spec.dtype, exec.variableContext(spec.name)));
   }
   const ParamsFile *embedded = exec.artifact_->embeddedParams();
   if (embedded && !shared.exec)
     exec.copyEmbeddedParams(*embedded);
+  exec.placeDevices();
   exec.finishBinding(shared.exec);
   return exec;
 }
@@ -448,6 +458,11 @@ Executor Executor::reshape(bool partialShaping, bool allowUpSizing,
     child.batch_ = batch_;
   child.gradReqs_ = gradReqs_;
   child.numThreads_ = numThreads_;
+  // The same placement: the arrays below keep their contexts.
+  child.group2ctx_ = group2ctx_;
+  child.placement_ = placement_;
+  child.optimizedSymbol_ = optimizedSymbol_;
+  child.graph_ = graph_;
   for (size_t i = 0; i < m.arguments.size(); ++i) {
     const std::string &name = m.arguments[i].name;
     std::vector<int64_t> shape = resolveShape(m.arguments[i], child.batch_);
@@ -495,19 +510,10 @@ const std::vector<NDArray> &Executor::forward(bool isTrain, const ArrayDict &kwa
 
 int Executor::partialForward(bool isTrain, int step) {
   const Manifest &m = manifest();
-  if (partialSteps_.empty()) {
-    if (m.symbolJson.empty())
-      raise("MXNetError", "'" + m.prefix + "' predates symc 0.2 and carries no graph to step through; recompile it");
-    std::map<std::string, int> monitored;
-    for (size_t i = 0; m.monitor && i < m.monitor->nodes.size(); ++i)
-      monitored[m.monitor->nodes[i].name] = static_cast<int>(i);
-    for (const GraphNode &node : executionOrder(m.symbolJson)) {
-      auto it = monitored.find(node.name);
-      partialSteps_.push_back(node.isVariable || it == monitored.end() ? -1 : it->second);
-    }
-  }
-  int steps = static_cast<int>(partialSteps_.size());
-  if (step < 0 || step >= steps) // MXNet compares step as a size_t
+  if (m.symbolJson.empty())
+    raise("MXNetError", "'" + m.prefix + "' predates symc 0.2 and carries no graph to step through; recompile it");
+  int count = static_cast<int>(steps().size());
+  if (step < 0 || step >= count) // MXNet compares step as a size_t
     return 0;
   if (step == 0 || !partialRan_) {
     if (m.monitor && monitorFrame_.empty())
@@ -516,9 +522,12 @@ int Executor::partialForward(bool isTrain, int step) {
     fixGammas();
     partialRan_ = true;
   }
-  if (monitorCallback_ && partialSteps_[step] >= 0)
-    reportToMonitor(m.monitor->nodes[partialSteps_[step]]);
-  return steps - step - 1;
+  const Step &current = steps()[step];
+  if (monitorCallback_ && current.monitorNode >= 0)
+    reportToMonitor(m.monitor->nodes[current.monitorNode]);
+  else if (monitorCallback_ && current.copy)
+    reportCopy(*current.copy);
+  return count - step - 1;
 }
 
 /// The variant of `variants` for is_train: the inference one serves training
@@ -585,8 +594,107 @@ void Executor::allocateMonitorValues() {
 /// MXNet's RunOps callbacks, node by node: with monitor_all each input (a
 /// variable by its name, then as "<node>_<input>"), then every output.
 void Executor::reportToMonitor() const {
-  for (const MonitorNode &node : manifest().monitor->nodes)
-    reportToMonitor(node);
+  for (const Step &step : steps())
+    if (step.monitorNode >= 0)
+      reportToMonitor(manifest().monitor->nodes[step.monitorNode]);
+    else if (step.copy)
+      reportCopy(*step.copy);
+}
+
+/// A copy node's callbacks: its input (a variable by its name too) with
+/// monitor_all, then its output; on CPU contexts, the array it copies.
+void Executor::reportCopy(const SymbolNode &copy) const {
+  const NDArray *array = copiedArray(copy);
+  if (!array)
+    return;
+  if (monitorAll_) {
+    if (copy.inputs[0].node->isVariable())
+      monitorCallback_(copy.inputs[0].node->name, *array);
+    monitorCallback_(copy.name + "_data", *array);
+  }
+  monitorCallback_(copy.name + "_output", *array);
+}
+
+const NDArray *Executor::copiedArray(const SymbolNode &copy) const {
+  const Manifest &m = manifest();
+  const SymbolEntry &source = copy.inputs.at(0);
+  if (source.node->isVariable()) {
+    if (int i = indexOf(m.arguments, source.node->name); i >= 0)
+      return &args_[i];
+    int i = indexOf(m.auxStates, source.node->name);
+    return i >= 0 ? &aux_[i] : nullptr;
+  }
+  for (const MonitorNode &node : m.monitor->nodes)
+    if (node.name == source.node->name)
+      return static_cast<size_t>(source.index) < node.outputs.size() ? &monitorValues_[node.outputs[source.index]]
+                                                                      : nullptr;
+  return nullptr;
+}
+
+const SymbolGraph &Executor::graph() const {
+  if (!graph_)
+    graph_ = std::make_shared<const SymbolGraph>(manifest().symbolJson.empty() ? SymbolGraph()
+                                                                                : SymbolGraph::parse(manifest().symbolJson));
+  return *graph_;
+}
+
+Context Executor::variableContext(const std::string &name) const {
+  if (group2ctx_.empty())
+    return ctx_;
+  for (const SymbolNodePtr &node : graph().executionOrder())
+    if (node->isVariable() && node->name == name) {
+      auto group = node->attrs.find(kCtxGroupAttr);
+      auto ctx = group == node->attrs.end() ? group2ctx_.end() : group2ctx_.find(group->second);
+      return ctx == group2ctx_.end() ? ctx_ : ctx->second;
+    }
+  return ctx_;
+}
+
+void Executor::placeDevices() {
+  const Manifest &m = manifest();
+  if (group2ctx_.empty() || m.symbolJson.empty())
+    return;
+  std::map<std::string, Context> variables;
+  std::vector<Context> bound;
+  for (auto [specs, arrays] : {std::pair{&m.arguments, &args_}, std::pair{&m.auxStates, &aux_}})
+    for (size_t i = 0; i < specs->size(); ++i) {
+      variables.emplace((*specs)[i].name, (*arrays)[i].context());
+      bound.push_back((*arrays)[i].context());
+    }
+  for (const NDArray &grad : grads_)
+    if (!grad.isNone())
+      bound.push_back(grad.context());
+  std::set<std::string> auxNames;
+  for (const TensorSpec &spec : m.auxStates)
+    auxNames.insert(spec.name);
+  auto placement = std::make_shared<DevicePlacement>(
+      symc::placeDevices(SymbolGraph::parse(m.symbolJson), group2ctx_, variables, bound, auxNames));
+  graph_ = std::shared_ptr<const SymbolGraph>(placement, &placement->graph);
+  optimizedSymbol_ = placement->graph.toJson();
+  placement_ = std::move(placement);
+}
+
+const std::vector<Executor::Step> &Executor::steps() const {
+  if (stepsBuilt_)
+    return steps_;
+  const Manifest &m = manifest();
+  std::map<std::string, int> monitored;
+  for (size_t i = 0; m.monitor && i < m.monitor->nodes.size(); ++i)
+    monitored[m.monitor->nodes[i].name] = static_cast<int>(i);
+  if (m.symbolJson.empty()) { // the monitor's nodes are in MXNet's order
+    for (size_t i = 0; m.monitor && i < m.monitor->nodes.size(); ++i)
+      steps_.push_back({static_cast<int>(i), nullptr});
+  }
+  for (const SymbolNodePtr &node : graph().executionOrder()) {
+    Step step;
+    if (node->op == "_CrossDeviceCopy" && m.monitor)
+      step.copy = node.get();
+    else if (auto it = monitored.find(node->name); !node->isVariable() && it != monitored.end())
+      step.monitorNode = it->second;
+    steps_.push_back(step);
+  }
+  stepsBuilt_ = true;
+  return steps_;
 }
 
 void Executor::reportToMonitor(const MonitorNode &node) const {
@@ -734,7 +842,7 @@ size_t Executor::plannedBytes() const {
   return bytes;
 }
 
-std::string Executor::debugStr() const { return renderDebugString(manifest().symbolJson, plannedBytes()); }
+std::string Executor::debugStr() const { return graph().debugString(plannedBytes()); }
 
 std::vector<std::string> Executor::listArguments() const { return namesOf(manifest().arguments); }
 std::vector<std::string> Executor::listAuxiliaryStates() const { return namesOf(manifest().auxStates); }

@@ -1,8 +1,9 @@
-//===- Json.cpp - the small JSON reader the runtime needs -----------------===//
+//===- Json.cpp - the small JSON reader and writer the runtime needs ------===//
 #include "Json.h"
 
 #include "symc/NDArray.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 namespace symc::json {
@@ -153,5 +154,69 @@ const Value &Value::at(const std::string &key) const {
 }
 
 Value parse(const std::string &text) { return Parser(text).parseDocument(); }
+
+static void writeString(const std::string &s, std::string &out) {
+  out += '"';
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", u);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+static void write(const Value &v, std::string &out) {
+  switch (v.kind) {
+  case Value::Null: out += "null"; break;
+  case Value::Bool: out += v.boolean ? "true" : "false"; break;
+  case Value::Number: {
+    char text[32];
+    if (v.number == static_cast<double>(static_cast<long long>(v.number)))
+      std::snprintf(text, sizeof(text), "%lld", static_cast<long long>(v.number));
+    else
+      std::snprintf(text, sizeof(text), "%.17g", v.number);
+    out += text;
+    break;
+  }
+  case Value::String: writeString(v.string, out); break;
+  case Value::Array:
+    out += '[';
+    for (size_t i = 0; i < v.array.size(); ++i) {
+      if (i)
+        out += ", ";
+      write(v.array[i], out);
+    }
+    out += ']';
+    break;
+  case Value::Object: {
+    out += '{';
+    bool first = true;
+    for (const auto &[key, member] : v.object) {
+      if (!first)
+        out += ", ";
+      first = false;
+      writeString(key, out);
+      out += ": ";
+      write(member, out);
+    }
+    out += '}';
+    break;
+  }
+  }
+}
+
+std::string write(const Value &value) {
+  std::string out;
+  write(value, out);
+  return out;
+}
 
 } // namespace symc::json

@@ -1,4 +1,4 @@
-//===- Json.h - the small JSON reader the runtime needs ---------*- C++ -*-===//
+//===- Json.h - the small JSON reader and writer the runtime needs -*- C++ -*-===//
 #ifndef SYMC_RUNTIME_CORE_JSON_H
 #define SYMC_RUNTIME_CORE_JSON_H
 
@@ -24,6 +24,34 @@ struct Value {
 
 /// Parses `text`; throws symc::Error naming the byte offset on bad input.
 Value parse(const std::string &text);
+/// `value` as JSON text (object members in key order).
+std::string write(const Value &value);
+
+/// Constructors of values.
+inline Value number(double n) {
+  Value v;
+  v.kind = Value::Number;
+  v.number = n;
+  return v;
+}
+inline Value string(std::string s) {
+  Value v;
+  v.kind = Value::String;
+  v.string = std::move(s);
+  return v;
+}
+inline Value array(std::vector<Value> items = {}) {
+  Value v;
+  v.kind = Value::Array;
+  v.array = std::move(items);
+  return v;
+}
+inline Value object(std::map<std::string, Value> members = {}) {
+  Value v;
+  v.kind = Value::Object;
+  v.object = std::move(members);
+  return v;
+}
 
 } // namespace symc::json
 

@@ -1,115 +1,158 @@
-//===- SymbolGraph.cpp - queries of a graph given as symbol JSON ----------===//
+//===- SymbolGraph.cpp - a graph given as MXNet symbol JSON ---------------===//
 #include "SymbolGraph.h"
 
-#include "Json.h"
+#include "symc/NDArray.h"
 
+#include <set>
 #include <utility>
-#include <vector>
 
 namespace symc {
 namespace {
 
-struct Graph {
-  const json::Value &nodes;
+[[noreturn]] void malformed(const std::string &what) { throw Error("MXNetError", "symbol graph: " + what); }
 
-  const json::Value &node(size_t id) const { return nodes.array.at(id); }
-  bool isVariable(size_t id) const { return node(id).at("op").string == "null"; }
-  /// Inputs, then control deps: nnvm's DFS children.
-  std::vector<size_t> children(size_t id) const {
-    std::vector<size_t> ids;
-    for (const json::Value &input : node(id).at("inputs").array)
-      ids.push_back(static_cast<size_t>(input.array.at(0).number));
-    if (node(id).has("control_deps"))
-      for (const json::Value &dep : node(id).at("control_deps").array)
-        ids.push_back(static_cast<size_t>(dep.number));
-    return ids;
-  }
-};
-
-/// nnvm's post-order DFS from the heads, without recursion.
-std::vector<size_t> postOrder(const Graph &g, const json::Value &heads) {
-  std::vector<size_t> order;
-  std::vector<bool> visited(g.nodes.array.size(), false);
-  for (const json::Value &head : heads.array) {
-    size_t root = static_cast<size_t>(head.array.at(0).number);
-    if (visited.at(root))
-      continue;
-    visited[root] = true;
-    std::vector<std::pair<size_t, size_t>> stack{{root, 0}}; // node, next child
-    while (!stack.empty()) {
-      auto &[id, next] = stack.back();
-      std::vector<size_t> children = g.children(id);
-      if (next == children.size()) {
-        order.push_back(id);
-        stack.pop_back();
-        continue;
-      }
-      size_t child = children[next++];
-      if (!visited.at(child)) {
-        visited[child] = true;
-        stack.push_back({child, 0});
-      }
-    }
-  }
-  return order;
+int integer(const json::Value &v) {
+  if (v.kind != json::Value::Number || v.number < 0 || v.number > 1e9)
+    malformed("expected a small non-negative integer");
+  return static_cast<int>(v.number);
 }
 
-std::string entryText(const Graph &g, const json::Value &entry) {
-  size_t id = static_cast<size_t>(entry.array.at(0).number);
-  return g.node(id).at("name").string + "(" + std::to_string(static_cast<long long>(entry.array.at(1).number)) +
-         ")";
+SymbolEntry entryOf(const json::Value &entry, const std::vector<SymbolNodePtr> &nodes) {
+  if (entry.kind != json::Value::Array || entry.array.size() < 2)
+    malformed("an entry is not [node, index, version]");
+  size_t id = static_cast<size_t>(integer(entry.array[0]));
+  if (id >= nodes.size() || !nodes[id])
+    malformed("entry of node " + std::to_string(id) + " before that node");
+  return {nodes[id], integer(entry.array[1]), entry.array.size() > 2 ? integer(entry.array[2]) : 0};
 }
 
-void printNode(const Graph &g, size_t id, std::string &out) {
-  const json::Value &node = g.node(id);
-  if (g.isVariable(id)) {
-    out += "Variable:" + node.at("name").string + "\n";
+json::Value entryJson(const SymbolEntry &e, const std::map<const SymbolNode *, size_t> &ids) {
+  return json::array({json::number(double(ids.at(e.node.get()))), json::number(e.index), json::number(e.version)});
+}
+
+std::string entryText(const SymbolEntry &e) { return e.node->name + "(" + std::to_string(e.index) + ")"; }
+
+void printNode(const SymbolNode &node, std::string &out) {
+  if (node.isVariable()) {
+    out += "Variable:" + node.name + "\n";
     return;
   }
-  out += "--------------------\nOp:" + node.at("op").string + ", Name=" + node.at("name").string + "\nInputs:\n";
-  const std::vector<json::Value> &inputs = node.at("inputs").array;
-  for (size_t j = 0; j < inputs.size(); ++j) {
-    bool fromVariable = g.isVariable(static_cast<size_t>(inputs[j].array.at(0).number));
-    std::string version = inputs[j].array.size() > 2 ? std::to_string(static_cast<long long>(inputs[j].array[2].number)) : "0";
-    out += "\targ[" + std::to_string(j) + "]=" + entryText(g, inputs[j]) +
-           (fromVariable ? " version=" + version + "\n" : "\n");
+  out += "--------------------\nOp:" + node.op + ", Name=" + node.name + "\nInputs:\n";
+  for (size_t j = 0; j < node.inputs.size(); ++j) {
+    const SymbolEntry &input = node.inputs[j];
+    out += "\targ[" + std::to_string(j) + "]=" + entryText(input) +
+           (input.node->isVariable() ? " version=" + std::to_string(input.version) + "\n" : "\n");
   }
-  if (node.has("attrs") && !node.at("attrs").object.empty()) {
+  if (!node.attrs.empty()) {
     out += "Attrs:\n";
-    for (const auto &[key, value] : node.at("attrs").object) // std::map: sorted by key
-      out += "\t" + key + "=" + value.string + "\n";
+    for (const auto &[key, value] : node.attrs) // std::map: sorted by key
+      out += "\t" + key + "=" + value + "\n";
   }
-  if (node.has("control_deps") && !node.at("control_deps").array.empty()) {
+  if (!node.controlDeps.empty()) {
     out += "Control deps:\n";
-    const std::vector<json::Value> &deps = node.at("control_deps").array;
-    for (size_t k = 0; k < deps.size(); ++k)
-      out += "\tcdep[" + std::to_string(k) + "]=" + g.node(static_cast<size_t>(deps[k].number)).at("name").string +
-             "\n";
+    for (size_t k = 0; k < node.controlDeps.size(); ++k)
+      out += "\tcdep[" + std::to_string(k) + "]=" + node.controlDeps[k]->name + "\n";
   }
 }
 
 } // namespace
 
-std::vector<GraphNode> executionOrder(const std::string &symbolJson) {
+SymbolGraph SymbolGraph::parse(const std::string &symbolJson) {
   json::Value root = json::parse(symbolJson);
-  Graph g{root.at("nodes")};
-  std::vector<GraphNode> order;
-  for (size_t id : postOrder(g, root.at("heads")))
-    order.push_back({g.node(id).at("name").string, g.isVariable(id)});
+  const std::vector<json::Value> &jsonNodes = root.at("nodes").array;
+  std::vector<SymbolNodePtr> nodes(jsonNodes.size());
+  const std::vector<json::Value> *rowPtr = root.has("node_row_ptr") ? &root.at("node_row_ptr").array : nullptr;
+  for (size_t id = 0; id < jsonNodes.size(); ++id) {
+    const json::Value &n = jsonNodes[id];
+    auto node = std::make_shared<SymbolNode>();
+    node->op = n.at("op").string;
+    node->name = n.at("name").string;
+    if (n.has("attrs"))
+      for (const auto &[key, value] : n.at("attrs").object)
+        node->attrs[key] = value.string;
+    for (const json::Value &input : n.at("inputs").array)
+      node->inputs.push_back(entryOf(input, nodes));
+    if (n.has("control_deps"))
+      for (const json::Value &dep : n.at("control_deps").array)
+        node->controlDeps.push_back(entryOf(json::array({dep, json::number(0)}), nodes).node);
+    if (rowPtr && id + 1 < rowPtr->size())
+      node->numOutputs = integer((*rowPtr)[id + 1]) - integer((*rowPtr)[id]);
+    nodes[id] = std::move(node);
+  }
+  SymbolGraph graph;
+  for (const json::Value &head : root.at("heads").array)
+    graph.heads.push_back(entryOf(head, nodes));
+  graph.attrs = root.has("attrs") ? root.at("attrs") : json::object();
+  return graph;
+}
+
+std::vector<SymbolNodePtr> SymbolGraph::executionOrder() const {
+  std::vector<SymbolNodePtr> order;
+  std::set<const SymbolNode *> visited;
+  // Without recursion: symbols from the internet nest deeply.
+  for (const SymbolEntry &head : heads) {
+    if (!visited.insert(head.node.get()).second)
+      continue;
+    std::vector<std::pair<SymbolNodePtr, size_t>> stack{{head.node, 0}}; // node, next child
+    while (!stack.empty()) {
+      auto &[node, next] = stack.back();
+      if (next == node->inputs.size() + node->controlDeps.size()) {
+        order.push_back(node);
+        stack.pop_back();
+        continue;
+      }
+      size_t i = next++; // inputs, then control deps: nnvm's DFS children
+      SymbolNodePtr child = i < node->inputs.size() ? node->inputs[i].node : node->controlDeps[i - node->inputs.size()];
+      if (visited.insert(child.get()).second)
+        stack.push_back({child, 0});
+    }
+  }
   return order;
 }
 
-std::string renderDebugString(const std::string &symbolJson, size_t plannedBytes) {
-  std::string out = "Symbol Outputs:\n";
-  if (!symbolJson.empty()) {
-    json::Value root = json::parse(symbolJson);
-    Graph g{root.at("nodes")};
-    const json::Value &heads = root.at("heads");
-    for (size_t i = 0; i < heads.array.size(); ++i)
-      out += "\toutput[" + std::to_string(i) + "]=" + entryText(g, heads.array[i]) + "\n";
-    for (size_t id : postOrder(g, heads))
-      printNode(g, id, out);
+std::string SymbolGraph::toJson() const {
+  std::vector<SymbolNodePtr> order = executionOrder();
+  std::map<const SymbolNode *, size_t> ids;
+  std::vector<json::Value> nodes, argNodes, rowPtr{json::number(0)}, headEntries;
+  for (const SymbolNodePtr &node : order) {
+    ids[node.get()] = nodes.size();
+    std::map<std::string, json::Value> members{{"op", json::string(node->op)}, {"name", json::string(node->name)}};
+    if (!node->attrs.empty()) {
+      json::Value attrs = json::object();
+      for (const auto &[key, value] : node->attrs)
+        attrs.object[key] = json::string(value);
+      members["attrs"] = std::move(attrs);
+    }
+    json::Value inputs = json::array();
+    for (const SymbolEntry &input : node->inputs)
+      inputs.array.push_back(entryJson(input, ids));
+    members["inputs"] = std::move(inputs);
+    if (!node->controlDeps.empty()) {
+      json::Value deps = json::array();
+      for (const SymbolNodePtr &dep : node->controlDeps)
+        deps.array.push_back(json::number(double(ids.at(dep.get()))));
+      members["control_deps"] = std::move(deps);
+    }
+    if (node->isVariable())
+      argNodes.push_back(json::number(double(nodes.size())));
+    nodes.push_back(json::object(std::move(members)));
+    rowPtr.push_back(json::number(rowPtr.back().number + node->numOutputs));
   }
+  for (const SymbolEntry &head : heads)
+    headEntries.push_back(entryJson(head, ids));
+  return json::write(json::object({{"nodes", json::array(std::move(nodes))},
+                                   {"arg_nodes", json::array(std::move(argNodes))},
+                                   {"node_row_ptr", json::array(std::move(rowPtr))},
+                                   {"heads", json::array(std::move(headEntries))},
+                                   {"attrs", attrs}}));
+}
+
+std::string SymbolGraph::debugString(size_t plannedBytes) const {
+  std::string out = "Symbol Outputs:\n";
+  for (size_t i = 0; i < heads.size(); ++i)
+    out += "\toutput[" + std::to_string(i) + "]=" + entryText(heads[i]) + "\n";
+  for (const SymbolNodePtr &node : executionOrder())
+    printNode(*node, out);
   out += "Total " + std::to_string(plannedBytes >> 20) + " MB allocated\n";
   return out + "Total 11 TempSpace resource requested\n";
 }
