@@ -264,9 +264,11 @@ Value writePadded(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t
 }
 
 /// `value` padded with zeros at the end of dim `dim` to `size`: written so
-/// by its generic (writePadded), else padded where `value` is defined (a
-/// weight padded for the contraction of each image of a batch is padded
-/// once, before the images' loop).
+/// by its generic (writePadded), else padded in the block that defines
+/// `value`, just before the op there that holds the use (a weight padded
+/// for the contraction of each image of a batch is padded once, before the
+/// images' loop; padded where the weight is defined, at the function's
+/// start, every padded weight would be live at once in the workspace).
 Value padDimTo(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t size) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getDimSize(dim) == size)
@@ -274,7 +276,7 @@ Value padDimTo(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t si
   if (Value written = writePadded(b, loc, value, dim, size))
     return written;
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointAfterValue(value);
+  b.setInsertionPoint(value.getParentBlock()->findAncestorOpInBlock(*b.getInsertionPoint()));
   SmallVector<int64_t> low(type.getRank(), 0), high(type.getRank(), 0), shape(type.getShape());
   high[dim] = size - type.getDimSize(dim);
   shape[dim] = size;

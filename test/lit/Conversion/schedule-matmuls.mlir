@@ -173,3 +173,26 @@ func.func @lanes(%x: tensor<2x4x16xf32>, %w: tensor<64x4x16xf32>) -> tensor<2x64
   } -> tensor<2x64x16xf32>
   return %r : tensor<2x64x16xf32>
 }
+
+// A weight is padded in the block that defines it, but just before the op
+// there that uses it, not at the function's start: padded weights are not
+// all live at once in the workspace.
+// CHECK-LABEL: func @pad_weight_at_use
+// CHECK: linalg.generic
+// CHECK: arith.negf
+// CHECK: tensor.pad %arg1
+// CHECK: scf.forall
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @pad_weight_at_use(%a: tensor<8x64xf32>, %b: tensor<64x200xf32>, %x: tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x200xf32>) {
+  %e = tensor.empty() : tensor<8x64xf32>
+  %neg = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<8x64xf32>) outs(%e : tensor<8x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<8x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<8x200xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x200xf32>) -> tensor<8x200xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<8x64xf32>, tensor<64x200xf32>) outs(%init : tensor<8x200xf32>) -> tensor<8x200xf32>
+  return %neg, %mm : tensor<8x64xf32>, tensor<8x200xf32>
+}
