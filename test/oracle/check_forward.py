@@ -7,8 +7,9 @@ and its arrays are saved by MXNet, compiled with `symc compile`, run with
 `symc-run --params ... --compare`, and each output must agree elementwise
 within rtol/atol (1e-5 unless a case states why MXNet's own algorithm differs).
 Each op case also runs under MXNet's monitor with monitor_all and under
-`symc-run --monitor '' --monitor-all`: the same names in the same order, and
-each array's RMS (mx.monitor.Monitor's statistic) within the case's tolerance.
+`symc-run --monitor '' --monitor-all --compare-monitor`: the same names in the
+same order, each array's RMS (mx.monitor.Monitor's statistic) and each array
+itself (saved from MXNet's monitor) within the case's tolerance.
 """
 import ctypes
 import os
@@ -105,33 +106,49 @@ def rms(array):
 
 
 def mxnet_monitor(sym, shapes, args, aux):
-    """(name, RMS) of every array MXNet's monitor_all callback reports."""
+    """(name, RMS) of every array MXNet's monitor_all callback reports, and
+    the arrays by name."""
     exe = sym.simple_bind(mx.cpu(), grad_req="null", **shapes)
     exe.copy_params_from(args, aux)
-    seen = []
+    seen, arrays = [], {}
 
     def callback(name, handle):
         array = mx.nd.NDArray(ctypes.cast(handle, mx.base.NDArrayHandle), writable=False)
         seen.append((name.decode(), rms(array.asnumpy())))
+        arrays[name.decode()] = array.copy()
 
     exe.set_monitor_callback(callback, monitor_all=True)
     exe.forward(is_train=False)
     mx.nd.waitall()
-    return seen
+    return seen, arrays
+
+
+def uncompared(name):
+    """MXNet's oneDNN max pooling workspace (symc has no such output) and
+    masks (inference leaves MXNet's uninitialized)."""
+    return name.endswith("_workspace") or name.endswith("_mask")
+
+
+def check_divergence_is_named(artifact, base, arrays, tools):
+    """--compare-monitor names the first node whose output differs."""
+    first = next(n for n in arrays if n.endswith("_output"))
+    wrong = dict(arrays, **{first: arrays[first] + 1})
+    mx.nd.save(base + ".wrong.params", wrong)
+    result = subprocess.run([tools.symc_run, artifact, "--params", base + ".params", "--compare-monitor",
+                             base + ".wrong.params"], capture_output=True, text=True)
+    if result.returncode != 2 or "first divergence: " + first not in result.stdout:
+        raise RuntimeError("--compare-monitor did not name %s: %s" % (first, result.stdout + result.stderr))
 
 
 def check_monitor(stdout, expected, tolerance):
-    """symc-run's "monitor NAME RMS" lines against MXNet's (name, RMS). Not
-    compared: the workspace output of MXNet's oneDNN max pooling (opaque
-    indices; symc's pooling has no such output) and the values of masks
-    (inference leaves MXNet's uninitialized)."""
+    """symc-run's "monitor NAME RMS" lines against MXNet's (name, RMS)."""
     got = [(line.split()[1], float(line.split()[2])) for line in stdout.splitlines() if line.startswith("monitor ")]
     expected = [(n, v) for n, v in expected if not n.endswith("_workspace")]
     names, expected_names = [n for n, _ in got], [n for n, _ in expected]
     if names != expected_names:
         raise RuntimeError("monitor names %s, MXNet's %s" % (names, expected_names))
     for (name, value), (_, reference) in zip(got, expected):
-        if not name.endswith("_mask") and abs(value - reference) > 10 * tolerance * (1 + abs(reference)):
+        if not uncompared(name) and abs(value - reference) > 10 * tolerance * (1 + abs(reference)):
             raise RuntimeError("monitor %s: RMS %g, MXNet's %g" % (name, value, reference))
 
 
@@ -167,7 +184,9 @@ def compare_outputs(name, artifact, base, outputs, tools, tolerance, monitored=N
     run_cmd = [tools.symc_run, artifact, "--params", base + ".params",
                "--rtol", str(tolerance), "--atol", str(tolerance)]
     if monitored is not None:
-        run_cmd += ["--monitor", "", "--monitor-all"]
+        names, arrays = monitored
+        mx.nd.save(base + ".monitor.params", {n: a for n, a in arrays.items() if not uncompared(n)})
+        run_cmd += ["--monitor", "", "--monitor-all", "--compare-monitor", base + ".monitor.params"]
     for i, out in enumerate(outputs):
         if i in UNCOMPARED_OUTPUTS.get(name, ()):
             run_cmd += ["--compare", "-"]
@@ -179,7 +198,7 @@ def compare_outputs(name, artifact, base, outputs, tools, tolerance, monitored=N
     if result.returncode != 0:
         raise RuntimeError((result.stdout + result.stderr).strip())
     if monitored is not None:
-        check_monitor(result.stdout, monitored, tolerance)
+        check_monitor(result.stdout, names, tolerance)
 
 
 def run_case(name, sym, shapes, work, tools, rng, tolerance):
@@ -192,6 +211,8 @@ def run_case(name, sym, shapes, work, tools, rng, tolerance):
     compile_symbol(tools, base, shapes)
     monitored = None if name.startswith("model_") else mxnet_monitor(sym, shapes, args, aux)
     compare_outputs(name, base + ".so", base, outputs, tools, tolerance, monitored)
+    if name == "fc":
+        check_divergence_is_named(base + ".so", base, monitored[1], tools)
 
 
 def run_dynamic_batch(name, sym, shapes, work, tools, rng, tolerance):

@@ -26,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 
 using namespace symc;
 
@@ -40,6 +41,7 @@ struct Options {
   bool isTrain = false, backward = false, allowMissing = false, debugStr = false, monitorAll = false;
   std::string optimizedSymbol;
   std::optional<std::string> monitor; // a regex the names must match from their start
+  std::string compareMonitor;         // node outputs saved from MXNet's monitor
   std::vector<std::pair<std::string, std::string>> headGrads; // output name -> file
   std::map<std::string, std::string> gradReqs;
   std::string gradsIn, gradsOut;
@@ -106,7 +108,11 @@ const std::vector<Flag> &flags() {
        }},
       {"--monitor", "PATTERN", "print the RMS of every node output whose name matches (MXNet's Monitor)",
        [](Options &o, const std::string &v) { o.monitor = v; }},
-      {"--monitor-all", nullptr, "with --monitor: each node's inputs too (monitor_all)",
+      {"--compare-monitor", "REF.params",
+       "compare every node output with the arrays of that name in REF.params (saved from MXNet's monitor) "
+       "and name the first node that differs",
+       [](Options &o, const std::string &v) { o.compareMonitor = v; }},
+      {"--monitor-all", nullptr, "with --monitor or --compare-monitor: each node's inputs too (monitor_all)",
        [](Options &o, const std::string &) { o.monitorAll = true; }},
       {"--debug-str", nullptr, "print the executor's debug_str() (its graph and planned memory)",
        [](Options &o, const std::string &) { o.debugStr = true; }},
@@ -219,12 +225,12 @@ void bench(Executor &exec, const Options &o, const std::vector<NDArray> &heads) 
               o.backward ? "forward+backward" : "forward", median, p10, p90, ms.front(), o.bench);
 }
 
-/// Reports the worst element; false when it is outside rtol/atol.
-bool compare(const NDArray &got, const std::string &refPath, const Options &o) {
-  NDArray ref = loadNpy(refPath);
+/// Reports the worst element of `got` against `ref` (named `label`); false
+/// when it is outside rtol/atol.
+bool compare(const NDArray &got, const NDArray &ref, const std::string &label, const Options &o) {
   if (ref.shape() != got.shape()) {
-    std::printf("compare %s: shape %s differs from %s\n", refPath.c_str(),
-                shapeToString(got.shape()).c_str(), shapeToString(ref.shape()).c_str());
+    std::printf("compare %s: shape %s differs from %s\n", label.c_str(), shapeToString(got.shape()).c_str(),
+                shapeToString(ref.shape()).c_str());
     return false;
   }
   NDArray a(got.shape(), DType::Float64), b(ref.shape(), DType::Float64);
@@ -243,7 +249,7 @@ bool compare(const NDArray &got, const std::string &refPath, const Options &o) {
   bool ok = a.size() == 0 || worstExcess <= 0;
   if (a.size())
     std::printf("compare %s: %s, worst element %zu: got %.9g, expected %.9g (rtol %g, atol %g)\n",
-                refPath.c_str(), ok ? "ok" : "MISMATCH", worst, a.data<double>()[worst],
+                label.c_str(), ok ? "ok" : "MISMATCH", worst, a.data<double>()[worst],
                 b.data<double>()[worst], o.rtol, o.atol);
   return ok;
 }
@@ -329,26 +335,57 @@ void checkNothingMissing(const Artifact &artifact, const Options &o, const Array
 
 /// Prints "NAME  RMS" for each monitored array whose name matches `pattern`
 /// from its start, as mx.monitor.Monitor's default statistic.
-void installMonitor(Executor &exec, const std::string &pattern, bool monitorAll) {
+Executor::MonitorCallback printStatistics(const std::string &pattern) {
   std::regex re;
   try {
     re = std::regex(pattern);
   } catch (const std::regex_error &e) {
     throw Error("UsageError", "--monitor " + pattern + ": " + e.what());
   }
-  exec.setMonitorCallback(
-      [re](const std::string &name, const NDArray &array) {
-        if (!std::regex_search(name, re, std::regex_constants::match_continuous))
-          return;
-        NDArray values(array.shape(), DType::Float64);
-        values.copyFrom(array);
-        double sum = 0;
-        for (size_t i = 0; i < values.size(); ++i)
-          sum += values.data<double>()[i] * values.data<double>()[i];
-        std::printf("monitor %-30s %.9g\n", name.c_str(), std::sqrt(sum / std::max<size_t>(values.size(), 1)));
-      },
-      monitorAll);
+  return [re](const std::string &name, const NDArray &array) {
+    if (!std::regex_search(name, re, std::regex_constants::match_continuous))
+      return;
+    NDArray values(array.shape(), DType::Float64);
+    values.copyFrom(array);
+    double sum = 0;
+    for (size_t i = 0; i < values.size(); ++i)
+      sum += values.data<double>()[i] * values.data<double>()[i];
+    std::printf("monitor %-30s %.9g\n", name.c_str(), std::sqrt(sum / std::max<size_t>(values.size(), 1)));
+  };
 }
+
+/// --compare-monitor: each monitored array against the reference of its name,
+/// in MXNet's node order, remembering the first that differs.
+struct MonitorComparison {
+  ArrayDict references;
+  std::set<std::string> seen;
+  std::string firstMismatch;
+
+  Executor::MonitorCallback callback(const Options &o) {
+    return [this, &o](const std::string &name, const NDArray &array) {
+      auto ref = references.find(name);
+      if (ref == references.end())
+        return;
+      seen.insert(name);
+      if (!compare(array, ref->second, name, o) && firstMismatch.empty())
+        firstMismatch = name;
+    };
+  }
+
+  /// Prints the verdict; false when a node differs.
+  bool report() const {
+    for (const auto &[name, array] : references)
+      if (!seen.count(name))
+        std::printf("compare %s: not reported by this artifact's monitor\n", name.c_str());
+    if (!firstMismatch.empty())
+      std::printf("first divergence: %s\n", firstMismatch.c_str());
+    else
+      std::printf("every compared node agrees (%zu arrays)\n", seen.size());
+    return firstMismatch.empty();
+  }
+};
+
+
 
 int run(const Options &o) {
   std::shared_ptr<const Artifact> artifact = Artifact::load(o.artifact, o.prefix);
@@ -371,8 +408,21 @@ int run(const Options &o) {
     exec.copyParamsFrom(params.args, params.aux);
   if (!o.allowMissing)
     checkNothingMissing(*artifact, o, inputs, params);
+  MonitorComparison comparison;
+  std::vector<Executor::MonitorCallback> callbacks;
   if (o.monitor)
-    installMonitor(exec, *o.monitor, o.monitorAll);
+    callbacks.push_back(printStatistics(*o.monitor));
+  if (!o.compareMonitor.empty()) {
+    comparison.references = splitParams(readParams(o.compareMonitor)).args; // bare names
+    callbacks.push_back(comparison.callback(o));
+  }
+  if (!callbacks.empty())
+    exec.setMonitorCallback(
+        [callbacks](const std::string &name, const NDArray &array) {
+          for (const Executor::MonitorCallback &callback : callbacks)
+            callback(name, array);
+        },
+        o.monitorAll);
   exec.forward(o.isTrain, inputs);
   std::vector<NDArray> heads;
   if (o.backward)
@@ -391,10 +441,10 @@ int run(const Options &o) {
   for (size_t i = 0; i < o.outputs.size() && i < outputs.size(); ++i)
     if (o.outputs[i] != "-")
       saveNpy(o.outputs[i], outputs[i]);
-  bool ok = true;
+  bool ok = o.compareMonitor.empty() || comparison.report();
   for (size_t i = 0; i < o.compares.size() && i < outputs.size(); ++i)
     if (o.compares[i] != "-")
-      ok = compare(outputs[i], o.compares[i], o) && ok;
+      ok = compare(outputs[i], loadNpy(o.compares[i]), o.compares[i], o) && ok;
   return ok ? 0 : 2;
 }
 
