@@ -24,6 +24,12 @@ namespace symc {
 inline constexpr llvm::StringLiteral kManifestAttr = "symc.manifest";
 inline constexpr llvm::StringLiteral kWorkspaceBytesAttr = "symc.workspace_bytes";
 inline constexpr llvm::StringLiteral kImplAttr = "symc.entry_impl";
+/// On sym-chunk-batch's loop over whole chunks of a dynamic batch: its rows
+/// per chunk. The loop runs only for batches of at least that many rows,
+/// so sym-plan-memory plans a smaller workspace for the smaller batches
+/// (kSmallBatchWorkspaceAttr, the manifest's small_batch_workspace).
+inline constexpr llvm::StringLiteral kBatchChunkAttr = "symc.batch_chunk";
+inline constexpr llvm::StringLiteral kSmallBatchWorkspaceAttr = "symc.small_batch_workspace";
 
 inline constexpr int kArtifactAbiVersion = SYMC_ARTIFACT_ABI_VERSION;
 

@@ -70,6 +70,8 @@ struct SymEmbedManifestPass : impl::SymEmbedManifestBase<SymEmbedManifestPass> {
     llvm::json::Object &manifest = *parsed->getAsObject();
     auto bytes = module->getAttrOfType<IntegerAttr>(kWorkspaceBytesAttr);
     manifest["workspace_bytes"] = bytes ? bytes.getInt() : 0;
+    if (auto small = module->getAttrOfType<DenseI64ArrayAttr>(kSmallBatchWorkspaceAttr))
+      manifest["small_batch_workspace"] = llvm::json::Object{{"below_rows", small[0]}, {"bytes", small[1]}};
     manifest["cpu_features"] = llvm::json::Array(cpuFeatures);
     manifest["embedded_params"] = !paramsFile.empty();
     std::string prefix = manifest.getString("prefix").value_or("symc").str();
@@ -86,6 +88,7 @@ struct SymEmbedManifestPass : impl::SymEmbedManifestBase<SymEmbedManifestPass> {
     buildManifestEntry(module, prefix, json);
     module->removeAttr(kManifestAttr);
     module->removeAttr(kWorkspaceBytesAttr);
+    module->removeAttr(kSmallBatchWorkspaceAttr);
   }
 };
 

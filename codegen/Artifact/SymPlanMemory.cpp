@@ -4,6 +4,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <algorithm>
+#include <set>
+
 namespace symc {
 #define GEN_PASS_DEF_SYMPLANMEMORY
 #include "codegen/Artifact/Passes.h.inc"
@@ -20,7 +23,15 @@ struct Buffer {
   memref::AllocOp alloc;
   int64_t bytes;
   unsigned first, last; // positions in the function body
+  /// Used only inside sym-chunk-batch's loop over whole chunks.
+  bool chunksOnly = false;
   int64_t offset = -1;
+};
+
+/// The workspace of a function: all of it, and the part that batches
+/// smaller than a chunk use.
+struct Plan {
+  int64_t bytes = 0, smallBatchBytes = 0;
 };
 
 /// The position in `body` of the top-level op containing `op`.
@@ -28,14 +39,14 @@ unsigned positionIn(Block &body, Operation *op, const DenseMap<Operation *, unsi
   return positions.lookup(body.findAncestorOpInBlock(*op));
 }
 
-/// The last position that uses `value` or any view derived from it.
-unsigned lastUse(Block &body, Value value, const DenseMap<Operation *, unsigned> &positions) {
-  unsigned last = 0;
+/// The positions that use `value` or any view derived from it.
+std::set<unsigned> usePositions(Block &body, Value value, const DenseMap<Operation *, unsigned> &positions) {
+  std::set<unsigned> uses;
   SmallVector<Value> worklist{value};
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      last = std::max(last, positionIn(body, user, positions));
+      uses.insert(positionIn(body, user, positions));
       // Any memref a user returns may alias the buffer (views, casts, loop
       // results carrying it): follow them all, conservatively.
       for (Value result : user->getResults())
@@ -43,7 +54,7 @@ unsigned lastUse(Block &body, Value value, const DenseMap<Operation *, unsigned>
           worklist.push_back(result);
     }
   }
-  return last;
+  return uses;
 }
 
 std::optional<int64_t> staticBytes(MemRefType type) {
@@ -53,18 +64,24 @@ std::optional<int64_t> staticBytes(MemRefType type) {
 }
 
 /// Greedy by decreasing size: each buffer takes the lowest aligned offset
-/// that no buffer with an overlapping lifetime occupies.
-int64_t assignOffsets(SmallVector<Buffer> &buffers) {
+/// that no buffer with an overlapping lifetime occupies. The buffers every
+/// batch uses go first, so that they pack at the bottom of the workspace.
+Plan assignOffsets(SmallVector<Buffer> &buffers) {
   SmallVector<Buffer *> order;
   for (Buffer &b : buffers)
     order.push_back(&b);
   // Ties keep program order, so plans are deterministic.
   llvm::sort(order, [](Buffer *a, Buffer *b) {
+    if (a->chunksOnly != b->chunksOnly)
+      return b->chunksOnly;
     return a->bytes != b->bytes ? a->bytes > b->bytes : a->first < b->first;
   });
+  Plan plan;
   int64_t total = 0;
   SmallVector<Buffer *> placed;
   for (Buffer *buffer : order) {
+    if (buffer->chunksOnly && !plan.smallBatchBytes)
+      plan.smallBatchBytes = static_cast<int64_t>(llvm::alignTo(total, kAlignment));
     SmallVector<std::pair<int64_t, int64_t>> busy;
     for (Buffer *other : placed)
       if (other->first <= buffer->last && buffer->first <= other->last)
@@ -80,31 +97,52 @@ int64_t assignOffsets(SmallVector<Buffer> &buffers) {
     total = std::max(total, offset + buffer->bytes);
     placed.push_back(buffer);
   }
-  return static_cast<int64_t>(llvm::alignTo(total, kAlignment));
+  plan.bytes = static_cast<int64_t>(llvm::alignTo(total, kAlignment));
+  if (!plan.smallBatchBytes)
+    plan.smallBatchBytes = plan.bytes;
+  return plan;
 }
 
 struct SymPlanMemoryPass : impl::SymPlanMemoryBase<SymPlanMemoryPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    int64_t total = 0;
+    Plan workspace;
+    int64_t chunkRows = 0;
     for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(kImplAttr))
-        total = std::max(total, plan(func));
-    module->setAttr(kWorkspaceBytesAttr, IntegerAttr::get(IntegerType::get(&getContext(), 64), total));
+      if (func->hasAttr(kImplAttr)) {
+        Plan p = plan(func, chunkRows);
+        workspace.bytes = std::max(workspace.bytes, p.bytes);
+        workspace.smallBatchBytes = std::max(workspace.smallBatchBytes, p.smallBatchBytes);
+      }
+    Builder b(&getContext());
+    module->setAttr(kWorkspaceBytesAttr, b.getI64IntegerAttr(workspace.bytes));
+    if (chunkRows > 1 && workspace.smallBatchBytes < workspace.bytes)
+      module->setAttr(kSmallBatchWorkspaceAttr, b.getDenseI64ArrayAttr({chunkRows, workspace.smallBatchBytes}));
   }
 
-  int64_t plan(func::FuncOp func) {
+  /// Plans `func`'s buffers; sets `chunkRows` to the rows of its chunk loop.
+  Plan plan(func::FuncOp func, int64_t &chunkRows) {
     Block &body = func.getBody().front();
     DenseMap<Operation *, unsigned> positions;
-    for (auto [i, op] : llvm::enumerate(body))
+    std::set<unsigned> chunkLoops;
+    for (auto [i, op] : llvm::enumerate(body)) {
       positions[&op] = i;
+      if (auto rows = op.getAttrOfType<IntegerAttr>(kBatchChunkAttr)) {
+        chunkLoops.insert(i);
+        chunkRows = rows.getInt();
+      }
+    }
     SmallVector<Buffer> buffers;
     for (auto alloc : body.getOps<memref::AllocOp>())
-      if (std::optional<int64_t> bytes = staticBytes(alloc.getType()))
-        buffers.push_back({alloc, *bytes, positions[alloc], lastUse(body, alloc, positions)});
+      if (std::optional<int64_t> bytes = staticBytes(alloc.getType())) {
+        std::set<unsigned> uses = usePositions(body, alloc, positions);
+        bool chunksOnly = !uses.empty() && std::includes(chunkLoops.begin(), chunkLoops.end(), uses.begin(), uses.end());
+        buffers.push_back({alloc, *bytes, positions[alloc], uses.empty() ? positions[alloc] : *uses.rbegin(),
+                           chunksOnly});
+      }
     if (buffers.empty())
-      return 0;
-    int64_t total = assignOffsets(buffers);
+      return {};
+    Plan total = assignOffsets(buffers);
     Value workspace = body.getArguments().back();
     for (Buffer &buffer : buffers) {
       OpBuilder b(buffer.alloc);

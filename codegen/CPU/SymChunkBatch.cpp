@@ -9,6 +9,7 @@
 // dynamic dim that is not the leading one, is an error at its node.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/Artifact/Manifest.h"
 #include "codegen/CPU/LoweringUtils.h"
 #include "codegen/CPU/Passes.h"
 
@@ -165,8 +166,9 @@ BatchRegion findRegion(Block &block) {
 }
 
 /// for row in [begin, end) step rows: the region on rows [row, row + rows),
-/// inserted into `dests`. Returns the filled destinations.
-ValueRange buildChunkLoop(OpBuilder &b, Location loc, const BatchRegion &region, Value begin,
+/// inserted into `dests`. Returns the loop (its results: the filled
+/// destinations).
+scf::ForOp buildChunkLoop(OpBuilder &b, Location loc, const BatchRegion &region, Value begin,
                           Value end, int64_t rows, ValueRange dests) {
   Value step = b.create<arith::ConstantIndexOp>(loc, rows);
   auto loop = b.create<scf::ForOp>(
@@ -192,7 +194,7 @@ ValueRange buildChunkLoop(OpBuilder &b, Location loc, const BatchRegion &region,
         }
         body.create<scf::YieldOp>(l, filled);
       });
-  return loop.getResults();
+  return loop;
 }
 
 struct SymChunkBatchPass : impl::SymChunkBatchBase<SymChunkBatchPass> {
@@ -228,9 +230,12 @@ struct SymChunkBatchPass : impl::SymChunkBatchBase<SymChunkBatchPass> {
     // The rows in whole chunks: batch - batch % rows.
     Value whole = b.create<arith::SubIOp>(
         loc, batch, b.create<arith::RemUIOp>(loc, batch, b.create<arith::ConstantIndexOp>(loc, rows)));
-    ValueRange results = buildChunkLoop(b, loc, region, zero, whole, rows, dests);
-    if (rows > 1)
-      results = buildChunkLoop(b, loc, region, whole, batch, 1, results);
+    scf::ForOp chunks = buildChunkLoop(b, loc, region, zero, whole, rows, dests);
+    ValueRange results = chunks.getResults();
+    if (rows > 1) {
+      chunks->setAttr(kBatchChunkAttr, b.getI64IntegerAttr(rows));
+      results = buildChunkLoop(b, loc, region, whole, batch, 1, results).getResults();
+    }
     for (auto [output, result] : llvm::zip(region.outputs, results))
       output.replaceAllUsesWith(result);
     for (Operation *op : llvm::reverse(region.ops))

@@ -88,6 +88,14 @@ struct Manifest {
   /// Arguments forward writes 1 into (gammas of fix_gamma BatchNorms).
   std::vector<std::string> fixedGammas;
   size_t workspaceBytes = 0;
+  /// A dynamic batch of fewer rows than a chunk (symc compile --batch-chunk)
+  /// runs in a smaller workspace.
+  int64_t smallBatchRows = 0;
+  size_t smallBatchWorkspaceBytes = 0;
+  /// The workspace a run at `batch` rows of the dynamic batch needs.
+  size_t workspaceFor(int64_t batch) const {
+    return batch >= 0 && batch < smallBatchRows ? smallBatchWorkspaceBytes : workspaceBytes;
+  }
   /// CPU features the code was compiled for; checked when loading.
   std::vector<std::string> cpuFeatures;
   std::vector<Variant> variants;

@@ -106,6 +106,11 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
   for (const json::Value &n : root.at("fixed_gammas").array)
     m.fixedGammas.push_back(n.string);
   m.workspaceBytes = static_cast<size_t>(root.at("workspace_bytes").number);
+  if (root.has("small_batch_workspace")) {
+    const json::Value &small = root.at("small_batch_workspace");
+    m.smallBatchRows = static_cast<int64_t>(small.at("below_rows").number);
+    m.smallBatchWorkspaceBytes = static_cast<size_t>(small.at("bytes").number);
+  }
   for (const json::Value &f : root.at("cpu_features").array)
     m.cpuFeatures.push_back(f.string);
   m.embeddedParams = root.at("embedded_params").boolean;

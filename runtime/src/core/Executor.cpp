@@ -272,9 +272,10 @@ void Executor::finishBinding(const Executor *shared) {
     for (const NDArray &a : *group)
       frame_.push_back(a.data());
   // A reshaped executor runs in its parent's workspace where it fits.
-  workspace_ = shared && shared->workspace_.nbytes() >= manifest().workspaceBytes
+  size_t workspaceBytes = manifest().workspaceFor(batch_);
+  workspace_ = shared && shared->workspace_.nbytes() >= workspaceBytes
                    ? shared->workspace_
-                   : NDArray({static_cast<int64_t>(manifest().workspaceBytes)}, DType::UInt8, ctx_);
+                   : NDArray({static_cast<int64_t>(workspaceBytes)}, DType::UInt8, ctx_);
   if (!manifest().backward)
     return;
   checkCompiledGradients();

@@ -1,4 +1,4 @@
-// RUN: symc-opt %s -sym-plan-memory -sym-embed-manifest | FileCheck %s
+// RUN: symc-opt %s -split-input-file -sym-plan-memory -sym-embed-manifest | FileCheck %s
 
 // Buffers whose lifetimes do not overlap share workspace bytes: %a dies
 // before %c is allocated, %b lives across both.
@@ -21,6 +21,31 @@ module attributes {symc.manifest = "{\"prefix\":\"p\"}"} {
     linalg.fill ins(%cst : f32) outs(%c : memref<512xf32>)
     %sub2 = memref.subview %c[0] [256] [1] : memref<512xf32> to memref<256xf32, strided<[1]>>
     linalg.add ins(%b, %sub2 : memref<256xf32>, memref<256xf32, strided<[1]>>) outs(%out : memref<256xf32>)
+    return
+  }
+}
+
+// -----
+
+// A buffer used only inside the loop over whole chunks of a dynamic batch
+// (symc.batch_chunk) is placed after every other: a batch smaller than a
+// chunk, which never enters that loop, runs in the workspace below it.
+// CHECK-LABEL: func.func private @chunked
+// CHECK: memref.view %arg2[%c0{{.*}}][] : memref<?xi8> to memref<64xf32>
+// CHECK: memref.view %arg2[%c256{{.*}}][] : memref<?xi8> to memref<1024xf32>
+// CHECK: llvm.mlir.global internal constant @q_manifest_json({{.*}}\22small_batch_workspace\22:{\22below_rows\22:16,\22bytes\22:256}{{.*}}\22workspace_bytes\22:4352
+module attributes {symc.manifest = "{\"prefix\":\"q\"}"} {
+  func.func private @chunked(%n: index, %out: memref<64xf32>, %ws: memref<?xi8>) attributes {symc.entry_impl} {
+    %cst = arith.constant 1.0 : f32
+    %c0 = arith.constant 0 : index
+    %c16 = arith.constant 16 : index
+    %rows = memref.alloc() : memref<64xf32>
+    %chunk = memref.alloc() : memref<1024xf32>
+    scf.for %i = %c0 to %n step %c16 {
+      linalg.fill ins(%cst : f32) outs(%chunk : memref<1024xf32>)
+    } {symc.batch_chunk = 16 : i64}
+    linalg.fill ins(%cst : f32) outs(%rows : memref<64xf32>)
+    linalg.copy ins(%rows : memref<64xf32>) outs(%out : memref<64xf32>)
     return
   }
 }
