@@ -435,6 +435,21 @@ linalg::LinalgOp padTapContraction(linalg::LinalgOp op, const TapTiling &t) {
   return cast<linalg::LinalgOp>(padded);
 }
 
+/// The script fragment that folds the unit dims of the unit steps that
+/// thread tile `id` was cut into and vectorizes what is left, static tiles.
+std::string vectorizeFoldedScript(int64_t id) {
+  return llvm::formatv(R"(
+    transform.apply_patterns to %forall{0}b {{
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %folded{0} = transform.structured.match ops{{["linalg.generic"]} in %forall{0}b : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %folded{0} : !transform.any_op
+)",
+                       id)
+      .str();
+}
+
 /// The script fragment that tiles tap contraction `id`: thread tiles (one
 /// tap each), maybe a chunk of the last reduction, register tiles (j outside
 /// i), unit steps over every reduction loop, which then fold away with the
@@ -456,16 +471,10 @@ std::string tapTileScript(int64_t id, const TapTiling &t) {
   s += llvm::formatv(R"(
     %reg{0}, %jloop{0}, %iloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} interchange = {3} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     %step{0}, %kloops{0}:{4} = transform.structured.tile_using_for %reg{0} tile_sizes {5} : (!transform.any_op) -> ({6})
-    transform.apply_patterns to %forall{0}b {{
-      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
-      transform.apply_patterns.canonicalization
-    } : !transform.any_op
-    %outer{0} = transform.structured.match ops{{["linalg.generic"]} in %forall{0}b : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %outer{0} : !transform.any_op
 )",
                      id, chunk, joined(registerSizes), joined(order), t.reductions, joined(steps),
                      llvm::join(SmallVector<std::string>(t.reductions + 1, "!transform.any_op"), ", "));
-  return s;
+  return s + vectorizeFoldedScript(id);
 }
 
 /// A lane contraction (kLaneContractionAttr) over loops (m, n, k, lane):
@@ -502,15 +511,9 @@ std::string laneTileScript(int64_t id, const LaneTiling &t) {
   s += llvm::formatv(R"(
     %reg{0}, %jloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %step{0}, %kloop{0} = transform.structured.tile_using_for %reg{0} tile_sizes [0, 0, 1, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-    transform.apply_patterns to %forall{0}b {{
-      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
-      transform.apply_patterns.canonicalization
-    } : !transform.any_op
-    %lanes{0} = transform.structured.match ops{{["linalg.generic"]} in %forall{0}b : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %lanes{0} : !transform.any_op
 )",
                      id, tiled, joined({0, t.nr, 0, 0}));
-  return s;
+  return s + vectorizeFoldedScript(id);
 }
 
 struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsPass> {
