@@ -51,6 +51,20 @@ def SymEmbedManifest : Pass<"sym-embed-manifest", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def SymMaterializeThroughReshapes : Pass<"sym-materialize-through-reshapes", "::mlir::func::FuncOp"> {
+  let summary = "Write a reshaped result through a reshaped view of its output buffer";
+  let description = [{
+    A result that is a reshape of a value computed for it alone (a weight
+    gradient computed as a matrix, expanded to the weight's shape) is
+    materialized as that value into the output memref reshaped the other
+    way, created at the function's entry. Empty-tensor elimination then
+    computes the value in the caller's buffer instead of in a workspace
+    buffer copied out at the end (which would keep every such result live
+    to the end of the function).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def SymPlanMemory : Pass<"sym-plan-memory", "::mlir::ModuleOp"> {
   let summary = "Place the entry's intermediate buffers in the workspace arena";
   let description = [{

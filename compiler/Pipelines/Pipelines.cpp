@@ -64,6 +64,7 @@ static void addTensorPasses(OpPassManager &pm, int64_t batchChunk) {
 }
 
 static void addBufferizationPasses(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(symc::createSymMaterializeThroughReshapes());
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
   bufferization::OneShotBufferizationOptions bufferization;
