@@ -156,8 +156,8 @@ public:
   /// Executor::PartialForward(is_train, step, &step_left) (MXPredPartialForward;
   /// shared/mxnet-semantics.md 1.16): the steps are the graph's nodes in
   /// MXNet's order, variables included; returns step_left, 0 past the last
-  /// step. The compiled forward is not split by node: step 0 runs the
-  /// instrumented variant (the fused one without a monitor variant), so
+  /// step. The compiled forward is not split by node: step 0 runs it whole
+  /// (the instrumented variant while a monitor callback is installed), so
   /// the outputs are complete after it; each step then calls the monitor
   /// back for its node, as MXNet's RunOps does.
   int partialForward(bool isTrain, int step);
@@ -211,8 +211,6 @@ private:
   void fixGammas();
   void reportToMonitor() const;
   void reportToMonitor(const MonitorNode &node) const;
-  /// The instrumented variant's buffers for every node's outputs.
-  void allocateMonitorValues();
 
   std::shared_ptr<const Artifact> artifact_;
   Context ctx_;

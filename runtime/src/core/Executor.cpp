@@ -517,9 +517,8 @@ int Executor::partialForward(bool isTrain, int step) {
   if (step < 0 || step >= count) // MXNet compares step as a size_t
     return 0;
   if (step == 0 || !partialRan_) {
-    if (m.monitor && monitorFrame_.empty())
-      allocateMonitorValues(); // the node values the steps report
-    runForward(isTrain, /*newSeed=*/true, /*instrumented=*/true);
+    // Instrumented while a callback is installed: the steps report its values.
+    runForward(isTrain, /*newSeed=*/true, /*instrumented=*/bool(monitorCallback_));
     fixGammas();
     partialRan_ = true;
   }
@@ -579,16 +578,12 @@ void Executor::setMonitorCallback(MonitorCallback callback, bool monitorAll) {
   if (!monitorCallback_) {
     monitorFrame_.clear(); // back to the fused forward
     monitorValues_.clear();
-  } else if (monitorFrame_.empty()) {
-    allocateMonitorValues();
-  }
-}
-
-void Executor::allocateMonitorValues() {
-  monitorFrame_ = frame_;
-  for (const TensorSpec &spec : manifest().monitor->values) {
-    monitorValues_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
-    monitorFrame_.push_back(monitorValues_.back().data());
+  } else if (monitorFrame_.empty()) { // the instrumented variant's buffers
+    monitorFrame_ = frame_;
+    for (const TensorSpec &spec : m.monitor->values) {
+      monitorValues_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
+      monitorFrame_.push_back(monitorValues_.back().data());
+    }
   }
 }
 
