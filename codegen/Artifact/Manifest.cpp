@@ -269,6 +269,9 @@ std::string describeMemoryPlan(const llvm::json::Object &manifest) {
                      ", aux states " + formatFootprint(footprintOf(manifest.getArray("aux_states"))) +
                      ", outputs " + formatFootprint(footprintOf(manifest.getArray("outputs"))) + ", workspace " +
                      formatBytes(manifest.getInteger("workspace_bytes").value_or(0));
+  if (const llvm::json::Object *small = manifest.getObject("small_batch_workspace"))
+    text += " (" + formatBytes(small->getInteger("bytes").value_or(0)) + " below " +
+            std::to_string(small->getInteger("below_rows").value_or(0)) + " rows)";
   const llvm::json::Object *backward = manifest.getObject("backward");
   if (!backward)
     return text;
