@@ -187,8 +187,8 @@ private:
   void finishBinding(const Executor *shared = nullptr);
   /// The graph: the manifest's, placed by group2ctx when given.
   const SymbolGraph &graph() const;
-  /// The context simple_bind puts variable `name` in: its group's, else ctx.
-  Context variableContext(const std::string &name) const;
+  /// The contexts group2ctx gives the variables that carry a group.
+  std::map<std::string, Context> groupedVariableContexts() const;
   /// With group2ctx: MXNet's placement for the bound arrays' contexts.
   void placeDevices();
   /// What MXNet's RunOps walks through: each node of the graph in order.

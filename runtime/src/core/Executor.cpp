@@ -365,19 +365,25 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
   for (const auto *specs : {&m.arguments, &m.auxStates})
     for (const TensorSpec &spec : *specs)
       check(spec);
+  // Each variable in its group's context, else in ctx.
+  std::map<std::string, Context> grouped = exec.groupedVariableContexts();
+  auto contextOf = [&](const std::string &name) {
+    auto it = grouped.find(name);
+    return it == grouped.end() ? ctx : it->second;
+  };
   for (size_t i = 0; i < m.arguments.size(); ++i) {
     const TensorSpec &spec = m.arguments[i];
     std::vector<int64_t> shape = resolveShape(spec, exec.batch_);
-    Context ctx = exec.variableContext(spec.name);
+    Context where = contextOf(spec.name);
     bool needsGrad = exec.gradReqs_[i] != GradReq::Null;
     if (shared.exec && std::count(shared.argNames.begin(), shared.argNames.end(), spec.name)) {
       ArrayDict args = shared.exec->argMap(), grads = shared.exec->gradMap();
       exec.args_.push_back(sharedArray(args, spec, shape, "arg"));
-      exec.grads_.push_back(!needsGrad ? NDArray() : grads[spec.name].isNone() ? NDArray(shape, spec.dtype, ctx)
+      exec.grads_.push_back(!needsGrad ? NDArray() : grads[spec.name].isNone() ? NDArray(shape, spec.dtype, where)
                                                                                 : grads[spec.name]);
     } else {
-      exec.args_.push_back(reshapeOrCreate(shared.buffer, spec.name, shape, spec.dtype, ctx));
-      exec.grads_.push_back(needsGrad ? reshapeOrCreate(shared.buffer, "grad of " + spec.name, shape, spec.dtype, ctx)
+      exec.args_.push_back(reshapeOrCreate(shared.buffer, spec.name, shape, spec.dtype, where));
+      exec.grads_.push_back(needsGrad ? reshapeOrCreate(shared.buffer, "grad of " + spec.name, shape, spec.dtype, where)
                                       : NDArray());
     }
   }
@@ -386,7 +392,7 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
   for (const TensorSpec &spec : m.auxStates) {
     std::vector<int64_t> shape = resolveShape(spec, exec.batch_);
     exec.aux_.push_back(shared.exec ? sharedArray(sharedAux, spec, shape, "aux")
-                                    : NDArray(shape, spec.dtype, exec.variableContext(spec.name)));
+                                    : NDArray(shape, spec.dtype, contextOf(spec.name)));
   }
   const ParamsFile *embedded = exec.artifact_->embeddedParams();
   if (embedded && !shared.exec)
@@ -634,16 +640,18 @@ const SymbolGraph &Executor::graph() const {
   return *graph_;
 }
 
-Context Executor::variableContext(const std::string &name) const {
+std::map<std::string, Context> Executor::groupedVariableContexts() const {
+  std::map<std::string, Context> contexts;
   if (group2ctx_.empty())
-    return ctx_;
-  for (const SymbolNodePtr &node : graph().executionOrder())
-    if (node->isVariable() && node->name == name) {
-      auto group = node->attrs.find(kCtxGroupAttr);
-      auto ctx = group == node->attrs.end() ? group2ctx_.end() : group2ctx_.find(group->second);
-      return ctx == group2ctx_.end() ? ctx_ : ctx->second;
-    }
-  return ctx_;
+    return contexts;
+  for (const SymbolNodePtr &node : graph().executionOrder()) {
+    auto group = node->isVariable() ? node->attrs.find(kCtxGroupAttr) : node->attrs.end();
+    if (group == node->attrs.end())
+      continue;
+    if (auto ctx = group2ctx_.find(group->second); ctx != group2ctx_.end())
+      contexts.emplace(node->name, ctx->second);
+  }
+  return contexts;
 }
 
 void Executor::placeDevices() {
