@@ -129,6 +129,37 @@ static llvm::json::Object describeVariant(StringRef name, std::string entry, boo
   return llvm::json::Object{{"name", name}, {"entry", std::move(entry)}, {"is_train", isTrain}};
 }
 
+/// An attribute of strings, integers, arrays and dictionaries as JSON.
+static llvm::json::Value toJson(Attribute attr) {
+  if (auto str = dyn_cast<StringAttr>(attr))
+    return str.getValue();
+  if (auto integer = dyn_cast<IntegerAttr>(attr))
+    return integer.getInt();
+  if (auto array = dyn_cast<ArrayAttr>(attr)) {
+    llvm::json::Array out;
+    for (Attribute element : array)
+      out.push_back(toJson(element));
+    return out;
+  }
+  llvm::json::Object out;
+  for (NamedAttribute member : cast<DictionaryAttr>(attr))
+    out[member.getName().getValue()] = toJson(member.getValue());
+  return out;
+}
+
+/// @main_backward_monitor: its extra results (after the gradients and aux
+/// updates) and MXNet's backward graph, whose nodes' arrays they are.
+static llvm::json::Object describeBackwardMonitor(func::FuncOp monitor, StringRef prefix) {
+  llvm::json::Array values;
+  for (unsigned i = 0; i < monitor.getNumResults(); ++i)
+    if (auto name = monitor.getResultAttrOfType<StringAttr>(i, sym::kMonitorAttr))
+      values.push_back(describeValue(monitor.getResultTypes()[i], name));
+  llvm::json::Object graph = *toJson(monitor->getAttr(sym::kBackwardGraphAttr)).getAsObject();
+  graph["entry"] = backwardMonitorEntryName(prefix);
+  graph["values"] = std::move(values);
+  return graph;
+}
+
 /// The monitor variants' extra results and, per node in MXNet's order, the
 /// callback names of its inputs (with monitor_all) and outputs: inputs name
 /// a bound argument ("argument", its position among arguments and aux
@@ -169,7 +200,10 @@ static llvm::json::Object describeMonitor(func::FuncOp monitor, func::FuncOp tra
   llvm::json::Array variants{describeVariant("monitor", monitorEntryName(prefix, false), false)};
   if (train)
     variants.push_back(describeVariant("training monitor", monitorEntryName(prefix, true), true));
-  return llvm::json::Object{{"variants", std::move(variants)}, {"values", std::move(values)}, {"nodes", std::move(nodes)}};
+  llvm::json::Object description{{"variants", std::move(variants)}, {"values", std::move(values)}, {"nodes", std::move(nodes)}};
+  if (auto backward = monitor->getParentOfType<ModuleOp>().lookupSymbol<func::FuncOp>("main_backward_monitor"))
+    description["backward"] = describeBackwardMonitor(backward, prefix);
+  return description;
 }
 
 llvm::json::Object buildManifest(func::FuncOp main, func::FuncOp train, func::FuncOp backward,
@@ -201,6 +235,7 @@ std::string backwardEntryName(StringRef prefix) { return (prefix + "_backward").
 std::string monitorEntryName(StringRef prefix, bool isTrain) {
   return (prefix + (isTrain ? "_forward_train_monitor" : "_forward_monitor")).str();
 }
+std::string backwardMonitorEntryName(StringRef prefix) { return (prefix + "_backward_monitor").str(); }
 std::string manifestEntryName(StringRef prefix) { return (prefix + "_manifest").str(); }
 std::string paramsEntryName(StringRef prefix) { return (prefix + "_params").str(); }
 std::string manifestGlobalName(StringRef prefix) { return manifestEntryName(prefix) + "_json"; }

@@ -48,6 +48,8 @@ std::string trainingForwardEntryName(llvm::StringRef prefix);
 std::string backwardEntryName(llvm::StringRef prefix);
 /// The entry of @main_monitor (or, `isTrain`, of @main_train_monitor).
 std::string monitorEntryName(llvm::StringRef prefix, bool isTrain);
+/// The entry of @main_backward_monitor.
+std::string backwardMonitorEntryName(llvm::StringRef prefix);
 std::string manifestEntryName(llvm::StringRef prefix);
 std::string paramsEntryName(llvm::StringRef prefix);
 /// The constant global holding the embedded manifest's text.

@@ -173,7 +173,7 @@ bool linkSharedLibrary(const std::vector<std::string> &objects, const std::strin
 }
 
 std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams, bool trainingForward,
-                           bool backward, bool monitor, bool trainingMonitor) {
+                           bool backward, bool monitor, bool trainingMonitor, bool backwardMonitor) {
   std::string entryPoints;
   for (auto [present, isTrain] : {std::pair{monitor, false}, std::pair{trainingMonitor, true}})
     if (present)
@@ -188,6 +188,11 @@ std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams, bool tra
     entryPoints += "/* buffers: arguments, aux states, head gradients, then the gradients and aux\n"
                    "   updates of the manifest's \"backward\" entry. */\n"
                    "int32_t " + backwardEntryName(prefix) +
+                   "(void *const *buffers, const int64_t *dims, void *workspace);\n";
+  if (backwardMonitor)
+    entryPoints += "/* The backward that also returns every backward node's outputs (set_monitor_callback):\n"
+                   "   buffers as the backward's without the saved values, then the monitor's. */\n"
+                   "int32_t " + backwardMonitorEntryName(prefix) +
                    "(void *const *buffers, const int64_t *dims, void *workspace);\n";
   std::string paramsDeclaration = "/* The embedded .params file; its size in bytes is stored in *size. */\n"
                                   "const uint8_t *" + paramsEntryName(prefix) + "(int64_t *size);\n";

@@ -154,7 +154,8 @@ struct SymArtifactABIPass : impl::SymArtifactABIBase<SymArtifactABIPass> {
         {train, trainingForwardEntryName(prefix)},
         {backward, backwardEntryName(prefix)},
         {module.lookupSymbol<func::FuncOp>("main_monitor"), monitorEntryName(prefix, false)},
-        {module.lookupSymbol<func::FuncOp>("main_train_monitor"), monitorEntryName(prefix, true)}};
+        {module.lookupSymbol<func::FuncOp>("main_train_monitor"), monitorEntryName(prefix, true)},
+        {module.lookupSymbol<func::FuncOp>("main_backward_monitor"), backwardMonitorEntryName(prefix)}};
     for (auto &[function, name] : entries) {
       if (!function)
         continue;

@@ -30,8 +30,14 @@ bool onlyGenerics(OpOperand *fused) {
 /// per element of its own (BatchNorm's per-channel 1/sqrt(var + eps) once
 /// per pixel). LLVM does not hoist that work out of the pixel loops: its
 /// operands are loads from the workspace, which the loops' stores may alias.
+/// A producer that other ops read too is not copied into the consumer:
+/// copies of copies grow exponentially (a backward's g*x + g*x, level after
+/// level; x * x read through two operands), and the producer's result is
+/// materialized for its other readers anyway.
+bool fusesWithoutCopies(OpOperand *fused) { return fused->get().getDefiningOp()->hasOneUse(); }
+
 bool genericsWithoutRecomputation(OpOperand *fused) {
-  if (!onlyGenerics(fused))
+  if (!onlyGenerics(fused) || !fusesWithoutCopies(fused))
     return false;
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
   return !consumer || consumer.getMatchingIndexingMap(fused).isPermutation();

@@ -224,9 +224,10 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
     bool backward = module.lookupSymbol(backwardEntryName(options.prefix));
     bool monitor = module.lookupSymbol(monitorEntryName(options.prefix, false));
     bool trainingMonitor = module.lookupSymbol(monitorEntryName(options.prefix, true));
+    bool backwardMonitor = module.lookupSymbol(backwardMonitorEntryName(options.prefix));
     return writeText(headerPath, [&](llvm::raw_ostream &os) {
       os << artifactHeader(options.prefix, !options.embeddedParams.empty(), trainingForward, backward, monitor,
-                           trainingMonitor);
+                           trainingMonitor, backwardMonitor);
     });
   }
   bool linked = linkSharedLibrary({objectPath}, options.outputPath, error);

@@ -232,8 +232,9 @@ def graph_printing(mx, models):
     docstring = mx.sym.load(models["docstring"])
     texts = [docstring.bind(mx.cpu(), {"a": mx.nd.ones(2)}).debug_str()]
     for name, shapes in (("mlp", {"data": (6, 8)}), ("convnet", {"data": (2, 3, 6, 6)})):
-        exe = mx.sym.load(models[name]).simple_bind(mx.cpu(), grad_req="null", **shapes)
-        texts.append(exe.debug_str().split("Total")[0])  # the plan's size is symc's own
+        for grad_req in ("null", "write"):  # with gradients, the backward nodes too
+            exe = mx.sym.load(models[name]).simple_bind(mx.cpu(), grad_req=grad_req, **shapes)
+            texts.append(exe.debug_str().split("Total")[0])  # the plan's size is symc's own
     exe = mx.sym.load(models["mlp"]).simple_bind(mx.cpu(), grad_req="null", data=(6, 8))
     args, _ = params_of(mx, models["mlp_params"])
     exe.copy_params_from(args)
@@ -346,21 +347,29 @@ MONITORED_OPS = {
 }
 
 
-def monitor_names(mx, path, monitor_all):
+def monitor_names(mx, path, monitor_all, training):
+    """The callbacks of a forward, or of a training step (the backward
+    nodes of MXNet's backward graph too)."""
     names = []
-    exe = mx.sym.load(path).simple_bind(mx.cpu(), grad_req="null", data=(10, 3, 10, 10))
+    exe = mx.sym.load(path).simple_bind(mx.cpu(), grad_req="write" if training else "null", data=(10, 3, 10, 10))
     exe.set_monitor_callback(lambda name, array: names.append(name.decode()), monitor_all)
-    exe.forward(is_train=False)
+    exe.forward(is_train=training)
+    if training:
+        exe.backward([mx.nd.ones(o.shape) for o in exe.outputs])
     return names
 
 
 @pytest.mark.parametrize("op", sorted(MONITORED_OPS))
-def test_monitor_names(op, tmp_path):
-    """MXNet's test_op_output_names_monitor / test_op_all_names_monitor."""
+@pytest.mark.parametrize("training", [False, True])
+def test_monitor_names(op, training, tmp_path):
+    """MXNet's test_op_output_names_monitor / test_op_all_names_monitor, and
+    the same through a backward."""
+    if training and op == "split":
+        pytest.skip("MXNet 1.9.1's backward of one output of a split allocates without bound (bad_alloc)")
     path = str(tmp_path / (op + "-symbol.json"))
     MONITORED_OPS[op](mxnet.sym.Variable("data")).save(path)
     for monitor_all in (False, True):
-        run_both(monitor_names, path, monitor_all)
+        run_both(monitor_names, path, monitor_all, training)
 
 
 def monitor_training_step(mx, models):
@@ -372,8 +381,8 @@ def monitor_training_step(mx, models):
     mon.install(exe)
     mon.tic()
     exe.forward(is_train=True, data=models["x"], softmax_label=models["y"])
+    exe.backward()  # monitored too; the gradients are the usual ones
     stats = mon.toc()
-    exe.backward()  # after a monitored forward, the gradients are the usual ones
     return {"names": [name for _, name, _ in stats],
             "rms": [float(text.split()[0]) for _, _, text in stats],
             "grad": exe.grad_dict["fc1_weight"].asnumpy()}
@@ -381,7 +390,10 @@ def monitor_training_step(mx, models):
 
 def test_monitor_training_step(models):
     result = run_both(monitor_training_step, models)
-    assert result["names"] == ["fc1_output", "relu1_output", "fc2_output", "softmax_output"]
+    assert result["names"] == ["fc1_output", "relu1_output", "fc2_output", "softmax_output",
+                               "softmax_backward_output0", "softmax_backward_output1", "fc2_backward_output0",
+                               "fc2_backward_output1", "fc2_backward_output2", "relu1_backward_output",
+                               "fc1_backward_output0", "fc1_backward_output1", "fc1_backward_output2"]
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 using namespace symc;
 
 namespace {
@@ -392,6 +394,39 @@ TEST(Executor, PartialForwardStepsThroughMXNetsNodes) {
   EXPECT_NEAR(partial[5], 0.5616011f, 1e-6);
   EXPECT_EQ(exec.partialForward(false, 7), 0);
   EXPECT_EQ(exec.partialForward(false, -1), 0);
+}
+
+TEST(Executor, MonitorCallsBackEveryBackwardNode) {
+  // MXNet's backward graph: SoftmaxOutput's head needs no head gradient;
+  // each node's outputs are the gradients of its inputs, the label's zero.
+  Executor exec = Executor::simpleBind(load("fc-softmax-train"), Context::cpu(), {{"data", {1, 4}}});
+  setDocstringParams(exec);
+  std::vector<float> data(4, 1.0f);
+  exec.argMap().at("data").copyFrom(NDArray::fromData({1, 4}, DType::Float32, data.data()));
+  exec.argMap().at("softmax_label").copyFrom(vector({1}));
+  std::vector<std::string> seen;
+  std::map<std::string, std::vector<float>> arrays;
+  exec.setMonitorCallback([&](const std::string &name, const NDArray &array) {
+    seen.push_back(name);
+    arrays[name] = values(array);
+  });
+  exec.forward(true);
+  exec.backward();
+  EXPECT_EQ(seen, (std::vector<std::string>{"fc_output", "relu_output", "softmax_output", "softmax_backward_output0",
+                                            "softmax_backward_output1", "relu_backward_output", "fc_backward_output0",
+                                            "fc_backward_output1", "fc_backward_output2"}));
+  EXPECT_EQ(arrays["fc_backward_output1"], values(exec.gradMap().at("fc_weight")));
+  EXPECT_NEAR(arrays["fc_backward_output1"][4], -0.92399555f, 1e-6);
+  EXPECT_EQ(arrays["softmax_backward_output1"], std::vector<float>{0});
+  std::string text = exec.debugStr();
+  EXPECT_NE(text.find("Op:_backward_FullyConnected, Name=fc_backward\nInputs:\n\targ[0]=relu_backward(0)\n"
+                      "\targ[1]=data(0) version=0\n\targ[2]=fc_weight(0) version=0\nAttrs:\n\tnum_hidden=6\n"
+                      "Control deps:\n\tcdep[0]=fc\n"),
+            std::string::npos)
+      << text;
+  // Without gradients, MXNet's graph has no backward part.
+  Executor inference = Executor::simpleBind(load("fc-softmax-train"), Context::cpu(), {{"data", {1, 4}}}, "null");
+  EXPECT_EQ(inference.debugStr().find("_backward"), std::string::npos);
 }
 
 TEST(Executor, ThreadCount) {

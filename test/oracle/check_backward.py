@@ -11,12 +11,20 @@ gradients (the rule of shared/mxnet-semantics.md section 1.5; MXNet 1.9.1's
 own kAddTo deviates from it for some ops: elemwise_add adds the initial value
 of its second input twice, mean divides it by the count); null: symc writes
 none.
+
+Each op case also runs a training step under MXNet's monitor with
+monitor_all and under `symc-run --backward --monitor '' --monitor-all
+--debug-str`: the same callback names in the same order, forward and
+backward nodes (MXNet's backward graph: `<node>_backward`, `sum_grad`,
+`_head_grad_<i>_id`, ...), each array's RMS, and debug_str's text with the
+backward nodes (all but its "Total N MB allocated" line).
 """
+import ctypes
 import os
 import subprocess
 import sys
 
-from check_forward import POSITIVE, compile_command, embedding_indices, random_arrays, save_arrays
+from check_forward import POSITIVE, compile_command, embedding_indices, random_arrays, rms, save_arrays
 
 import mxnet as mx
 import numpy as np
@@ -95,6 +103,62 @@ def mxnet_backward(sym, shapes, inputs, aux, heads, indices, float64=False):
 RELATIVE_L2 = {"model_mobilenet1.0": 5e-2, "model_resnet18_v1": 5e-2}
 
 
+# Where symc's monitor callbacks are not MXNet's (debug_str is): oneDNN's max
+# pooling has a workspace output (opaque indices symc has no counterpart
+# for) whose zero gradient its backward node reads.
+MONITOR_DEVIATIONS = ("pool_max_valid", "pool_max_full", "pool_1d", "pool_3d_max", "lenet", "model_lenet")
+# MXNet 1.9.1 allocates without bound (bad_alloc, or the OOM killer) in a
+# monitored backward of SliceChannel, SwapAxis and MakeLoss: no oracle there.
+MXNET_MONITOR_FAILS = ("split", "split_squeeze", "split_one", "swapaxes", "MakeLoss", "MakeLoss_valid")
+# Arrays MXNet's monitor reports without having written them (the gradients
+# of softmax's length and of Embedding's indices): their RMS is left uncompared.
+UNWRITTEN = {"softmax_length": ("sm_backward_output1",), "embedding": ("emb_backward_output0",)}
+# The whole models whose training step is monitored too.
+MONITORED_MODELS = ("model_mlp", "model_lenet")
+
+
+def mxnet_training_monitor(sym, shapes, reqs, inputs, aux, heads):
+    """(name, RMS) of every array MXNet's monitor_all callback reports in a
+    training step (forward and backward), and its debug_str."""
+    exe = sym.simple_bind(mx.cpu(), grad_req=reqs, **shapes)
+    exe.copy_params_from(inputs, aux)
+    seen = []
+
+    def callback(name, handle):
+        array = mx.nd.NDArray(ctypes.cast(handle, mx.base.NDArrayHandle), writable=False)
+        seen.append((name.decode(), rms(array.asnumpy())))
+
+    exe.set_monitor_callback(callback, monitor_all=True)
+    exe.forward(is_train=True)
+    exe.backward([mx.nd.array(h) for h in heads])
+    mx.nd.waitall()
+    return seen, exe.debug_str()
+
+
+def without_total(debug_str):
+    return [line for line in debug_str.splitlines() if not line.endswith(" MB allocated")]
+
+
+def check_training_monitor(name, sym, shapes, reqs, inputs, aux, heads, run, tolerance):
+    expected, expected_debug = mxnet_training_monitor(sym, shapes, reqs, inputs, aux, heads)
+    result = subprocess.run(run + ["--monitor", "", "--monitor-all", "--debug-str"], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("symc-run --backward --monitor failed: " + result.stderr.strip())
+    lines = result.stdout.splitlines()
+    debug = [line for line in lines if not line.startswith("monitor ")]
+    start = debug.index("Symbol Outputs:")
+    if without_total("\n".join(debug[start:])) != without_total(expected_debug):
+        raise RuntimeError("debug_str:\n%s\nMXNet's:\n%s" % ("\n".join(debug[start:]), expected_debug))
+    if name in MONITOR_DEVIATIONS:
+        return
+    got = [(line.split()[1], float(line.split()[2])) for line in lines if line.startswith("monitor ")]
+    if [n for n, _ in got] != [n for n, _ in expected]:
+        raise RuntimeError("training monitor names %s, MXNet's %s" % ([n for n, _ in got], [n for n, _ in expected]))
+    for (label, value), (_, reference) in zip(got, expected):
+        if label not in UNWRITTEN.get(name, ()) and not np.isclose(value, reference, rtol=tolerance, atol=tolerance):
+            raise RuntimeError("training monitor %s: RMS %g, MXNet's %g" % (label, value, reference))
+
+
 def check_close(what, got, expected, relative_l2=None, tolerance=TOLERANCE):
     if relative_l2 is not None:
         error = np.linalg.norm(got - expected) / max(np.linalg.norm(expected), 1e-12)
@@ -127,6 +191,11 @@ def run_case(name, sym, shapes, work, tools, rng):
         np.save("%s.head_%s.npy" % (base, output), head)
         run += ["--head-grad", "%s=%s.head_%s.npy" % (output, base, output)]
     written, updated_aux = mxnet_backward(sym, shapes, inputs, aux, heads, indices, float64=name in RELATIVE_L2)
+    if (name in MONITORED_MODELS or not name.startswith("model_")) and name not in MXNET_MONITOR_FAILS:
+        write = {a: "null" if a in indices else "write" for a in sym.list_arguments()}
+        check_training_monitor(name, sym, shapes, write, inputs, aux, heads,
+                               run + sum((["--grad-req", "%s=%s" % kv] for kv in write.items()), []),
+                               MODEL_TOLERANCE if name.startswith("model_") else TOLERANCE)
     for req in REQS:
         out = "%s.%s.grads.params" % (base, req)
         reqs = sum((["--grad-req", "%s=%s" % (a, "null" if a in indices else req)]

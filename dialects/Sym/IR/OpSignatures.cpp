@@ -4,6 +4,8 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace mlir::sym;
 
@@ -177,4 +179,125 @@ std::string mlir::sym::getOutputName(llvm::StringRef nodeName, const OpSignature
   if (sig.outputs.size() == 1)
     return (nodeName + "_output").str();
   return (nodeName + "_output" + llvm::Twine(index)).str();
+}
+
+/// transpose's FGradient: the inverse permutation, printed as MXNet prints it.
+static BackwardNodeLayout transposeBackward(DictionaryAttr params) {
+  BackwardNodeLayout node{"transpose", "g0"};
+  auto axes = params ? params.getAs<DenseI64ArrayAttr>("axes") : DenseI64ArrayAttr();
+  if (!axes || axes.empty())
+    return node;
+  llvm::SmallVector<int64_t> inverse(axes.size());
+  int64_t rank = static_cast<int64_t>(axes.size());
+  for (auto [i, axis] : llvm::enumerate(axes.asArrayRef())) {
+    int64_t positive = axis < 0 ? axis + rank : axis;
+    if (positive < 0 || positive >= rank)
+      return node; // the verifier refuses such axes
+    inverse[positive] = static_cast<int64_t>(i);
+  }
+  std::string text = "[";
+  for (auto [i, axis] : llvm::enumerate(inverse))
+    text += (i ? "," : "") + std::to_string(axis);
+  node.attrs = {{"axes", text + "]"}};
+  return node;
+}
+
+/// batch_dot's FGradient: one batch_dot per input, transposed to fit.
+static llvm::SmallVector<BackwardNodeLayout, 1> batchDotBackward(DictionaryAttr params) {
+  bool ta = boolParam(params, "transpose_a", false), tb = boolParam(params, "transpose_b", false);
+  auto half = [&](const char *side, unsigned of, const char *inputs, std::optional<std::pair<bool, bool>> t) {
+    BackwardNodeLayout node{"batch_dot", inputs, (llvm::Twine("_backward_") + side).str(), {of}};
+    if (t)
+      node.attrs = {{"transpose_a", t->first ? "true" : "false"}, {"transpose_b", t->second ? "true" : "false"}};
+    return node;
+  };
+  if (ta && tb)
+    return {half("lhs", 0, "i1 g0", std::nullopt), half("rhs", 1, "g0 i0", std::nullopt)};
+  if (tb)
+    return {half("lhs", 0, "g0 i1", {{false, false}}), half("rhs", 1, "g0 i0", {{true, false}})};
+  if (ta)
+    return {half("lhs", 0, "i1 g0", {{false, true}}), half("rhs", 1, "i0 g0", {{false, false}})};
+  return {half("lhs", 0, "g0 i1", {{false, true}}), half("rhs", 1, "i0 g0", {{true, false}})};
+}
+
+llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Operation *op) {
+  StringRef name = getMXNetOpName(op);
+  DictionaryAttr params = op->getAttrDictionary();
+  auto node = [](std::string op, std::string inputs) { return BackwardNodeLayout{std::move(op), std::move(inputs)}; };
+  // "_backward_FullyConnected", "_backward_maximum" for "_maximum".
+  auto backward = [&](std::string inputs) {
+    return node(((name.starts_with("_") ? "_backward" : "_backward_") + name).str(), std::move(inputs));
+  };
+  if (name == "elemwise_add")
+    return {};
+  if (name == "add_n") { // an identity per input
+    llvm::SmallVector<BackwardNodeLayout, 1> copies;
+    for (unsigned j = 0; j < op->getNumOperands(); ++j) {
+      copies.push_back(node("_copy", "g0"));
+      copies.back().gradientsOf = {j};
+      copies.back().anonymous = true;
+    }
+    return copies;
+  }
+  if (name == "transpose")
+    return {transposeBackward(params)};
+  if (name == "batch_dot")
+    return batchDotBackward(params);
+  if (name == "BlockGrad") {
+    BackwardNodeLayout zeros = node("zeros_like", "i0");
+    zeros.zeros = true;
+    return {zeros};
+  }
+  return {llvm::StringSwitch<std::function<BackwardNodeLayout()>>(name)
+      .Case("FullyConnected", [&] { return backward("g0 i0 i1"); })
+      .Cases("Convolution", "Concat", [&] { return backward("g0 i*"); })
+      // oneDNN's max pooling has a second output, its workspace (the
+      // indices of the maxima); its zero gradient is read too.
+      .Case("Pooling", [&] { return backward(strParam(params, "pool_type", "max") == "max" ? "g0 g1 i0 o0 o1" : "g0 i0 o0"); })
+      .Case("Activation", [&] { return backward(strParam(params, "act_type", "") == "relu" ? "g0 o0" : "g0 o0 i0"); })
+      .Case("LeakyReLU", [&] { return backward(strParam(params, "act_type", "leaky") == "prelu" ? "g0 i0 i1 o0" : "g0 i0 o0"); })
+      .Case("BatchNorm", [&] { return backward("g0 o1 o2 i*"); })
+      .Case("LRN", [&] { return backward("g0 i0 o1"); })
+      .Case("SliceChannel", [&] { return backward("g*"); })
+      .Case("Flatten", [&] { return node("_backward_copy", "g0"); })
+      .Cases("Reshape", "expand_dims", [&] { return node("_backward_reshape", "g0"); })
+      .Case("Embedding", [&] { return backward("g0 i0"); })
+      .Case("Cast", [&] { return node("_backward_cast", "g0"); })
+      .Cases("_copy", "_plus_scalar", "_minus_scalar", [&] { return node("_copy", "g0"); })
+      .Case("make_loss", [&] { return node("ones_like", "i0"); })
+      .Case("MakeLoss", [&] { return backward(strParam(params, "normalization", "null") == "valid" ? "i0" : ""); })
+      .Case("SoftmaxOutput", [&] { return backward("o0 i1"); })
+      .Case("LinearRegressionOutput", [&] { return node("_backward_linear_reg_out", "i1 o0"); })
+      .Case("LogisticRegressionOutput", [&] { return node("_backward_logistic_reg_out", "i1 o0"); })
+      .Case("MAERegressionOutput", [&] { return node("_backward_mae_reg_out", "i1 o0"); })
+      .Cases("softmax", "log_softmax", [&] { return backward(op->getNumOperands() > 1 ? "g0 i0 i1 o0" : "g0 o0"); })
+      .Cases("SoftmaxActivation", "sqrt", "tanh", "sigmoid", "relu", [&] { return backward("g0 o0"); })
+      .Case("elemwise_sub", [&] { return node("_backward_sub", "g0"); })
+      .Case("elemwise_mul", [&] { return node("_backward_mul", "g0 i0 i1"); })
+      .Case("elemwise_div", [&] { return node("_backward_div", "g0 i0 i1"); })
+      .Cases("_maximum", "_minimum", "broadcast_mul", "broadcast_div", "broadcast_maximum", "broadcast_minimum",
+             "dot", [&] { return backward("g0 i0 i1"); })
+      .Cases("_rminus_scalar", "negative", [&] { return node("negative", "g0"); })
+      .Case("exp", [&] { return node("elemwise_mul", "g0 o0"); })
+      .Cases("_rdiv_scalar", "_power_scalar", "log", "square", "abs", "sin", "cos", "clip",
+             [&] { return backward("g0 i0"); })
+      .Case("UpSampling", [&] { return backward(strParam(params, "sample_type", "") == "bilinear" ? "g0 i0 i1" : "g0"); })
+      .Case("Dropout", [&] { return backward("g0 o1"); })
+      .Default([&] { return backward("g0"); })()};
+}
+
+llvm::SmallVector<std::string> mlir::sym::getBackwardInputNames(llvm::StringRef op, unsigned numInputs) {
+  if (op == "_identity_with_attr_like_rhs")
+    return names({"lhs", "rhs"});
+  if (op == "add_n")
+    return numbered("arg", numInputs);
+  // batch_dot, and the backward ops of unary math, registered as binary ops.
+  if (llvm::is_contained({"batch_dot", "elemwise_mul", "_backward_log", "_backward_sqrt", "_backward_square",
+                          "_backward_abs", "_backward_sin", "_backward_cos", "_backward_tanh", "_backward_sigmoid",
+                          "_backward_relu", "_backward_rdiv_scalar", "_backward_power_scalar"},
+                         op))
+    return names({"lhs", "rhs"});
+  if (op == "_backward_softmax" || op == "_backward_log_softmax")
+    return numInputs == 2 ? names({"ograd", "output"}) : names({"ograd", "data", "length", "output"});
+  return {};
 }

@@ -49,6 +49,34 @@ std::string getOutputName(llvm::StringRef nodeName, const OpSignature &sig, unsi
 /// The MXNet op name of a sym op ("FullyConnected" for sym.FullyConnected).
 llvm::StringRef getMXNetOpName(Operation *op);
 
+/// A node that an op's FGradient adds to MXNet's backward graph: named
+/// "<node><suffix>", it takes `inputs` and outputs the gradients of the
+/// forward inputs `gradientsOf` (all that are not aux states when empty).
+struct BackwardNodeLayout {
+  std::string op;
+  /// Space-separated: "g<k>" the gradient of forward output k, "i<j>"
+  /// forward input j, "o<k>" forward output k; "g*" / "i*" all of them.
+  std::string inputs;
+  std::string suffix = "_backward";
+  llvm::SmallVector<unsigned, 1> gradientsOf = {};
+  /// Attributes set over the forward node's, which it otherwise repeats.
+  llvm::SmallVector<std::pair<std::string, std::string>, 2> attrs = {};
+  /// A constant gradient (BlockGrad's zeros_like), which MXNet leaves out
+  /// of gradient sums.
+  bool zeros = false;
+  /// A node without name, attributes or control dependency (add_n's
+  /// identities).
+  bool anonymous = false;
+};
+
+/// MXNet's backward nodes for `op`; none where the op's FGradient passes
+/// the output gradient on to its inputs as it is (elemwise_add, add_n).
+llvm::SmallVector<BackwardNodeLayout, 1> getBackwardNodeLayouts(Operation *op);
+
+/// The names FListInputNames gives the inputs of backward op `op` (empty
+/// where it has none and the monitor says input0, input1, ...).
+llvm::SmallVector<std::string> getBackwardInputNames(llvm::StringRef op, unsigned numInputs);
+
 } // namespace mlir::sym
 
 #endif

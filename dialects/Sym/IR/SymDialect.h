@@ -30,6 +30,10 @@ inline constexpr llvm::StringLiteral kRngSeedAttr = "sym.rng_seed";
 // On a result of @main_monitor / @main_train_monitor: a node output the
 // monitor callback reports, by its MXNet name ("<node>_output").
 inline constexpr llvm::StringLiteral kMonitorAttr = "sym.monitor";
+// On @main_backward_monitor: MXNet's backward graph (nodes, inputs, the
+// results holding their outputs, the gradient entries), for the monitor
+// and debug_str.
+inline constexpr llvm::StringLiteral kBackwardGraphAttr = "sym.backward_graph";
 // On the module: the graph as MXNet 1.9.1 symbol JSON (legacy files upgraded,
 // --outputs applied), for get_optimized_symbol and debug_str.
 inline constexpr llvm::StringLiteral kSymbolAttr = "sym.symbol";

@@ -8,12 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/Sym/IR/SymOps.h"
+#include "dialects/Sym/Transforms/Differentiate.h"
 #include "dialects/Sym/Transforms/Passes.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/BitVector.h"
-#include "llvm/ADT/StringSet.h"
 
 namespace mlir::sym {
 #define GEN_PASS_DEF_SYMGENERATEGRADIENTS
@@ -57,99 +57,6 @@ FailureOr<SmallVector<std::string>> gradReqs(func::FuncOp main, ArrayRef<std::st
   return reqs;
 }
 
-class GradientBuilder {
-public:
-  explicit GradientBuilder(func::FuncOp backward) : backward(backward), b(backward.getContext()) {}
-
-  /// Adds `grad` to the gradient of `value` (the first contribution is it).
-  void accumulate(Value value, Value grad) {
-    b.setInsertionPoint(backward.getBody().front().getTerminator());
-    Value &slot = grads[value];
-    slot = slot ? b.create<ElemwiseAddOp>(grad.getLoc(), value.getType(), slot, grad).getResult() : grad;
-  }
-
-  Value gradientOf(Value value) const { return grads.lookup(value); }
-
-  /// Asks every op, last first, for its operands' gradients.
-  LogicalResult sweep() {
-    Block &body = backward.getBody().front();
-    SmallVector<Operation *> ops;
-    for (Operation &op : body.without_terminator())
-      ops.push_back(&op);
-    for (Operation *op : llvm::reverse(ops))
-      if (failed(visit(op)))
-        return failure();
-    return success();
-  }
-
-private:
-  LogicalResult visit(Operation *op) {
-    SmallVector<Value> resultGrads;
-    for (Value result : op->getResults())
-      resultGrads.push_back(gradientOf(result));
-    auto rule = dyn_cast<GradientOpInterface>(op);
-    bool anyGrad = llvm::any_of(resultGrads, [](Value g) { return bool(g); });
-    bool lossHead = rule && llvm::none_of(llvm::seq(op->getNumResults()), [&](unsigned i) {
-                      return rule.readsResultGradient(i);
-                    });
-    if (!anyGrad && !lossHead)
-      return success(); // nothing flows back through it
-    if (!rule)
-      return op->emitError("no gradient rule for '") << op->getName().stripDialect() << "' yet";
-    b.setInsertionPoint(backward.getBody().front().getTerminator());
-    SmallVector<Value> operandGrads;
-    if (failed(rule.buildGradient(b, resultGrads, operandGrads)))
-      return failure();
-    for (auto [i, operand, grad] : llvm::enumerate(op->getOperands(), operandGrads))
-      if (grad)
-        accumulate(operand, grad);
-      else if (StringRef message = rule.refusedGradientMessage(i); !message.empty())
-        refusals[operand] = {op, message};
-    return success();
-  }
-
-public:
-  /// Fails at the op when `value`'s gradient is one that op refuses to compute.
-  LogicalResult checkNotRefused(Value value, StringRef name) const {
-    auto it = refusals.find(value);
-    if (it == refusals.end())
-      return success();
-    it->second.first->emitError(it->second.second)
-        .attachNote()
-        << "'" << name << "' needs grad_req null (symc compile --grad-req " << name << "=null)";
-    return failure();
-  }
-
-private:
-  func::FuncOp backward;
-  OpBuilder b;
-  DenseMap<Value, Value> grads;
-  DenseMap<Value, std::pair<Operation *, StringRef>> refusals;
-};
-
-/// A zero tensor like `value` (which must have a static shape).
-FailureOr<Value> zerosLike(OpBuilder &b, Value value, Location loc) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.hasStaticShape())
-    return failure();
-  return b.create<ZerosOp>(loc, TypeRange{type}, ValueRange{},
-                           ArrayRef<NamedAttribute>{
-                               b.getNamedAttr("shape", b.getDenseI64ArrayAttr(type.getShape())),
-                               b.getNamedAttr("dtype", TypeAttr::get(type.getElementType()))})
-      ->getResult(0);
-}
-
-template <typename OpTy> Value sameOp(OpBuilder &b, Value like, ValueRange operands) {
-  return b.create<OpTy>(like.getLoc(), TypeRange{like.getType()}, operands)->getResult(0);
-}
-
-template <typename OpTy> Value scalarOp(OpBuilder &b, Value x, double scalar) {
-  return b.create<OpTy>(x.getLoc(), TypeRange{x.getType()}, ValueRange{x},
-                        ArrayRef<NamedAttribute>{b.getNamedAttr("scalar", b.getF64FloatAttr(scalar)),
-                                                 b.getNamedAttr("is_int", b.getBoolAttr(false))})
-      ->getResult(0);
-}
-
 struct SymGenerateGradientsPass : sym::impl::SymGenerateGradientsBase<SymGenerateGradientsPass> {
   using SymGenerateGradientsBase::SymGenerateGradientsBase;
 
@@ -191,7 +98,7 @@ struct SymGenerateGradientsPass : sym::impl::SymGenerateGradientsBase<SymGenerat
       unsigned position = backward.getNumArguments();
       backward.insertArgument(position, output.getType(),
                               b.getDictionaryAttr(b.getNamedAttr(kHeadGradAttr, name)), output.getLoc());
-      builder.accumulate(output, body.getArgument(position));
+      builder.seedHead(output, body.getArgument(position), i);
     }
     if (failed(builder.sweep()))
       return failure();
@@ -253,39 +160,6 @@ struct SymGenerateGradientsPass : sym::impl::SymGenerateGradientsBase<SymGenerat
       if (arg.use_empty() && backward.getArgAttr(arg.getArgNumber(), kHeadGradAttr))
         unusedHeads.set(arg.getArgNumber());
     backward.eraseArguments(unusedHeads);
-  }
-
-  /// MXNet's CPU BatchNorm updates its moving statistics in backward:
-  /// moving = moving * momentum + batch * (1 - momentum), with the biased
-  /// batch variance recovered from the saved 1/sqrt(var + eps) as MXNet does.
-  LogicalResult appendAuxUpdates(func::FuncOp backward, OpBuilder &b, SmallVectorImpl<Value> &results,
-                                 SmallVectorImpl<DictionaryAttr> &resultAttrs) {
-    llvm::StringSet<> updated;
-    WalkResult walk = backward.walk([&](BatchNormOp bn) {
-      if (!runsInTraining(bn))
-        return WalkResult::advance();
-      double momentum = bn.getMomentum(), eps = bn.getEps();
-      Value invStd = bn.getVar();
-      Value var = scalarOp<MinusScalarOp>(b, scalarOp<RDivScalarOp>(b, sameOp<SquareOp>(b, invStd, invStd), 1.0), eps);
-      for (auto [moving, batch] : {std::pair<Value, Value>{bn.getMovingMean(), bn.getMean()}, std::pair<Value, Value>{bn.getMovingVar(), var}}) {
-        auto arg = dyn_cast<BlockArgument>(moving);
-        if (!arg || !backward.getArgAttr(arg.getArgNumber(), kAuxAttr)) {
-          bn.emitError("BatchNorm's moving statistics must be aux states to be updated");
-          return WalkResult::interrupt();
-        }
-        auto name = backward.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
-        if (!updated.insert(name.getValue()).second) {
-          bn.emitError("aux state '") << name.getValue() << "' is updated by two BatchNorm nodes";
-          return WalkResult::interrupt();
-        }
-        Value kept = scalarOp<MulScalarOp>(b, moving, momentum);
-        Value added = scalarOp<MulScalarOp>(b, batch, 1.0 - momentum);
-        results.push_back(b.create<ElemwiseAddOp>(bn.getLoc(), moving.getType(), kept, added));
-        resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(kAuxUpdateOfAttr, name)));
-      }
-      return WalkResult::advance();
-    });
-    return failure(walk.wasInterrupted());
   }
 
   /// Rules leave some types unranked: MXNet's shape rules fill them in.

@@ -10,6 +10,7 @@
 #include "symc/ArtifactABI.h"
 #include "symc/NDArray.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,11 +60,36 @@ struct MonitorInput {
   std::string name;     // "<node>_<input name>"
   std::string variable; // the variable's name, for bound ones
   int argument = -1, value = -1;
+  /// Of backward nodes: the entry read, output `index` of forward node or
+  /// variable `node` or of backward node number `backwardNode`.
+  std::string node;
+  int backwardNode = -1, index = 0, version = 0;
 };
 struct MonitorNode {
   std::string name;
   std::vector<MonitorInput> inputs;
   std::vector<int> outputs; // monitored values
+};
+/// A node of MXNet's backward graph: `<forward>_backward` (whose control
+/// dependency is `forward` and whose attributes it repeats), a gradient
+/// sum, a copy or a head gradient's identity.
+struct BackwardNodeSpec : MonitorNode {
+  std::string op, forward;
+  std::map<std::string, std::string> attrs;
+};
+/// The entry MXNet's backward graph outputs as an argument's gradient.
+struct GradientEntry {
+  std::string argument, node;
+  int backwardNode = -1, index = 0;
+};
+/// The instrumented backward: its buffers are the backward's without the
+/// saved values (it recomputes the forward), then `values`, the arrays the
+/// nodes of MXNet's backward graph read and write.
+struct BackwardMonitorSpec {
+  EntryPoint entry = nullptr;
+  std::vector<TensorSpec> values;
+  std::vector<BackwardNodeSpec> nodes;
+  std::vector<GradientEntry> gradients;
 };
 /// The instrumented forward (symc compile without --no-monitor): its
 /// buffers are the forward's, then `values`, every node's outputs.
@@ -71,6 +97,8 @@ struct MonitorSpec {
   std::vector<Variant> variants;
   std::vector<TensorSpec> values;
   std::vector<MonitorNode> nodes;
+  /// Compiled for training: the instrumented backward.
+  std::optional<BackwardMonitorSpec> backward;
 };
 
 struct Manifest {
@@ -117,9 +145,9 @@ public:
   /// the monitor entries.
   struct LinkedEntryPoints {
     EntryPoint forward = nullptr, trainingForward = nullptr, backward = nullptr;
-    /// `<prefix>_forward_monitor` / `_forward_train_monitor`; without them the
+    /// `<prefix>_forward_monitor` / `_forward_train_monitor` / `_backward_monitor`; without them the
     /// linked-in artifact has no monitor.
-    EntryPoint monitor = nullptr, trainingMonitor = nullptr;
+    EntryPoint monitor = nullptr, trainingMonitor = nullptr, backwardMonitor = nullptr;
     ParamsAccessor params = nullptr;
   };
   static std::shared_ptr<const Artifact> fromEntryPoints(const char *manifestJson,

@@ -187,6 +187,15 @@ private:
   void finishBinding(const Executor *shared = nullptr);
   /// The graph: the manifest's, placed by group2ctx when given.
   const SymbolGraph &graph() const;
+  /// graph() with MXNet's backward nodes and gradient outputs when a
+  /// gradient is asked for and the artifact describes them (its monitor
+  /// variants): what debug_str prints and the backward monitor walks.
+  const SymbolGraph &fullGraph() const;
+  /// Runs the instrumented backward (set_monitor_callback) if compiled and a
+  /// callback is installed; returns whether it ran.
+  bool runMonitoredBackward();
+  /// The monitor callbacks of the backward nodes, in MXNet's order.
+  void reportBackwardToMonitor() const;
   /// The contexts group2ctx gives the variables that carry a group.
   std::map<std::string, Context> groupedVariableContexts() const;
   /// With group2ctx: MXNet's placement for the bound arrays' contexts.
@@ -210,7 +219,11 @@ private:
   /// Writes 1 into the gammas of fix_gamma BatchNorms, as MXNet's forward does.
   void fixGammas();
   void reportToMonitor() const;
-  void reportToMonitor(const MonitorNode &node) const;
+  void reportForwardNode(const MonitorNode &node) const;
+  /// A node's callbacks: with monitorAll each input (a variable by its
+  /// name, then as "<node>_<input>"), then every output as outputName(i).
+  void reportToMonitor(const MonitorNode &node, const std::vector<NDArray> &values,
+                       const std::function<std::string(size_t)> &outputName) const;
 
   std::shared_ptr<const Artifact> artifact_;
   Context ctx_;
@@ -238,12 +251,18 @@ private:
   /// Every node's outputs, and the monitored forward's frame: frame_ then these.
   std::vector<NDArray> monitorValues_;
   std::vector<void *> monitorFrame_;
+  /// The instrumented backward's arrays and frame: the backward's without
+  /// the saved values, then these.
+  std::vector<NDArray> backwardMonitorValues_;
+  std::vector<void *> backwardMonitorFrame_;
   /// Whether partialForward's step 0 has run since binding.
   bool partialRan_ = false;
   GroupContexts group2ctx_;
   std::shared_ptr<const DevicePlacement> placement_;
   std::string optimizedSymbol_; // with copy nodes; empty without them
-  mutable std::shared_ptr<const SymbolGraph> graph_;
+  mutable std::shared_ptr<const SymbolGraph> graph_, fullGraph_;
+  /// fullGraph_'s backward nodes: their index in the manifest's backward monitor.
+  mutable std::map<const SymbolNode *, size_t> backwardNodes_;
   mutable std::vector<Step> steps_;
   mutable bool stepsBuilt_ = false;
 };

@@ -67,17 +67,45 @@ int readIndex(const json::Value &object, const char *key) {
   return object.has(key) ? static_cast<int>(object.at(key).number) : -1;
 }
 
-template <typename Resolve> MonitorSpec readMonitor(const json::Value &monitor, Resolve resolve) {
-  MonitorSpec spec{readVariants(monitor.at("variants"), resolve), readTensors(monitor.at("values")), {}};
-  for (const json::Value &n : monitor.at("nodes").array) {
-    MonitorNode node{n.at("name").string, {}, {}};
-    for (const json::Value &in : n.at("inputs").array)
-      node.inputs.push_back({in.at("name").string, in.has("variable") ? in.at("variable").string : "",
-                             readIndex(in, "argument"), readIndex(in, "value")});
-    for (const json::Value &out : n.at("outputs").array)
-      node.outputs.push_back(static_cast<int>(out.number));
+std::string readString(const json::Value &object, const char *key) {
+  return object.has(key) ? object.at(key).string : "";
+}
+
+/// A monitored node's name, inputs and outputs (for backward nodes, with
+/// the graph entries they read).
+void readMonitorNode(const json::Value &n, MonitorNode &node) {
+  node.name = n.at("name").string;
+  for (const json::Value &in : n.at("inputs").array)
+    node.inputs.push_back({in.at("name").string, readString(in, "variable"), readIndex(in, "argument"),
+                           readIndex(in, "value"), readString(in, "node"), readIndex(in, "backward"),
+                           std::max(readIndex(in, "index"), 0), std::max(readIndex(in, "version"), 0)});
+  for (const json::Value &out : n.at("outputs").array)
+    node.outputs.push_back(static_cast<int>(out.number));
+}
+
+template <typename Resolve> BackwardMonitorSpec readBackwardMonitor(const json::Value &backward, Resolve resolve) {
+  BackwardMonitorSpec spec{resolve(backward.at("entry").string), readTensors(backward.at("values")), {}, {}};
+  for (const json::Value &n : backward.at("nodes").array) {
+    BackwardNodeSpec node;
+    readMonitorNode(n, node);
+    node.op = n.at("op").string;
+    node.forward = n.at("forward").string;
+    for (const auto &[key, value] : n.at("attrs").object)
+      node.attrs[key] = value.string;
     spec.nodes.push_back(std::move(node));
   }
+  for (const json::Value &g : backward.at("gradients").array)
+    spec.gradients.push_back({g.at("argument").string, readString(g, "node"), readIndex(g, "backward"),
+                              readIndex(g, "index")});
+  return spec;
+}
+
+template <typename Resolve> MonitorSpec readMonitor(const json::Value &monitor, Resolve resolve) {
+  MonitorSpec spec{readVariants(monitor.at("variants"), resolve), readTensors(monitor.at("values")), {}, {}};
+  for (const json::Value &n : monitor.at("nodes").array)
+    readMonitorNode(n, spec.nodes.emplace_back());
+  if (monitor.has("backward"))
+    spec.backward = readBackwardMonitor(monitor.at("backward"), resolve);
   return spec;
 }
 
@@ -181,6 +209,7 @@ std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJs
   artifact->manifest_ = readManifest(manifestJson, [&](const std::string &name) {
     bool isMonitor = endsWith(name, "_monitor");
     EntryPoint entry = endsWith(name, "_forward_train_monitor") ? entries.trainingMonitor
+                       : endsWith(name, "_backward_monitor")   ? entries.backwardMonitor
                        : isMonitor                             ? entries.monitor
                        : endsWith(name, "_backward")           ? entries.backward
                        : endsWith(name, "_forward_train")      ? entries.trainingForward
@@ -192,6 +221,8 @@ std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJs
   if (auto &monitor = artifact->manifest_.monitor;
       monitor && std::any_of(monitor->variants.begin(), monitor->variants.end(), [](const Variant &v) { return !v.entry; }))
     monitor.reset();
+  else if (monitor && monitor->backward && !monitor->backward->entry)
+    monitor->backward.reset();
   checkCpuFeatures(artifact->manifest_, "the linked-in artifact");
   if (artifact->manifest_.embeddedParams)
     artifact->params_ = readEmbeddedParams(entries.params, "the linked-in artifact");

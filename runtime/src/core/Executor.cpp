@@ -530,7 +530,7 @@ int Executor::partialForward(bool isTrain, int step) {
   }
   const Step &current = steps()[step];
   if (monitorCallback_ && current.monitorNode >= 0)
-    reportToMonitor(m.monitor->nodes[current.monitorNode]);
+    reportForwardNode(m.monitor->nodes[current.monitorNode]);
   else if (monitorCallback_ && current.copy)
     reportCopy(*current.copy);
   return count - step - 1;
@@ -582,13 +582,24 @@ void Executor::setMonitorCallback(MonitorCallback callback, bool monitorAll) {
   monitorCallback_ = std::move(callback);
   monitorAll_ = monitorAll;
   if (!monitorCallback_) {
-    monitorFrame_.clear(); // back to the fused forward
+    monitorFrame_.clear(); // back to the fused forward and backward
     monitorValues_.clear();
-  } else if (monitorFrame_.empty()) { // the instrumented variant's buffers
+    backwardMonitorFrame_.clear();
+    backwardMonitorValues_.clear();
+  } else if (monitorFrame_.empty()) { // the instrumented variants' buffers
     monitorFrame_ = frame_;
     for (const TensorSpec &spec : m.monitor->values) {
       monitorValues_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
       monitorFrame_.push_back(monitorValues_.back().data());
+    }
+    if (m.monitor->backward && m.backward) {
+      for (auto *group : {&args_, &aux_, &headGrads_, &computedGrads_, &auxUpdates_})
+        for (const NDArray &a : *group)
+          backwardMonitorFrame_.push_back(a.data());
+      for (const TensorSpec &spec : m.monitor->backward->values) {
+        backwardMonitorValues_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
+        backwardMonitorFrame_.push_back(backwardMonitorValues_.back().data());
+      }
     }
   }
 }
@@ -598,7 +609,7 @@ void Executor::setMonitorCallback(MonitorCallback callback, bool monitorAll) {
 void Executor::reportToMonitor() const {
   for (const Step &step : steps())
     if (step.monitorNode >= 0)
-      reportToMonitor(manifest().monitor->nodes[step.monitorNode]);
+      reportForwardNode(manifest().monitor->nodes[step.monitorNode]);
     else if (step.copy)
       reportCopy(*step.copy);
 }
@@ -701,21 +712,64 @@ const std::vector<Executor::Step> &Executor::steps() const {
   return steps_;
 }
 
-void Executor::reportToMonitor(const MonitorNode &node) const {
+void Executor::reportToMonitor(const MonitorNode &node, const std::vector<NDArray> &values,
+                               const std::function<std::string(size_t)> &outputName) const {
   for (const MonitorInput &input : node.inputs) {
     if (!monitorAll_)
       break;
-    if (input.argument >= 0) {
-      size_t i = static_cast<size_t>(input.argument);
-      const NDArray &array = i < args_.size() ? args_[i] : aux_[i - args_.size()];
-      monitorCallback_(input.variable, array);
-      monitorCallback_(input.name, array);
-    } else if (input.value >= 0) {
-      monitorCallback_(input.name, monitorValues_[input.value]);
-    }
+    size_t i = static_cast<size_t>(input.argument);
+    const NDArray *array = input.argument >= 0 ? (i < args_.size() ? &args_[i] : &aux_[i - args_.size()])
+                           : input.value >= 0  ? &values[input.value]
+                                               : nullptr;
+    if (!array)
+      continue;
+    if (!input.variable.empty())
+      monitorCallback_(input.variable, *array);
+    monitorCallback_(input.name, *array);
   }
-  for (int output : node.outputs)
-    monitorCallback_(manifest().monitor->values[output].name, monitorValues_[output]);
+  for (size_t i = 0; i < node.outputs.size(); ++i)
+    if (node.outputs[i] >= 0)
+      monitorCallback_(outputName(i), values[node.outputs[i]]);
+}
+
+void Executor::reportForwardNode(const MonitorNode &node) const {
+  reportToMonitor(node, monitorValues_,
+                  [&](size_t i) { return manifest().monitor->values[node.outputs[i]].name; });
+}
+
+void Executor::reportBackwardToMonitor() const {
+  const std::vector<BackwardNodeSpec> &specs = manifest().monitor->backward->nodes;
+  for (const SymbolNodePtr &node : fullGraph().executionOrder()) {
+    auto it = backwardNodes_.find(node.get());
+    if (it == backwardNodes_.end())
+      continue;
+    const BackwardNodeSpec &spec = specs[it->second];
+    reportToMonitor(spec, backwardMonitorValues_, [&](size_t i) {
+      // Symbol::ListOutputNames; add_n's identities have no name.
+      return (spec.name.empty() ? "output" : spec.name + "_output") + (spec.outputs.size() == 1 ? "" : std::to_string(i));
+    });
+  }
+}
+
+const SymbolGraph &Executor::fullGraph() const {
+  if (fullGraph_)
+    return *fullGraph_;
+  const Manifest &m = manifest();
+  bool wantsGradients = std::any_of(gradReqs_.begin(), gradReqs_.end(), [](GradReq r) { return r != GradReq::Null; });
+  if (!m.monitor || !m.monitor->backward || !wantsGradients || m.symbolJson.empty()) {
+    const SymbolGraph &forward = graph();
+    fullGraph_ = std::shared_ptr<const SymbolGraph>(graph_, &forward);
+    return *fullGraph_;
+  }
+  std::set<std::string> asked;
+  for (size_t i = 0; i < m.arguments.size(); ++i)
+    if (gradReqs_[i] != GradReq::Null)
+      asked.insert(m.arguments[i].name);
+  std::vector<const SymbolNode *> added;
+  fullGraph_ = std::make_shared<const SymbolGraph>(graph().withBackward(*m.monitor->backward, asked, added));
+  for (size_t i = 0; i < added.size(); ++i)
+    backwardNodes_[added[i]] = i;
+  return *fullGraph_;
 }
 
 ParamArrays splitParams(const ParamsFile &file) {
@@ -791,16 +845,20 @@ void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
     raise("MXNetError", "'" + m.prefix + "' was compiled for inference only; compile it with "
                         "symc compile --train for backward");
   setHeadGradients(outGrads);
-  // MXNet does not check that a training forward came first; the backward
-  // reads its saved values, so one runs here when none did.
-  // A monitored forward saves nothing: the training forward reruns with its
-  // seed, so Dropout draws what the monitor saw.
-  if (!m.backward->saved.empty() && !savedFromTraining_)
-    runForward(true, /*newSeed=*/false, /*instrumented=*/false);
-    fixGammas();
-  artifact_->setNumThreads(numThreads_);
-  if (m.backward->entry(backwardFrame_.data(), dims_.data(), workspace_.data()) != 0)
-    raise("MXNetError", "the compiled backward of '" + m.prefix + "' failed");
+  bool monitored = runMonitoredBackward();
+  if (!monitored) {
+    // MXNet does not check that a training forward came first; the backward
+    // reads its saved values, so one runs here when none did.
+    // A monitored forward saves nothing: the training forward reruns with its
+    // seed, so Dropout draws what the monitor saw.
+    if (!m.backward->saved.empty() && !savedFromTraining_) {
+      runForward(true, /*newSeed=*/false, /*instrumented=*/false);
+      fixGammas();
+    }
+    artifact_->setNumThreads(numThreads_);
+    if (m.backward->entry(backwardFrame_.data(), dims_.data(), workspace_.data()) != 0)
+      raise("MXNetError", "the compiled backward of '" + m.prefix + "' failed");
+  }
   for (size_t g = 0; g < m.backward->gradients.size(); ++g) {
     size_t arg = indexOf(m.arguments, m.backward->gradients[g].name);
     if (grads_[arg].isNone() || gradReqs_[arg] == GradReq::Null)
@@ -812,9 +870,22 @@ void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
   }
   // MXNet hands is_train to the ops' backward, where only BatchNorm's
   // moving-statistics update reads it.
+  if (monitored) // the nodes read the aux states as they were before this backward
+    reportBackwardToMonitor();
   if (isTrain)
     for (size_t u = 0; u < m.backward->auxUpdates.size(); ++u)
       aux_[indexOf(m.auxStates, m.backward->auxUpdates[u].name)].copyFrom(auxUpdates_[u]);
+}
+
+bool Executor::runMonitoredBackward() {
+  const Manifest &m = manifest();
+  if (!monitorCallback_ || backwardMonitorFrame_.empty())
+    return false;
+  // It recomputes the training forward with the last forward's step seed.
+  artifact_->setNumThreads(numThreads_);
+  if (m.monitor->backward->entry(backwardMonitorFrame_.data(), dims_.data(), workspace_.data()) != 0)
+    raise("MXNetError", "the compiled monitored backward of '" + m.prefix + "' failed");
+  return true;
 }
 
 /// Executor._get_dict: names zipped with arrays; a duplicated name raises.
@@ -846,7 +917,7 @@ size_t Executor::plannedBytes() const {
   return bytes;
 }
 
-std::string Executor::debugStr() const { return graph().debugString(plannedBytes()); }
+std::string Executor::debugStr() const { return fullGraph().debugString(plannedBytes()); }
 
 std::vector<std::string> Executor::listArguments() const { return namesOf(manifest().arguments); }
 std::vector<std::string> Executor::listAuxiliaryStates() const { return namesOf(manifest().auxStates); }

@@ -110,6 +110,53 @@ std::vector<SymbolNodePtr> SymbolGraph::executionOrder() const {
   return order;
 }
 
+SymbolGraph SymbolGraph::withBackward(const BackwardMonitorSpec &backward, const std::set<std::string> &asked,
+                                      std::vector<const SymbolNode *> &added) const {
+  std::map<std::string, SymbolNodePtr> byName;
+  for (const SymbolNodePtr &node : executionOrder())
+    byName.emplace(node->name, node);
+  std::vector<SymbolNodePtr> nodes;
+  auto resolve = [&](const std::string &name, int backwardNode) -> SymbolNodePtr {
+    if (backwardNode >= 0) {
+      if (static_cast<size_t>(backwardNode) >= nodes.size())
+        malformed("backward node " + std::to_string(backwardNode) + " read before it is defined");
+      return nodes[backwardNode];
+    }
+    SymbolNodePtr &node = byName[name];
+    if (!node) { // a variable only the backward reads: a head gradient
+      node = std::make_shared<SymbolNode>();
+      node->op = "null";
+      node->name = name;
+    }
+    return node;
+  };
+  for (const BackwardNodeSpec &spec : backward.nodes) {
+    auto node = std::make_shared<SymbolNode>();
+    node->op = spec.op;
+    node->name = spec.name;
+    node->attrs = spec.attrs;
+    node->numOutputs = static_cast<int>(spec.outputs.size());
+    if (!spec.forward.empty()) {
+      auto forward = byName.find(spec.forward);
+      if (forward == byName.end())
+        malformed("backward node " + spec.name + " of unknown node " + spec.forward);
+      node->attrs = forward->second->attrs;
+      for (const auto &[key, value] : spec.attrs) // set over the forward node's
+        node->attrs[key] = value;
+      node->controlDeps = {forward->second};
+    }
+    for (const MonitorInput &input : spec.inputs)
+      node->inputs.push_back({resolve(input.node, input.backwardNode), input.index, input.version});
+    nodes.push_back(node);
+    added.push_back(node.get());
+  }
+  SymbolGraph full = *this;
+  for (const GradientEntry &gradient : backward.gradients)
+    if (asked.count(gradient.argument))
+      full.heads.push_back({resolve(gradient.node, gradient.backwardNode), gradient.index, 0});
+  return full;
+}
+
 std::string SymbolGraph::toJson() const {
   std::vector<SymbolNodePtr> order = executionOrder();
   std::map<const SymbolNode *, size_t> ids;

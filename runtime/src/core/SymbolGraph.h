@@ -10,10 +10,12 @@
 #define SYMC_RUNTIME_CORE_SYMBOLGRAPH_H
 
 #include "Json.h"
+#include "symc/Artifact.h"
 
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,11 @@ public:
   /// The nodes reachable from the heads in MXNet's execution order (nnvm's
   /// IndexedGraph: post-order DFS from the heads), variables included.
   std::vector<SymbolNodePtr> executionOrder() const;
+  /// The graph with MXNet's backward graph appended (`backward`'s nodes)
+  /// and, as extra heads, the gradients of the arguments in `asked`; the
+  /// nodes added are stored in `added`, in `backward`'s order.
+  SymbolGraph withBackward(const BackwardMonitorSpec &backward, const std::set<std::string> &asked,
+                           std::vector<const SymbolNode *> &added) const;
   /// The graph as MXNet's SaveJSON writes it.
   std::string toJson() const;
   /// Executor::Print's text (Symbol::Print), closed by "Total N MB
