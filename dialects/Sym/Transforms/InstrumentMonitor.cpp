@@ -217,8 +217,10 @@ struct SymInstrumentMonitorPass : sym::impl::SymInstrumentMonitorBase<SymInstrum
       if (!head)
         continue;
       unsigned output = 0;
-      while (main.getResultAttrOfType<StringAttr>(output, kNameAttr) != head)
+      while (output < main.getNumResults() && main.getResultAttrOfType<StringAttr>(output, kNameAttr) != head)
         ++output;
+      if (output == main.getNumResults())
+        return backward.emitError("head gradient of '") << head.getValue() << "', which @main does not output";
       unsigned position = function.getNumArguments();
       function.insertArgument(position, backward.getArgument(i).getType(), backward.getArgAttrDict(i),
                               backward.getArgument(i).getLoc());
@@ -235,8 +237,11 @@ struct SymInstrumentMonitorPass : sym::impl::SymInstrumentMonitorBase<SymInstrum
       if (!name)
         continue;
       unsigned arg = 0;
-      while (function.getArgAttrOfType<StringAttr>(arg, kNameAttr) != name || function.getArgAttr(arg, kAuxAttr))
+      while (arg < main.getNumArguments() &&
+             (function.getArgAttrOfType<StringAttr>(arg, kNameAttr) != name || function.getArgAttr(arg, kAuxAttr)))
         ++arg;
+      if (arg == main.getNumArguments())
+        return backward.emitError("gradient of '") << name.getValue() << "', which is not an argument of @main";
       Value grad = builder.gradientOf(body.getArgument(arg));
       if (!grad)
         grad = *zerosLike(b, body.getArgument(arg), ret.getLoc()); // @main_backward made sure it is static
