@@ -261,8 +261,9 @@ private:
   std::shared_ptr<const DevicePlacement> placement_;
   std::string optimizedSymbol_; // with copy nodes; empty without them
   mutable std::shared_ptr<const SymbolGraph> graph_, fullGraph_;
-  /// fullGraph_'s backward nodes: their index in the manifest's backward monitor.
-  mutable std::map<const SymbolNode *, size_t> backwardNodes_;
+  /// fullGraph_'s backward nodes in MXNet's order, as indices into the
+  /// manifest's backward monitor nodes.
+  mutable std::vector<size_t> backwardOrder_;
   mutable std::vector<Step> steps_;
   mutable bool stepsBuilt_ = false;
 };

@@ -739,11 +739,9 @@ void Executor::reportForwardNode(const MonitorNode &node) const {
 
 void Executor::reportBackwardToMonitor() const {
   const std::vector<BackwardNodeSpec> &specs = manifest().monitor->backward->nodes;
-  for (const SymbolNodePtr &node : fullGraph().executionOrder()) {
-    auto it = backwardNodes_.find(node.get());
-    if (it == backwardNodes_.end())
-      continue;
-    const BackwardNodeSpec &spec = specs[it->second];
+  fullGraph();
+  for (size_t index : backwardOrder_) {
+    const BackwardNodeSpec &spec = specs[index];
     reportToMonitor(spec, backwardMonitorValues_, [&](size_t i) {
       // Symbol::ListOutputNames; add_n's identities have no name.
       return (spec.name.empty() ? "output" : spec.name + "_output") + (spec.outputs.size() == 1 ? "" : std::to_string(i));
@@ -767,8 +765,9 @@ const SymbolGraph &Executor::fullGraph() const {
       asked.insert(m.arguments[i].name);
   std::vector<const SymbolNode *> added;
   fullGraph_ = std::make_shared<const SymbolGraph>(graph().withBackward(*m.monitor->backward, asked, added));
-  for (size_t i = 0; i < added.size(); ++i)
-    backwardNodes_[added[i]] = i;
+  for (const SymbolNodePtr &node : fullGraph_->executionOrder())
+    if (auto it = std::find(added.begin(), added.end(), node.get()); it != added.end())
+      backwardOrder_.push_back(static_cast<size_t>(it - added.begin()));
   return *fullGraph_;
 }
 
