@@ -4,6 +4,7 @@
 #include "codegen/Artifact/Manifest.h"
 #include "codegen/Artifact/ObjectEmitter.h"
 #include "symc/ArtifactKey.h"
+#include "symc/ArtifactSeal.h"
 #include "symc/Params.h"
 
 #include "compiler/Import/SymbolImporter.h"
@@ -234,6 +235,8 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   llvm::sys::fs::remove(objectPath);
   if (!linked)
     return reportError(error);
+  if (!sealArtifact(options.outputPath, error))
+    return reportError("cannot seal " + options.outputPath + ": " + error);
   timer.done("link " + options.outputPath);
   return true;
 }

@@ -289,7 +289,7 @@ std::vector<NDArray> runBackward(Executor &exec, const Options &o) {
   if (!o.gradsIn.empty())
     for (const auto &[name, array] : splitParams(readParams(o.gradsIn)).args)
       if (auto it = grads.find(name); it != grads.end() && !it->second.isNone())
-        it->second.copyFrom(array);
+        it->second.copyFrom(array, "--grads-in gradient '" + name + "'");
   exec.backward(heads);
   if (o.gradsOut.empty())
     return heads;

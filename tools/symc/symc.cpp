@@ -2,10 +2,12 @@
 //
 //   symc compile MODEL-symbol.json --shape data=1,3,224,224 -o model.so
 //   symc compile MODEL-symbol.json --shape data=1,3,224,224 --emit=sym
+//   symc verify model.so
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Driver/Driver.h"
 #include "symc/ArtifactABI.h"
+#include "symc/ArtifactSeal.h"
 #include "symc/Version.h"
 
 #include "mlir/IR/AsmState.h"
@@ -93,6 +95,25 @@ cl::opt<bool> noMonitor("no-monitor",
 
 cl::opt<bool> quiet("q", cl::desc("do not print the compile phases"), cl::sub(compileCommand), cl::cat(symcOptions));
 
+cl::SubCommand verifyCommand("verify", "Check artifacts against their seal and print each one's SHA-256");
+cl::list<std::string> verifyPaths(cl::Positional, cl::desc("<artifact.so>..."), cl::OneOrMore,
+                                  cl::sub(verifyCommand));
+
+/// "PATH: sha256 HEX" per sealed artifact; an error per other file.
+int runVerify() {
+  int status = 0;
+  for (const std::string &path : verifyPaths) {
+    std::string digest, error;
+    if (symc::verifyArtifactSeal(path, digest, error)) {
+      llvm::outs() << path << ": sha256 " << digest << "\n";
+    } else {
+      llvm::errs() << "symc: " << path << ": " << error << "\n";
+      status = 1;
+    }
+  }
+  return status;
+}
+
 /// model-symbol.json -> model.so (or .o)
 std::string defaultOutputPath() {
   llvm::StringRef stem = llvm::sys::path::stem(symbolPath);
@@ -175,6 +196,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv, "symc: ahead-of-time compiler for MXNet symbols\n");
   if (compileCommand)
     return runCompile();
-  llvm::errs() << "symc: no command given; try 'symc compile --help'\n";
+  if (verifyCommand)
+    return runVerify();
+  llvm::errs() << "symc: no command given; try 'symc compile --help' or 'symc verify --help'\n";
   return 1;
 }

@@ -135,8 +135,8 @@ struct Manifest {
 
 class Artifact {
 public:
-  /// dlopen()s `path` (privately: several artifacts coexist) and reads its
-  /// manifest. Throws symc::Error.
+  /// Checks `path`'s seal (ArtifactSeal.h), then dlopen()s it (privately:
+  /// several artifacts coexist) and reads its manifest. Throws symc::Error.
   static std::shared_ptr<const Artifact> load(const std::string &path,
                                               const std::string &prefix = "symc");
   /// The functions of an artifact linked into the program (`symc compile
@@ -155,6 +155,8 @@ public:
   ~Artifact();
 
   const Manifest &manifest() const { return manifest_; }
+  /// The SHA-256 its seal holds, in hex ("" for a linked-in artifact).
+  const std::string &digest() const { return digest_; }
   /// The embedded parameters, or null when none were embedded.
   const ParamsFile *embeddedParams() const { return params_ ? &*params_ : nullptr; }
   /// Sets the OpenMP thread count of the calling thread for the artifact's
@@ -164,6 +166,7 @@ public:
 private:
   Artifact() = default;
   void *handle_ = nullptr;
+  std::string digest_;
   void (*ompSetNumThreads_)(int) = nullptr;
   Manifest manifest_;
   std::optional<ParamsFile> params_;

@@ -27,4 +27,13 @@
 
 typedef int32_t (*SymcEntryPoint)(void *const *buffers, const int64_t *dims, void *workspace);
 
+#define SYMC_ARTIFACT_SEAL_MAGIC "SYMCSEAL"
+
+/* The last 48 bytes of an artifact file (little-endian). */
+typedef struct {
+  uint8_t sha256[32];    /* of the file's first sealed_bytes bytes */
+  uint64_t sealed_bytes; /* the file's size less this seal */
+  char magic[8];         /* SYMC_ARTIFACT_SEAL_MAGIC, without its NUL */
+} SymcArtifactSeal;
+
 #endif

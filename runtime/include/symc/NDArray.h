@@ -65,10 +65,11 @@ public:
   /// A view of the first elements of the storage with a shape no larger
   /// (MXNet's NDArray::Reshape, as executor reshape shares memory).
   NDArray viewPrefix(std::vector<int64_t> shape) const;
-  /// Copies `src` (same shape) into this array, converting the dtype.
-  void copyFrom(const NDArray &src);
+  /// Copies `src` (same shape) into this array, converting the dtype. A
+  /// shape mismatch is an error naming `name` (what this array is) if given.
+  void copyFrom(const NDArray &src, const std::string &name = "");
   /// this += src, elementwise (grad_req 'add').
-  void addFrom(const NDArray &src);
+  void addFrom(const NDArray &src, const std::string &name = "");
   /// Sets every element to `value`.
   void fill(double value);
   NDArray copy() const;
@@ -80,9 +81,6 @@ private:
   Context ctx_;
   std::shared_ptr<uint8_t> storage_;
 };
-
-/// Python's tuple rendering, as MXNet error messages print shapes: (2, 3), (3,).
-std::string shapeToString(const std::vector<int64_t> &shape);
 
 } // namespace symc
 

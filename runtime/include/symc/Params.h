@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,15 @@ const char *dtypeName(DType dtype);
 /// The reverse of dtypeName; false for an unknown name.
 bool dtypeFromName(const std::string &name, DType &dtype);
 
+/// Python's tuple rendering, as MXNet error messages print shapes: (2, 3), (3,).
+std::string shapeToString(const std::vector<int64_t> &shape);
+
+/// The bytes an array of `shape` takes with elements of `elementSize` bytes;
+/// nullopt when a dim is negative or the size exceeds what memory can
+/// address. Every reader and constructor of arrays sizes them through this,
+/// before it allocates.
+std::optional<size_t> arrayByteSize(const std::vector<int64_t> &shape, size_t elementSize);
+
 struct NDArrayRecord {
   /// As stored: "arg:fc1_weight", "aux:bn_moving_mean", or a bare name.
   std::string name;
@@ -38,8 +48,6 @@ struct NDArrayRecord {
   std::vector<uint8_t> data;
   /// A "none" array (no shape, no data), as MXNet saves an empty NDArray.
   bool isNone = false;
-
-  size_t numElements() const;
 };
 
 struct ParamsFile {

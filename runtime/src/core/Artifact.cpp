@@ -2,6 +2,7 @@
 #include "symc/Artifact.h"
 
 #include "Json.h"
+#include "symc/ArtifactSeal.h"
 
 #include <algorithm>
 #include <dlfcn.h>
@@ -11,20 +12,22 @@ namespace symc {
 bool TensorSpec::isDynamic() const { return std::find(shape.begin(), shape.end(), -1) != shape.end(); }
 namespace {
 
+/// The largest dim, byte count or row count a manifest may state (as arrayByteSize).
+constexpr int64_t kMaxBytes = int64_t(1) << 62;
+
 TensorSpec readTensor(const json::Value &v) {
   TensorSpec spec;
-  spec.name = v.at("name").string;
-  for (const json::Value &d : v.at("shape").array)
-    spec.shape.push_back(static_cast<int64_t>(d.number));
-  if (!dtypeFromName(v.at("dtype").string, spec.dtype))
-    throw Error("MXNetError", "manifest: unknown dtype '" + v.at("dtype").string + "' of '" +
-                                  spec.name + "'");
+  spec.name = v.at("name").str();
+  for (const json::Value &d : v.at("shape").list())
+    spec.shape.push_back(d.integer(-1, kMaxBytes)); // -1: the dynamic batch dim
+  if (!dtypeFromName(v.at("dtype").str(), spec.dtype))
+    throw Error("MXNetError", "manifest: unknown dtype '" + v.at("dtype").str() + "' of '" + spec.name + "'");
   return spec;
 }
 
 std::vector<TensorSpec> readTensors(const json::Value &list) {
   std::vector<TensorSpec> specs;
-  for (const json::Value &v : list.array)
+  for (const json::Value &v : list.list())
     specs.push_back(readTensor(v));
   return specs;
 }
@@ -58,51 +61,51 @@ void checkCpuFeatures(const Manifest &m, const std::string &origin) {
 
 template <typename Resolve> std::vector<Variant> readVariants(const json::Value &list, Resolve resolve) {
   std::vector<Variant> variants;
-  for (const json::Value &v : list.array)
-    variants.push_back({v.at("name").string, v.at("is_train").boolean, resolve(v.at("entry").string)});
+  for (const json::Value &v : list.list())
+    variants.push_back({v.at("name").str(), v.at("is_train").flag(), resolve(v.at("entry").str())});
   return variants;
 }
 
 int readIndex(const json::Value &object, const char *key) {
-  return object.has(key) ? static_cast<int>(object.at(key).number) : -1;
+  return object.has(key) ? static_cast<int>(object.at(key).integer(-1, INT32_MAX)) : -1;
 }
 
 std::string readString(const json::Value &object, const char *key) {
-  return object.has(key) ? object.at(key).string : "";
+  return object.has(key) ? object.at(key).str() : "";
 }
 
 /// A monitored node's name, inputs and outputs (for backward nodes, with
 /// the graph entries they read).
 void readMonitorNode(const json::Value &n, MonitorNode &node) {
-  node.name = n.at("name").string;
-  for (const json::Value &in : n.at("inputs").array)
-    node.inputs.push_back({in.at("name").string, readString(in, "variable"), readIndex(in, "argument"),
+  node.name = n.at("name").str();
+  for (const json::Value &in : n.at("inputs").list())
+    node.inputs.push_back({in.at("name").str(), readString(in, "variable"), readIndex(in, "argument"),
                            readIndex(in, "value"), readString(in, "node"), readIndex(in, "backward"),
                            std::max(readIndex(in, "index"), 0), std::max(readIndex(in, "version"), 0)});
-  for (const json::Value &out : n.at("outputs").array)
-    node.outputs.push_back(static_cast<int>(out.number));
+  for (const json::Value &out : n.at("outputs").list())
+    node.outputs.push_back(static_cast<int>(out.integer(0, INT32_MAX)));
 }
 
 template <typename Resolve> BackwardMonitorSpec readBackwardMonitor(const json::Value &backward, Resolve resolve) {
-  BackwardMonitorSpec spec{resolve(backward.at("entry").string), readTensors(backward.at("values")), {}, {}};
-  for (const json::Value &n : backward.at("nodes").array) {
+  BackwardMonitorSpec spec{resolve(backward.at("entry").str()), readTensors(backward.at("values")), {}, {}};
+  for (const json::Value &n : backward.at("nodes").list()) {
     BackwardNodeSpec node;
     readMonitorNode(n, node);
-    node.op = n.at("op").string;
-    node.forward = n.at("forward").string;
-    for (const auto &[key, value] : n.at("attrs").object)
-      node.attrs[key] = value.string;
+    node.op = n.at("op").str();
+    node.forward = n.at("forward").str();
+    for (const auto &[key, value] : n.at("attrs").members())
+      node.attrs[key] = value.str();
     spec.nodes.push_back(std::move(node));
   }
-  for (const json::Value &g : backward.at("gradients").array)
-    spec.gradients.push_back({g.at("argument").string, readString(g, "node"), readIndex(g, "backward"),
+  for (const json::Value &g : backward.at("gradients").list())
+    spec.gradients.push_back({g.at("argument").str(), readString(g, "node"), readIndex(g, "backward"),
                               readIndex(g, "index")});
   return spec;
 }
 
 template <typename Resolve> MonitorSpec readMonitor(const json::Value &monitor, Resolve resolve) {
   MonitorSpec spec{readVariants(monitor.at("variants"), resolve), readTensors(monitor.at("values")), {}, {}};
-  for (const json::Value &n : monitor.at("nodes").array)
+  for (const json::Value &n : monitor.at("nodes").list())
     readMonitorNode(n, spec.nodes.emplace_back());
   if (monitor.has("backward"))
     spec.backward = readBackwardMonitor(monitor.at("backward"), resolve);
@@ -113,37 +116,37 @@ template <typename Resolve> MonitorSpec readMonitor(const json::Value &monitor, 
 template <typename Resolve> Manifest readManifest(const std::string &text, Resolve resolve) {
   json::Value root = json::parse(text);
   Manifest m;
-  m.abiVersion = static_cast<int>(root.at("abi_version").number);
+  m.abiVersion = static_cast<int>(root.at("abi_version").integer(0, INT32_MAX));
   if (m.abiVersion != kArtifactAbiVersion)
     throw Error("MXNetError", "artifact ABI version " + std::to_string(m.abiVersion) +
                                   " is not supported by this runtime (version " +
                                   std::to_string(kArtifactAbiVersion) + "); recompile it");
-  m.prefix = root.at("prefix").string;
+  m.prefix = root.at("prefix").str();
   m.arguments = readTensors(root.at("arguments"));
   m.auxStates = readTensors(root.at("aux_states"));
   m.outputs = readTensors(root.at("outputs"));
-  for (const json::Value &n : root.at("nodes").array)
-    m.nodes.push_back({n.at("op").string, n.at("name").string});
-  for (const json::Value &n : root.at("train_sensitive_nodes").array)
-    m.trainSensitiveNodes.push_back(n.string);
+  for (const json::Value &n : root.at("nodes").list())
+    m.nodes.push_back({n.at("op").str(), n.at("name").str()});
+  for (const json::Value &n : root.at("train_sensitive_nodes").list())
+    m.trainSensitiveNodes.push_back(n.str());
   if (root.has("symbol"))
-    m.symbolJson = root.at("symbol").string;
+    m.symbolJson = root.at("symbol").str();
   if (root.has("labels"))
-    for (const json::Value &n : root.at("labels").array)
-      m.labels.push_back(n.string);
-  for (const json::Value &n : root.at("fixed_gammas").array)
-    m.fixedGammas.push_back(n.string);
-  m.workspaceBytes = static_cast<size_t>(root.at("workspace_bytes").number);
+    for (const json::Value &n : root.at("labels").list())
+      m.labels.push_back(n.str());
+  for (const json::Value &n : root.at("fixed_gammas").list())
+    m.fixedGammas.push_back(n.str());
+  m.workspaceBytes = static_cast<size_t>(root.at("workspace_bytes").integer(0, kMaxBytes));
   if (root.has("small_batch_workspace")) {
     const json::Value &small = root.at("small_batch_workspace");
-    m.smallBatchRows = static_cast<int64_t>(small.at("below_rows").number);
-    m.smallBatchWorkspaceBytes = static_cast<size_t>(small.at("bytes").number);
+    m.smallBatchRows = small.at("below_rows").integer(1, kMaxBytes);
+    m.smallBatchWorkspaceBytes = static_cast<size_t>(small.at("bytes").integer(0, kMaxBytes));
   }
-  for (const json::Value &f : root.at("cpu_features").array)
-    m.cpuFeatures.push_back(f.string);
-  m.embeddedParams = root.at("embedded_params").boolean;
-  if (const json::Value &backward = root.at("backward"); backward.kind == json::Value::Object)
-    m.backward = BackwardSpec{resolve(backward.at("entry").string), readTensors(backward.at("head_gradients")),
+  for (const json::Value &f : root.at("cpu_features").list())
+    m.cpuFeatures.push_back(f.str());
+  m.embeddedParams = root.at("embedded_params").flag();
+  if (const json::Value &backward = root.at("backward"); backward.kind != json::Value::Null)
+    m.backward = BackwardSpec{resolve(backward.at("entry").str()), readTensors(backward.at("head_gradients")),
                               readTensors(backward.at("saved")), readTensors(backward.at("gradients")),
                               readTensors(backward.at("aux_updates"))};
   m.variants = readVariants(root.at("variants"), resolve);
@@ -170,6 +173,10 @@ ParamsFile readEmbeddedParams(ParamsAccessor accessor, const std::string &where)
 std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const std::string &prefix) {
   // A bare file name would make dlopen search the library path instead.
   std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  // Before dlopen: mapping a truncated file faults, and its constructors run.
+  std::string digest, error;
+  if (!verifyArtifactSeal(file, digest, error))
+    throw Error("MXNetError", "cannot load artifact " + path + ": " + error);
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     std::string error = dlerror();
@@ -179,6 +186,7 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
   }
   std::shared_ptr<Artifact> artifact(new Artifact());
   artifact->handle_ = handle;
+  artifact->digest_ = digest;
   auto manifestFn = reinterpret_cast<const char *(*)()>(dlsym(handle, (prefix + "_manifest").c_str()));
   if (!manifestFn)
     throw Error("MXNetError", path + " is not a symc artifact with prefix '" + prefix +

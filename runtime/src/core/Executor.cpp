@@ -823,7 +823,7 @@ void Executor::setHeadGradients(const std::vector<NDArray> &outGrads) {
             "Because the last operator is not Loss function, head_gradient is required when "
             "calling backward. If you are attempting to minimize the output as an objective, "
             "please modify your network and pass it through the make_loss symbol.");
-    headGrads_[h].copyFrom(outGrads[output]);
+    headGrads_[h].copyFrom(outGrads[output], "the head gradient of output '" + m.outputs[output].name + "'");
   }
 }
 
@@ -928,7 +928,7 @@ void Executor::copyParamsFrom(const ArrayDict &argParams, const std::optional<Ar
                       std::vector<NDArray> &arrays, bool isAux) {
     for (const auto &[name, array] : params) {
       if (int index = indexOf(specs, name); index >= 0)
-        arrays[index].copyFrom(array);
+        arrays[index].copyFrom(array, std::string(isAux ? "auxiliary state '" : "argument '") + name + "'");
       else if (!allowExtraParams)
         raise("ValueError", isAux ? "Find name " + name + " that is not in the auxiliary states"
                                   : "Find name \"" + name + "\" that is not in the arguments");

@@ -3,25 +3,16 @@
 #define SYMC_RUNTIME_CORE_FILEIO_H
 
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <vector>
 
 namespace symc {
 
-/// Reads `path` in one read (weights files run to hundreds of MB); false
-/// when it cannot be opened or read.
-inline bool readWholeFile(const std::string &path, std::vector<uint8_t> &bytes) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in)
-    return false;
-  std::streamsize size = in.tellg();
-  if (size < 0)
-    return false;
-  bytes.resize(static_cast<size_t>(size));
-  in.seekg(0);
-  return static_cast<bool>(in.read(reinterpret_cast<char *>(bytes.data()), size));
-}
+/// Reads the regular file `path` in one read (weights files run to hundreds
+/// of MB), sized by fstat so the buffer never outgrows the file; false when
+/// it cannot be opened or read, or is not a regular file (a directory, a
+/// pipe, a device).
+bool readWholeFile(const std::string &path, std::vector<uint8_t> &bytes);
 
 } // namespace symc
 

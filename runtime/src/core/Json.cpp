@@ -3,11 +3,16 @@
 
 #include "symc/NDArray.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
 namespace symc::json {
 namespace {
+
+/// Deeper documents are refused: the parser recurses once per level, and no
+/// manifest nests past a dozen.
+constexpr int kMaxDepth = 256;
 
 class Parser {
 public:
@@ -55,11 +60,15 @@ private:
       fail("unexpected end");
     Value v;
     char c = text[pos];
+    if ((c == '{' || c == '[') && ++depth > kMaxDepth)
+      fail("nested deeper than " + std::to_string(kMaxDepth) + " levels");
     if (c == '{') {
       v.kind = Value::Object;
       ++pos;
-      if (consume('}'))
+      if (consume('}')) {
+        --depth;
         return v;
+      }
       do {
         skipSpace();
         std::string key = parseString();
@@ -67,15 +76,19 @@ private:
         v.object[key] = parseValue();
       } while (consume(','));
       expect('}');
+      --depth;
     } else if (c == '[') {
       v.kind = Value::Array;
       ++pos;
-      if (consume(']'))
+      if (consume(']')) {
+        --depth;
         return v;
+      }
       do
         v.array.push_back(parseValue());
       while (consume(','));
       expect(']');
+      --depth;
     } else if (c == '"') {
       v.kind = Value::String;
       v.string = parseString();
@@ -85,14 +98,91 @@ private:
     } else if (consumeWord("null")) {
       v.kind = Value::Null;
     } else {
-      char *end = nullptr;
       v.kind = Value::Number;
-      v.number = std::strtod(text.c_str() + pos, &end);
-      if (end == text.c_str() + pos)
-        fail("unexpected character");
-      pos = end - text.c_str();
+      v.number = parseNumber();
     }
     return v;
+  }
+
+  /// JSON's number grammar (no inf, nan, hex or leading '+', which strtod
+  /// would take), then strtod on exactly those characters.
+  double parseNumber() {
+    size_t start = pos;
+    auto digits = [&] {
+      size_t from = pos;
+      while (pos < text.size() && isdigit(static_cast<unsigned char>(text[pos])))
+        ++pos;
+      return pos > from;
+    };
+    if (pos < text.size() && text[pos] == '-')
+      ++pos;
+    if (!digits())
+      fail("unexpected character");
+    if (pos < text.size() && text[pos] == '.' && (++pos, !digits()))
+      fail("malformed number");
+    if (pos < text.size() && (text[pos] == 'e' || text[pos] == 'E')) {
+      ++pos;
+      if (pos < text.size() && (text[pos] == '+' || text[pos] == '-'))
+        ++pos;
+      if (!digits())
+        fail("malformed number");
+    }
+    return std::strtod(text.substr(start, pos - start).c_str(), nullptr);
+  }
+
+  /// The four hex digits after `\u`.
+  unsigned parseHex4() {
+    if (text.size() - pos < 4)
+      fail("truncated \\u escape");
+    unsigned code = 0;
+    for (int i = 0; i < 4; ++i, ++pos) {
+      int digit = hexDigit(text[pos]);
+      if (digit < 0)
+        fail("bad \\u escape");
+      code = code << 4 | static_cast<unsigned>(digit);
+    }
+    return code;
+  }
+
+  static int hexDigit(char c) {
+    if (c >= '0' && c <= '9')
+      return c - '0';
+    if (c >= 'a' && c <= 'f')
+      return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+      return c - 'A' + 10;
+    return -1;
+  }
+
+  /// A `\u` escape (a surrogate pair taking two) as UTF-8.
+  void appendEscapedCodePoint(std::string &s) {
+    unsigned code = parseHex4();
+    if (code >= 0xDC00 && code <= 0xDFFF)
+      fail("unpaired low surrogate in \\u escape");
+    if (code >= 0xD800 && code <= 0xDBFF) {
+      if (text.compare(pos, 2, "\\u") != 0)
+        fail("unpaired high surrogate in \\u escape");
+      pos += 2;
+      unsigned low = parseHex4();
+      if (low < 0xDC00 || low > 0xDFFF)
+        fail("unpaired high surrogate in \\u escape");
+      code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+    }
+    if (code < 0x80) {
+      s += static_cast<char>(code);
+    } else if (code < 0x800) {
+      s += static_cast<char>(0xC0 | (code >> 6));
+      s += static_cast<char>(0x80 | (code & 0x3F));
+    } else if (code < 0x10000) {
+      s += static_cast<char>(0xE0 | (code >> 12));
+      s += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (code & 0x3F));
+    } else {
+      s += static_cast<char>(0xF0 | (code >> 18));
+      s += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+      s += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+      s += static_cast<char>(0x80 | (code & 0x3F));
+    }
   }
 
   std::string parseString() {
@@ -115,23 +205,9 @@ private:
       case 'r': s += '\r'; break;
       case 'b': s += '\b'; break;
       case 'f': s += '\f'; break;
-      case 'u': {
-        unsigned code = std::stoul(text.substr(pos, 4), nullptr, 16);
-        pos += 4;
-        // Names are ASCII in practice; encode the BMP as UTF-8.
-        if (code < 0x80) {
-          s += static_cast<char>(code);
-        } else if (code < 0x800) {
-          s += static_cast<char>(0xC0 | (code >> 6));
-          s += static_cast<char>(0x80 | (code & 0x3F));
-        } else {
-          s += static_cast<char>(0xE0 | (code >> 12));
-          s += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-          s += static_cast<char>(0x80 | (code & 0x3F));
-        }
-        break;
-      }
-      default: s += e;
+      case 'u': appendEscapedCodePoint(s); break;
+      case '"': case '\\': case '/': s += e; break;
+      default: fail(std::string("bad escape '\\") + e + "'");
       }
     }
     if (pos >= text.size())
@@ -142,6 +218,7 @@ private:
 
   const std::string &text;
   size_t pos = 0;
+  int depth = 0;
 };
 
 } // namespace
@@ -151,6 +228,50 @@ const Value &Value::at(const std::string &key) const {
   if (it == object.end())
     throw Error("MXNetError", "manifest: missing key '" + key + "'");
   return it->second;
+}
+
+static const char *kindName(Value::Kind kind) {
+  static const char *const names[] = {"null", "a bool", "a number", "a string", "an array", "an object"};
+  return names[kind];
+}
+
+static void expectKind(const Value &v, Value::Kind kind) {
+  if (v.kind != kind)
+    throw Error("MXNetError", std::string("manifest: expected ") + kindName(kind) + ", found " + kindName(v.kind));
+}
+
+const std::string &Value::str() const {
+  expectKind(*this, String);
+  return string;
+}
+
+const std::vector<Value> &Value::list() const {
+  expectKind(*this, Array);
+  return array;
+}
+
+const std::map<std::string, Value> &Value::members() const {
+  expectKind(*this, Object);
+  return object;
+}
+
+bool Value::flag() const {
+  expectKind(*this, Bool);
+  return boolean;
+}
+
+int64_t Value::integer(int64_t lo, int64_t hi) const {
+  expectKind(*this, Number);
+  // Range-checked as a double first: casting one outside int64 is undefined.
+  bool integral = number >= -0x1p63 && number < 0x1p63 && std::trunc(number) == number;
+  int64_t value = integral ? static_cast<int64_t>(number) : 0;
+  if (!integral || value < lo || value > hi) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.17g", number);
+    throw Error("MXNetError", std::string("manifest: ") + text + " is not an integer in [" + std::to_string(lo) +
+                                  ", " + std::to_string(hi) + "]");
+  }
+  return value;
 }
 
 Value parse(const std::string &text) { return Parser(text).parseDocument(); }

@@ -20,6 +20,15 @@ struct Value {
   /// Member `key` of an object; throws when absent.
   const Value &at(const std::string &key) const;
   bool has(const std::string &key) const { return object.count(key) != 0; }
+
+  /// The value read as one kind; each throws symc::Error when it is another
+  /// kind, so a malformed manifest is an error, never a default.
+  const std::string &str() const;
+  const std::vector<Value> &list() const;
+  const std::map<std::string, Value> &members() const;
+  bool flag() const;
+  /// An integral number in [lo, hi].
+  int64_t integer(int64_t lo, int64_t hi) const;
 };
 
 /// Parses `text`; throws symc::Error naming the byte offset on bad input.

@@ -10,18 +10,18 @@ std::string Context::str() const {
   return std::string(devType == kGPU ? "gpu(" : "cpu(") + std::to_string(devId) + ")";
 }
 
-std::string shapeToString(const std::vector<int64_t> &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 static size_t product(const std::vector<int64_t> &shape) {
   size_t n = 1;
   for (int64_t d : shape)
     n *= static_cast<size_t>(d);
   return n;
+}
+
+/// Refuses a shape whose size cannot exist, before anything is allocated.
+static void checkShape(const std::vector<int64_t> &shape, DType dtype) {
+  if (!arrayByteSize(shape, dtypeSize(dtype)))
+    throw Error("MXNetError", "invalid array shape " + shapeToString(shape) + " of " + dtypeName(dtype) +
+                                  ": a dim is negative or the array exceeds 2^62 bytes");
 }
 
 // 64-byte alignment lets generated vector code use aligned loads.
@@ -38,12 +38,14 @@ NDArray::NDArray(std::vector<int64_t> shape, DType dtype, Context ctx)
     : shape_(std::move(shape)), dtype_(dtype), ctx_(ctx) {
   if (ctx.devType != Context::kCPU)
     throw Error("MXNetError", "symc runtime: " + ctx.str() + " arrays need the CUDA runtime");
+  checkShape(shape_, dtype_);
   storage_ = allocateZeroed(nbytes());
 }
 
 NDArray NDArray::fromData(std::vector<int64_t> shape, DType dtype, const void *data) {
   NDArray a(std::move(shape), dtype);
-  std::memcpy(a.data(), data, a.nbytes());
+  if (a.nbytes() != 0)
+    std::memcpy(a.data(), data, a.nbytes());
   return a;
 }
 
@@ -56,6 +58,7 @@ NDArray NDArray::wrap(void *data, std::vector<int64_t> shape, DType dtype,
                                     shapeToString(empty.shape_));
     return empty;
   }
+  checkShape(shape, dtype);
   NDArray a;
   a.shape_ = std::move(shape);
   a.dtype_ = dtype;
@@ -71,6 +74,7 @@ size_t NDArray::size() const { return product(shape_); }
 void *NDArray::data() const { return storage_.get(); }
 
 NDArray NDArray::reshape(std::vector<int64_t> shape) const {
+  checkShape(shape, dtype_);
   if (product(shape) != size())
     throw Error("MXNetError", "cannot reshape array of shape " + shapeToString(shape_) +
                                   " into shape " + shapeToString(shape));
@@ -80,6 +84,7 @@ NDArray NDArray::reshape(std::vector<int64_t> shape) const {
 }
 
 NDArray NDArray::viewPrefix(std::vector<int64_t> shape) const {
+  checkShape(shape, dtype_);
   if (product(shape) > size())
     throw Error("MXNetError", "cannot view array of shape " + shapeToString(shape_) + " as the larger shape " +
                                   shapeToString(shape));
@@ -186,24 +191,30 @@ void storeElement(DType t, void *p, size_t i, double v) {
 
 } // namespace
 
-void NDArray::copyFrom(const NDArray &src) {
-  if (src.shape_ != shape_)
-    throw Error("MXNetError", "operands shape mismatch from.shape = " + shapeToString(src.shape_) +
-                                  " to.shape = " + shapeToString(shape_));
+/// MXNet's text for a copy between shapes that differ, after `name` (the
+/// argument or output copied into) where the caller knows it.
+static void checkSameShape(const std::vector<int64_t> &from, const std::vector<int64_t> &to,
+                           const std::string &name) {
+  if (from != to)
+    throw Error("MXNetError", (name.empty() ? "" : name + ": ") + "operands shape mismatch from.shape = " +
+                                  shapeToString(from) + " to.shape = " + shapeToString(to));
+}
+
+void NDArray::copyFrom(const NDArray &src, const std::string &name) {
+  checkSameShape(src.shape_, shape_, name);
   if (src.data() == data())
     return;
   if (src.dtype_ == dtype_) {
-    std::memcpy(data(), src.data(), nbytes());
+    if (nbytes() != 0) // a zero-size array may have no storage to copy from
+      std::memcpy(data(), src.data(), nbytes());
     return;
   }
   for (size_t i = 0, n = size(); i < n; ++i)
     storeElement(dtype_, data(), i, loadElement(src.dtype_, src.data(), i));
 }
 
-void NDArray::addFrom(const NDArray &src) {
-  if (src.shape_ != shape_)
-    throw Error("MXNetError", "operands shape mismatch from.shape = " + shapeToString(src.shape_) +
-                                  " to.shape = " + shapeToString(shape_));
+void NDArray::addFrom(const NDArray &src, const std::string &name) {
+  checkSameShape(src.shape_, shape_, name);
   if (dtype_ == DType::Float32 && src.dtype_ == DType::Float32) {
     float *to = data<float>();
     const float *from = src.data<float>();

@@ -5,7 +5,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <regex>
 
 namespace symc {
 namespace {
@@ -23,19 +22,139 @@ constexpr Descr kDescrs[] = {{"<f4", DType::Float32}, {"<f8", DType::Float64},
   throw Error("MXNetError", path + ": byte " + std::to_string(offset) + ": " + what);
 }
 
+/// The header's Python dict literal, `{'descr': '<f4', 'fortran_order':
+/// False, 'shape': (2, 3), }`, read by a scanner over its bytes: no regex
+/// (std::regex recurses per character) and no unchecked number.
+class HeaderParser {
+public:
+  HeaderParser(const std::string &path, const std::string &text, size_t fileOffset)
+      : path(path), text(text), base(fileOffset) {}
+
+  struct Header {
+    std::string descr;
+    bool fortranOrder = false;
+    std::vector<int64_t> shape;
+  };
+
+  Header parse() {
+    Header h;
+    bool seen[3] = {false, false, false};
+    expect('{');
+    while (!consume('}')) {
+      std::string key = quoted();
+      expect(':');
+      if (key == "descr")
+        h.descr = quoted(), seen[0] = true;
+      else if (key == "fortran_order")
+        h.fortranOrder = boolean(), seen[1] = true;
+      else if (key == "shape")
+        h.shape = dims(), seen[2] = true;
+      else
+        error("unknown header key '" + key + "'");
+      if (!consume(',')) {
+        expect('}');
+        break;
+      }
+    }
+    skipSpace();
+    if (pos != text.size())
+      error("trailing characters after the header dict");
+    if (!seen[0] || !seen[1] || !seen[2])
+      error("the header lacks 'descr', 'fortran_order' or 'shape'");
+    return h;
+  }
+
+private:
+  [[noreturn]] void error(const std::string &what) const { fail(path, base + pos, what); }
+
+  void skipSpace() {
+    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\n' || text[pos] == '\r'))
+      ++pos;
+  }
+  bool consume(char c) {
+    skipSpace();
+    if (pos < text.size() && text[pos] == c) {
+      ++pos;
+      return true;
+    }
+    return false;
+  }
+  void expect(char c) {
+    if (!consume(c))
+      error(std::string("malformed header: expected '") + c + "'");
+  }
+
+  std::string quoted() {
+    skipSpace();
+    if (pos >= text.size() || (text[pos] != '\'' && text[pos] != '"'))
+      error("malformed header: expected a quoted string");
+    char quote = text[pos++];
+    size_t end = text.find(quote, pos);
+    if (end == std::string::npos)
+      error("malformed header: unterminated string");
+    std::string s = text.substr(pos, end - pos);
+    pos = end + 1;
+    return s;
+  }
+
+  bool boolean() {
+    skipSpace();
+    for (auto [word, value] : {std::pair{"True", true}, std::pair{"False", false}})
+      if (text.compare(pos, std::char_traits<char>::length(word), word) == 0) {
+        pos += std::char_traits<char>::length(word);
+        return value;
+      }
+    error("malformed header: 'fortran_order' must be True or False");
+  }
+
+  /// A tuple of non-negative ints, `(2, 3)`, `(3,)` or `()`.
+  std::vector<int64_t> dims() {
+    expect('(');
+    std::vector<int64_t> shape;
+    while (!consume(')')) {
+      shape.push_back(dim());
+      consume('L'); // Python 2's long suffix
+      if (!consume(',')) {
+        expect(')');
+        break;
+      }
+    }
+    return shape;
+  }
+
+  int64_t dim() {
+    skipSpace();
+    if (pos < text.size() && text[pos] == '-')
+      error("negative dim in 'shape'");
+    if (pos >= text.size() || !isdigit(static_cast<unsigned char>(text[pos])))
+      error("malformed header: 'shape' must be a tuple of ints");
+    int64_t value = 0;
+    for (; pos < text.size() && isdigit(static_cast<unsigned char>(text[pos])); ++pos) {
+      int digit = text[pos] - '0';
+      if (value > (INT64_MAX - digit) / 10)
+        error("dim in 'shape' exceeds 2^63");
+      value = value * 10 + digit;
+    }
+    return value;
+  }
+
+  const std::string &path;
+  const std::string &text;
+  size_t base, pos = 0;
+};
+
 } // namespace
 
 NDArray loadNpy(const std::string &path) {
-  std::vector<uint8_t> raw;
-  if (!readWholeFile(path, raw))
+  std::vector<uint8_t> bytes;
+  if (!readWholeFile(path, bytes))
     throw Error("MXNetError", "cannot open " + path);
-  std::string bytes(raw.begin(), raw.end());
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
     fail(path, 0, "not a .npy file (bad magic)");
   uint8_t major = bytes[6];
   size_t headerLen = 0, headerStart = 0;
   if (major == 1) {
-    headerLen = uint8_t(bytes[8]) | uint8_t(bytes[9]) << 8;
+    headerLen = bytes[8] | bytes[9] << 8;
     headerStart = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12)
@@ -47,34 +166,25 @@ NDArray loadNpy(const std::string &path) {
   } else {
     fail(path, 6, "unsupported .npy version " + std::to_string(major));
   }
-  if (headerStart + headerLen > bytes.size())
-    fail(path, headerStart, "truncated header");
-  std::string header = bytes.substr(headerStart, headerLen);
-  std::smatch descr, order, shape;
-  if (!std::regex_search(header, descr, std::regex("'descr':\\s*'([^']*)'")) ||
-      !std::regex_search(header, order, std::regex("'fortran_order':\\s*(True|False)")) ||
-      !std::regex_search(header, shape, std::regex("'shape':\\s*\\(([^)]*)\\)")))
-    fail(path, headerStart, "malformed header: " + header);
-  if (order[1] == "True")
+  if (headerLen > bytes.size() - headerStart)
+    fail(path, headerStart, "truncated header (" + std::to_string(headerLen) + " bytes declared)");
+  std::string text(bytes.begin() + headerStart, bytes.begin() + headerStart + headerLen);
+  HeaderParser::Header header = HeaderParser(path, text, headerStart).parse();
+  if (header.fortranOrder)
     fail(path, headerStart, "Fortran-ordered arrays are not supported");
   const Descr *found = nullptr;
   for (const Descr &d : kDescrs)
-    if (descr[1] == d.code)
+    if (header.descr == d.code)
       found = &d;
   if (!found)
-    fail(path, headerStart, "unsupported dtype '" + descr[1].str() + "'");
-  std::vector<int64_t> dims;
-  std::string dimsText = shape[1];
-  static const std::regex number("\\d+");
-  for (std::sregex_iterator it(dimsText.begin(), dimsText.end(), number), end; it != end; ++it)
-    dims.push_back(std::stoll(it->str()));
-  NDArray array(dims, found->dtype);
-  size_t dataStart = headerStart + headerLen;
-  if (bytes.size() - dataStart != array.nbytes())
-    fail(path, dataStart, "expected " + std::to_string(array.nbytes()) + " data bytes, found " +
-                              std::to_string(bytes.size() - dataStart));
-  std::memcpy(array.data(), bytes.data() + dataStart, array.nbytes());
-  return array;
+    fail(path, headerStart, "unsupported dtype '" + header.descr + "'");
+  size_t dataStart = headerStart + headerLen, available = bytes.size() - dataStart;
+  std::optional<size_t> expected = arrayByteSize(header.shape, dtypeSize(found->dtype));
+  if (!expected || *expected != available)
+    fail(path, dataStart, "shape " + shapeToString(header.shape) + " of " + dtypeName(found->dtype) + " needs " +
+                              (expected ? std::to_string(*expected) : std::string("more than 2^62")) +
+                              " data bytes, the file has " + std::to_string(available));
+  return NDArray::fromData(header.shape, found->dtype, bytes.data() + dataStart);
 }
 
 void saveNpy(const std::string &path, const NDArray &array) {

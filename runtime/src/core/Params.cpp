@@ -102,19 +102,12 @@ bool readContextAndData(Reader &r, NDArrayRecord &a) {
   if (!isValidDType(code))
     return r.fail("unknown dtype code " + std::to_string(code));
   a.dtype = static_cast<DType>(code);
-  // Checked against the bytes left before multiplying, so no overflow.
-  uint64_t elements = 1;
-  for (int64_t d : a.shape) {
-    if (d != 0 && elements > r.remaining() / static_cast<uint64_t>(d))
-      return r.fail("array data of shape larger than the file");
-    elements *= static_cast<uint64_t>(d);
-  }
-  size_t width = dtypeSize(a.dtype);
-  if (elements > r.remaining() / width)
-    return r.fail("file truncated while reading the array data (needs " +
-                  std::to_string(elements * width) + " bytes, " +
+  std::optional<size_t> bytes = arrayByteSize(a.shape, dtypeSize(a.dtype));
+  if (!bytes || *bytes > r.remaining())
+    return r.fail("file truncated while reading the array data of shape " + shapeToString(a.shape) + " (needs " +
+                  (bytes ? std::to_string(*bytes) : std::string("more than 2^63")) + " bytes, " +
                   std::to_string(r.remaining()) + " left)");
-  return r.readBytes(a.data, elements * width, "the array data");
+  return r.readBytes(a.data, *bytes, "the array data");
 }
 
 bool readArray(Reader &r, NDArrayRecord &a) {
@@ -182,11 +175,27 @@ bool dtypeFromName(const std::string &name, DType &dtype) {
   return false;
 }
 
-size_t NDArrayRecord::numElements() const {
-  size_t n = 1;
-  for (int64_t d : shape)
-    n *= static_cast<size_t>(d);
-  return isNone ? 0 : n;
+std::string shapeToString(const std::vector<int64_t> &shape) {
+  std::string s = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + (shape.size() == 1 ? ",)" : ")");
+}
+
+std::optional<size_t> arrayByteSize(const std::vector<int64_t> &shape, size_t elementSize) {
+  // At most 2^62 bytes: far past any memory, and the sum of two still fits.
+  constexpr uint64_t kLimit = uint64_t(1) << 62;
+  uint64_t bytes = elementSize;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return std::nullopt;
+    if (d != 0 && bytes > kLimit / static_cast<uint64_t>(d))
+      return std::nullopt;
+    bytes *= static_cast<uint64_t>(d);
+  }
+  if (bytes > kLimit)
+    return std::nullopt;
+  return static_cast<size_t>(bytes);
 }
 
 bool parseParams(const uint8_t *bytes, size_t size, ParamsFile &out, std::string &error) {

@@ -11,14 +11,10 @@ namespace {
 
 [[noreturn]] void malformed(const std::string &what) { throw Error("MXNetError", "symbol graph: " + what); }
 
-int integer(const json::Value &v) {
-  if (v.kind != json::Value::Number || v.number < 0 || v.number > 1e9)
-    malformed("expected a small non-negative integer");
-  return static_cast<int>(v.number);
-}
+int integer(const json::Value &v) { return static_cast<int>(v.integer(0, INT32_MAX)); }
 
 SymbolEntry entryOf(const json::Value &entry, const std::vector<SymbolNodePtr> &nodes) {
-  if (entry.kind != json::Value::Array || entry.array.size() < 2)
+  if (entry.list().size() < 2 || entry.array.size() > 3)
     malformed("an entry is not [node, index, version]");
   size_t id = static_cast<size_t>(integer(entry.array[0]));
   if (id >= nodes.size() || !nodes[id])
@@ -59,28 +55,30 @@ void printNode(const SymbolNode &node, std::string &out) {
 
 SymbolGraph SymbolGraph::parse(const std::string &symbolJson) {
   json::Value root = json::parse(symbolJson);
-  const std::vector<json::Value> &jsonNodes = root.at("nodes").array;
+  const std::vector<json::Value> &jsonNodes = root.at("nodes").list();
   std::vector<SymbolNodePtr> nodes(jsonNodes.size());
-  const std::vector<json::Value> *rowPtr = root.has("node_row_ptr") ? &root.at("node_row_ptr").array : nullptr;
+  const std::vector<json::Value> *rowPtr = root.has("node_row_ptr") ? &root.at("node_row_ptr").list() : nullptr;
   for (size_t id = 0; id < jsonNodes.size(); ++id) {
     const json::Value &n = jsonNodes[id];
     auto node = std::make_shared<SymbolNode>();
-    node->op = n.at("op").string;
-    node->name = n.at("name").string;
+    node->op = n.at("op").str();
+    node->name = n.at("name").str();
     if (n.has("attrs"))
-      for (const auto &[key, value] : n.at("attrs").object)
-        node->attrs[key] = value.string;
-    for (const json::Value &input : n.at("inputs").array)
+      for (const auto &[key, value] : n.at("attrs").members())
+        node->attrs[key] = value.str();
+    for (const json::Value &input : n.at("inputs").list())
       node->inputs.push_back(entryOf(input, nodes));
     if (n.has("control_deps"))
-      for (const json::Value &dep : n.at("control_deps").array)
+      for (const json::Value &dep : n.at("control_deps").list())
         node->controlDeps.push_back(entryOf(json::array({dep, json::number(0)}), nodes).node);
     if (rowPtr && id + 1 < rowPtr->size())
       node->numOutputs = integer((*rowPtr)[id + 1]) - integer((*rowPtr)[id]);
+    if (node->numOutputs < 0)
+      malformed("'node_row_ptr' decreases at node " + std::to_string(id));
     nodes[id] = std::move(node);
   }
   SymbolGraph graph;
-  for (const json::Value &head : root.at("heads").array)
+  for (const json::Value &head : root.at("heads").list())
     graph.heads.push_back(entryOf(head, nodes));
   graph.attrs = root.has("attrs") ? root.at("attrs") : json::object();
   return graph;
