@@ -71,10 +71,15 @@ def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"
     vectorizer can handle.) A linalg.transpose that moves the input's
     innermost dim is then tiled by scf.for loops into 16 x 16 squares of the
     two dims it swaps, so that the input lines a square reads serve all of
-    its rows.
+    its rows. An op of fewer than `min-iterations` iterations (its reduction
+    dims included) stays on one thread: forking would cost more than the
+    work, and a graph of many tiny ops would outline a parallel region each,
+    which LLVM does in time quadratic in their number.
   }];
   let options = [
     Option<"chunks", "chunks", "int64_t", "16", "pieces of work per op">,
+    Option<"minIterations", "min-iterations", "int64_t", "16384",
+           "the fewest iterations an op splits across threads">,
   ];
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }

@@ -15,14 +15,20 @@ namespace symc::cpu {
 namespace {
 
 /// Tile sizes that cut the outermost parallel dims into about `chunks` pieces
-/// (0 = untiled); empty when the op has nothing worth splitting.
-SmallVector<int64_t> threadTileSizes(TilingInterface op, int64_t chunks) {
+/// (0 = untiled); empty when the op has nothing worth splitting or fewer
+/// than `minIterations` iterations.
+SmallVector<int64_t> threadTileSizes(TilingInterface op, int64_t chunks, int64_t minIterations) {
   OpBuilder b(op);
   SmallVector<int64_t> ranges;
+  int64_t iterations = 1;
   for (Range range : op.getIterationDomain(b)) {
     std::optional<int64_t> size = getConstantIntValue(range.size);
     ranges.push_back(size ? *size : ShapedType::kDynamic);
+    // Saturating at the threshold: a dynamic dim counts as large.
+    iterations = std::min(size ? iterations * std::min(*size, minIterations) : minIterations, minIterations);
   }
+  if (iterations < minIterations)
+    return {};
   SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
   SmallVector<int64_t> sizes(ranges.size(), 0);
   int64_t pieces = 1;
@@ -121,7 +127,7 @@ struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeTh
     IRRewriter rewriter(&getContext());
     for (TilingInterface op : ops) {
       Operation *tiled = op;
-      if (SmallVector<int64_t> sizes = threadTileSizes(op, chunks); !sizes.empty())
+      if (SmallVector<int64_t> sizes = threadTileSizes(op, chunks, minIterations); !sizes.empty())
         tiled = tile(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
       if (!tiled)
         return signalPassFailure();

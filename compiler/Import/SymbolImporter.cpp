@@ -14,6 +14,7 @@
 #include "dialects/Sym/IR/SymOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -47,6 +48,38 @@ struct Node {
   llvm::SmallVector<unsigned> controlDeps;
   bool isVariable() const { return op == "null"; }
 };
+
+/// Each output is a buffer of the entry points, and LLVM's scheduling of
+/// the code that fills them grows quadratically: 2048 outputs of tiny
+/// arrays compile in about a minute, 100k would take hours.
+constexpr size_t kMaxHeads = 2048;
+
+/// A symbol nests four levels deep (nodes, a node, its inputs, an entry).
+constexpr int kMaxJsonDepth = 256;
+
+/// The offset of the first bracket past kMaxJsonDepth levels, skipping
+/// strings; none for a document within the limit.
+std::optional<size_t> findExcessiveNesting(llvm::StringRef json) {
+  int depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (inString) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
 
 bool isHiddenKey(llvm::StringRef key) {
   return key.size() > 4 && key.starts_with("__") && key.ends_with("__");
@@ -86,6 +119,9 @@ private:
   //===--------------------------------------------------------------------===//
 
   LogicalResult parseGraph(llvm::StringRef json) {
+    // llvm::json::parse recurses once per level: bound the depth first.
+    if (std::optional<size_t> offset = findExcessiveNesting(json))
+      return fileError() << "malformed JSON: nested deeper than " << kMaxJsonDepth << " levels at byte " << *offset;
     llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
     if (!parsed)
       return fileError() << "malformed JSON: " << llvm::toString(parsed.takeError());
@@ -172,10 +208,14 @@ private:
       int64_t id = *(*pair)[0].getAsInteger(), index = *(*pair)[1].getAsInteger();
       // A node's inputs come before it; heads may name any node.
       int64_t limit = owner ? *owner : nodes.size();
-      if (id < 0 || id >= limit || index < 0)
+      if (id < 0 || id >= limit)
         return error() << "entry [" << id << ", " << index << "] of '" << what
                        << "' refers to a node that does not exist"
                        << (owner ? " before this node" : "");
+      // Checked against the node's outputs later; here only kept from wrapping.
+      if (index < 0 || index > INT32_MAX)
+        return error() << "entry [" << id << ", " << index << "] of '" << what
+                       << "' refers to an output index out of range";
       out.push_back({static_cast<unsigned>(id), static_cast<unsigned>(index)});
     }
     return success();
@@ -323,6 +363,9 @@ private:
     }
     if (heads.empty())
       return fileError() << "the symbol has no outputs ('heads' is empty)";
+    if (heads.size() > kMaxHeads)
+      return fileError() << "the symbol has " << heads.size() << " outputs; symc compiles at most " << kMaxHeads
+                         << " (select the ones you need with --outputs)";
     for (const Entry &e : heads)
       if (e.index >= numOutputs(e.node))
         return fileError() << "head [" << e.node << ", " << e.index << "] refers to an output '"
@@ -487,14 +530,19 @@ private:
     func.getBody().push_back(body);
     for (auto [nid, type] : llvm::zip(inputs, argTypes))
       body->addArgument(type, nodeLoc(nid));
+    // Set at once: setArgAttr per argument rebuilds the whole list each time.
+    llvm::SmallVector<DictionaryAttr> argAttrs;
     for (auto [i, nid] : llvm::enumerate(inputs)) {
-      func.setArgAttr(i, kNameAttr, b.getStringAttr(nodes[nid].name));
+      NamedAttrList attrs;
+      attrs.append(kNameAttr, b.getStringAttr(nodes[nid].name));
       if (aux.contains(nid))
-        func.setArgAttr(i, kAuxAttr, b.getUnitAttr());
+        attrs.append(kAuxAttr, b.getUnitAttr());
       if (!hiddenAttrs[nid].empty())
-        func.setArgAttr(i, kHiddenAttr, hiddenAttrs[nid]);
+        attrs.append(kHiddenAttr, hiddenAttrs[nid]);
+      argAttrs.push_back(attrs.getDictionary(ctx));
       values[{nid, 0}] = body->getArgument(i);
     }
+    func.setAllArgAttrs(argAttrs);
 
     b.setInsertionPointToEnd(body);
     for (unsigned nid : order)
@@ -506,8 +554,10 @@ private:
       results.push_back(values[{e.node, e.index}]);
     b.create<func::ReturnOp>(fileLoc, results);
     func.setFunctionType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
-    for (auto [i, e] : llvm::enumerate(heads))
-      func.setResultAttr(i, kNameAttr, b.getStringAttr(outputName(e)));
+    llvm::SmallVector<DictionaryAttr> resultAttrs;
+    for (const Entry &e : heads)
+      resultAttrs.push_back(b.getDictionaryAttr(b.getNamedAttr(kNameAttr, b.getStringAttr(outputName(e)))));
+    func.setAllResultAttrs(resultAttrs);
     std::string symbol;
     llvm::raw_string_ostream(symbol) << llvm::json::Value(symbolJson());
     (*module)->setAttr(kSymbolAttr, b.getStringAttr(symbol));
@@ -575,6 +625,12 @@ private:
     unsigned numResults = numOutputs(nid);
     state.types.assign(numResults, UnrankedTensorType::get(Float32Type::get(ctx)));
     Operation *op = b.create(state);
+    // Its attributes checked before type inference reads them (a Cast
+    // without dtype).
+    if (failed(mlir::verify(op, /*verifyRecursively=*/false))) {
+      op->erase();
+      return nullptr;
+    }
     auto iface = cast<ShapeInferenceOpInterface>(op);
     for (unsigned i = 0; i < numResults; ++i) {
       Type element = iface.inferResultElementType(i, operandElementTypes);

@@ -1,4 +1,8 @@
-// RUN: symc-opt %s -sym-distribute-threads=chunks=4 | FileCheck %s
+// RUN: symc-opt %s -sym-distribute-threads="chunks=4 min-iterations=1" | FileCheck %s
+// RUN: symc-opt %s -sym-distribute-threads=chunks=4 | FileCheck %s --check-prefix=SMALL
+
+// By default, ops this small stay on one thread.
+// SMALL-NOT: scf.forall
 
 // The leading parallel dim is cut into 4 chunks of an scf.forall; the
 // reduction dim stays whole inside.
