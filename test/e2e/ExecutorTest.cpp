@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <thread>
 
 using namespace symc;
 
@@ -99,6 +100,35 @@ TEST(Executor, DynamicBatchRunsAnyBatchSize) {
     for (int64_t r = 0; r < batch; ++r)
       EXPECT_NEAR(got[r * 6 + 5], 0.5616011f, 1e-6) << "row " << r;
   }
+}
+
+TEST(Executor, ThreadsEachRunTheirOwnExecutorOnOneArtifact) {
+  // Four threads, one artifact, an executor each, forward and backward in a
+  // loop on their own data; each gets SoftmaxOutputHeadBackward's numbers
+  // for its row. (TSan runs this: test/sanitizers.)
+  std::shared_ptr<const Artifact> artifact = load("fc-softmax-train");
+  std::vector<std::string> failures(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      Executor exec = Executor::simpleBind(artifact, Context::cpu(), {{"data", {1, 4}}});
+      setDocstringParams(exec);
+      // Row [t, 1, 1, 1]: the docstring's logits shifted by t - 1, the same softmax.
+      std::vector<float> data{static_cast<float>(t), 1, 1, 1};
+      for (int step = 0; step < 20 && failures[t].empty(); ++step) {
+        exec.forward(true, {{"data", NDArray::fromData({1, 4}, DType::Float32, data.data())},
+                            {"softmax_label", vector({1})}});
+        exec.backward();
+        float p5 = exec.outputs()[0].data<float>()[5], grad = exec.gradMap().at("fc_bias").data<float>()[5];
+        if (std::abs(p5 - 0.5616011f) > 1e-6f || std::abs(grad - 0.5616011f) > 1e-6f)
+          failures[t] = "thread " + std::to_string(t) + " step " + std::to_string(step) + ": p " +
+                        std::to_string(p5) + ", bias gradient " + std::to_string(grad);
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (const std::string &failure : failures)
+    EXPECT_EQ(failure, "");
 }
 
 TEST(Executor, DynamicBatchErrors) {

@@ -19,8 +19,8 @@ NDArrayRecord floatArray(const std::string &name, std::vector<int64_t> shape,
   NDArrayRecord a;
   a.name = name;
   a.shape = std::move(shape);
-  a.data.resize(values.size() * sizeof(float));
-  std::memcpy(a.data.data(), values.data(), a.data.size());
+  const auto *bytes = reinterpret_cast<const uint8_t *>(values.data());
+  a.data.assign(bytes, bytes + values.size() * sizeof(float));
   return a;
 }
 

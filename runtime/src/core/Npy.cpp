@@ -149,6 +149,10 @@ NDArray loadNpy(const std::string &path) {
   std::vector<uint8_t> bytes;
   if (!readWholeFile(path, bytes))
     throw Error("MXNetError", "cannot open " + path);
+  return parseNpy(bytes, path);
+}
+
+NDArray parseNpy(const std::vector<uint8_t> &bytes, const std::string &path) {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
     fail(path, 0, "not a .npy file (bad magic)");
   uint8_t major = bytes[6];
