@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer harness for MINUTES minutes (default 10), as many at a
-# time as there are cores, over its corpus (test/fuzz/corpus/<harness>).
+# time as there are cores (or FUZZ_JOBS), over its corpus (test/fuzz/corpus/<harness>).
 #   scripts/fuzz.sh [MINUTES]
 # New coverage goes to $BUILD_DIR/fuzz/new-inputs/<harness>, crashes to
 # $BUILD_DIR/fuzz/crash-<harness>-*: add a crash to the corpus once it is
@@ -28,4 +28,4 @@ fuzz() { # NAME BINARY
   fi
 }
 export -f fuzz
-echo "$HARNESSES" | xargs -P "$(nproc)" -L1 bash -c 'fuzz "$0" "$1"'
+echo "$HARNESSES" | xargs -P "${FUZZ_JOBS:-$(nproc)}" -L1 bash -c 'fuzz "$0" "$1"'

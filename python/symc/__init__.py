@@ -13,7 +13,7 @@ import ctypes as _ctypes
 from . import monitor
 from . import ndarray as nd
 from . import symbol as sym
-from .artifact import Artifact, compile, load
+from .artifact import Artifact, compile, load, verify
 from .base import MXNetError, check_call as _check_call, lib as _lib
 from .context import Context, cpu, cpu_pinned, current_context, gpu
 from .executor import Executor
@@ -41,4 +41,4 @@ class random:  # noqa: N801 - mx.random's name
 
 
 __all__ = ["Artifact", "Context", "Executor", "MXNetError", "NDArray", "compile", "cpu", "cpu_pinned",
-           "current_context", "gpu", "load", "monitor", "nd", "ndarray", "random", "sym", "symbol"]
+           "current_context", "gpu", "load", "monitor", "nd", "ndarray", "random", "sym", "symbol", "verify"]

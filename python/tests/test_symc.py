@@ -1,5 +1,6 @@
 """What symc's package adds to MXNet's API: compiling and loading artifacts,
 zero-copy numpy interop, and its errors."""
+import hashlib
 import os
 
 import numpy as np
@@ -22,6 +23,19 @@ def test_compile_load_and_lists(tmp_path):
     assert again.list_arguments() == art.list_arguments()
     exe = again.simple_bind(symc.cpu(), grad_req="null", data=(3, 1, 28, 28))
     assert exe.outputs[0].shape == (3, 10)
+
+
+def test_verify_and_load_refuse_modified_artifacts(tmp_path):
+    path = str(tmp_path / "axpb.so")
+    symc.compile(AXPB, a=(2,), b=(2,), output=path)
+    data = open(path, "rb").read()
+    assert symc.verify(path) == hashlib.sha256(data[:-48]).hexdigest()
+    patched = str(tmp_path / "patched.so")
+    open(patched, "wb").write(data[:100] + bytes([data[100] ^ 1]) + data[101:])
+    with pytest.raises(symc.MXNetError, match="does not match its seal"):
+        symc.verify(patched)
+    with pytest.raises(symc.MXNetError, match="cannot load artifact .*patched.so: the file does not match its seal"):
+        symc.load(patched)
 
 
 def test_compile_is_cached():

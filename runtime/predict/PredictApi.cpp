@@ -31,6 +31,8 @@ template <typename F> int guarded(F &&body) {
     lastError = "out of memory";
   } catch (const std::exception &e) {
     lastError = e.what();
+  } catch (...) { // nothing escapes into a C caller
+    lastError = "unknown error";
   }
   return -1;
 }

@@ -305,6 +305,9 @@ TEST(Executor, CopyParamsFrom) {
   EXPECT_EQ(errorOf([&] { exec.copyParamsFrom({}, ArrayDict{{"nope", vector({1})}}); }, "ValueError"),
             "Find name nope that is not in the auxiliary states");
   EXPECT_NO_THROW(exec.copyParamsFrom({{"nope", vector({1})}}, std::nullopt, /*allowExtraParams=*/true));
+  // A shape mismatch names what it was copied into.
+  EXPECT_EQ(errorOf([&] { exec.copyParamsFrom({}, ArrayDict{{"bn_moving_mean", vector({1})}}); }, "MXNetError"),
+            "auxiliary state 'bn_moving_mean': operands shape mismatch from.shape = (1,) to.shape = (4,)");
   // A float64 source is cast to the destination dtype.
   std::vector<double> mean{1, 2, 3, 4};
   exec.copyParamsFrom({}, ArrayDict{{"bn_moving_mean", NDArray::fromData({4}, DType::Float64, mean.data())}});

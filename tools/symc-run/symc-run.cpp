@@ -461,5 +461,8 @@ int main(int argc, char **argv) {
   } catch (const std::exception &e) {
     std::fprintf(stderr, "symc-run: MXNetError: %s\n", e.what());
     return 1;
+  } catch (...) {
+    std::fputs("symc-run: MXNetError: unknown error\n", stderr);
+    return 1;
   }
 }

@@ -61,8 +61,13 @@ int SymcRandomSeed(uint64_t seed);
 
 /*--- Artifacts -------------------------------------------------------------*/
 
-/* Loads a compiled model (`symc compile -o path`); prefix NULL means "symc". */
+/* Loads a compiled model (`symc compile -o path`); prefix NULL means "symc".
+   The file's seal is checked first: a truncated or modified artifact is an
+   error, and none of its code runs. */
 int SymcArtifactLoad(const char *path, const char *prefix, SymcArtifactHandle *out);
+/* Checks the seal of the artifact file at `path` without loading it; sets
+   `sha256` (valid until the thread's next call) to the SHA-256 it holds, in hex. */
+int SymcArtifactVerify(const char *path, const char **sha256);
 int SymcArtifactFree(SymcArtifactHandle artifact);
 /* The number of tensors in a list. */
 int SymcArtifactNumTensors(SymcArtifactHandle artifact, SymcTensorList list, int *count);

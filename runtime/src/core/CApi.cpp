@@ -1,5 +1,6 @@
 //===- CApi.cpp - libsymrt's C API ----------------------------------------===//
 #include "symc/c_api.h"
+#include "symc/ArtifactSeal.h"
 
 #include "symc/Executor.h"
 #include "symc/Version.h"
@@ -73,6 +74,9 @@ template <typename F> int guarded(F &&body) {
     lastErrorKind = "MemoryError";
   } catch (const std::exception &e) {
     lastError = e.what();
+    lastErrorKind = "MXNetError";
+  } catch (...) { // nothing escapes into a C caller
+    lastError = "unknown error";
     lastErrorKind = "MXNetError";
   }
   return -1;
@@ -246,6 +250,16 @@ int SymcRandomSeed(uint64_t seed) { return guarded([&] { symc::seedRandom(seed);
 int SymcArtifactLoad(const char *path, const char *prefix, SymcArtifactHandle *out) {
   return guarded([&] {
     *out = new SymcArtifact{Artifact::load(text(path, "path"), prefix ? prefix : "symc")};
+  });
+}
+
+int SymcArtifactVerify(const char *path, const char **sha256) {
+  static thread_local std::string digest;
+  return guarded([&] {
+    std::string error;
+    if (!symc::verifyArtifactSeal(text(path, "path"), digest, error))
+      raise("MXNetError", std::string(path) + ": " + error);
+    *sha256 = digest.c_str();
   });
 }
 
