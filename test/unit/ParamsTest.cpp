@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+
 #include <cstring>
 
 using namespace symc;
@@ -220,4 +223,21 @@ TEST(Params, LoadAndSaveFiles) {
   EXPECT_EQ(back.arrays[0].data, file.arrays[0].data);
   EXPECT_FALSE(loadParams(path + ".missing", back, error));
   EXPECT_NE(error.find("cannot open"), std::string::npos);
+}
+
+TEST(Params, DigestBesideTheFileCatchesAFlippedBit) {
+  ParamsFile file;
+  file.arrays.push_back(floatArray("arg:w", {3}, {1, 2, 3}));
+  std::string path = ::testing::TempDir() + "symc-params-digest.params";
+  std::string error;
+  ASSERT_TRUE(saveParams(path, file, error)) << error;
+  std::vector<uint8_t> bytes = serializeParams(file);
+  bytes[bytes.size() - 23] ^= 0x01; // in the last float (21 bytes of names follow): still well-formed
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  ParamsFile back;
+  EXPECT_FALSE(loadParams(path, back, error));
+  EXPECT_NE(error.find(".sha256 says"), std::string::npos) << error;
+  // MXNet's files have no digest: none is required.
+  std::remove((path + ".sha256").c_str());
+  EXPECT_TRUE(loadParams(path, back, error)) << error;
 }

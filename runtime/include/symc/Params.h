@@ -59,10 +59,13 @@ struct ParamsFile {
 /// Parses `size` bytes. On failure returns false and sets `error`
 /// ("byte 24: ..."); `out` is then unspecified.
 bool parseParams(const uint8_t *bytes, size_t size, ParamsFile &out, std::string &error);
+/// Reads `path`; where PATH.sha256 exists (saveParams writes one; `sha256sum
+/// F > F.sha256` makes one for MXNet's files) the bytes must match it.
 bool loadParams(const std::string &path, ParamsFile &out, std::string &error);
 
 /// MXNet's V2 layout (V3 for 0-d arrays, as MXNet saves them under np-shape).
 std::vector<uint8_t> serializeParams(const ParamsFile &file);
+/// Writes `path` and PATH.sha256 (sha256sum's format) beside it.
 bool saveParams(const std::string &path, const ParamsFile &file, std::string &error);
 
 } // namespace symc

@@ -1,8 +1,10 @@
 //===- Params.cpp - MXNet's .params (NDArray list) format -----------------===//
 #include "symc/Params.h"
+#include "symc/ArtifactSeal.h"
 
 #include "FileIO.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator> // std::size
@@ -236,12 +238,39 @@ bool parseParams(const uint8_t *bytes, size_t size, ParamsFile &out, std::string
   return true;
 }
 
+namespace {
+
+std::string sha256Of(const std::vector<uint8_t> &bytes) {
+  Sha256 sha;
+  sha.update(bytes.data(), bytes.size());
+  return hexDigest(sha.finish());
+}
+
+/// Checks `bytes` against PATH.sha256 where that file exists (sha256sum's
+/// format: the hex digest first).
+bool matchesDigestFile(const std::string &path, const std::vector<uint8_t> &bytes, std::string &error) {
+  std::vector<uint8_t> line;
+  if (!readWholeFile(path + ".sha256", line))
+    return true;
+  std::string expected(line.begin(), line.begin() + std::min<size_t>(line.size(), 64));
+  std::string actual = sha256Of(bytes);
+  if (expected == actual)
+    return true;
+  error = path + ": its SHA-256 is " + actual + " but " + path + ".sha256 says " + expected +
+          ": the file was modified or corrupted";
+  return false;
+}
+
+} // namespace
+
 bool loadParams(const std::string &path, ParamsFile &out, std::string &error) {
   std::vector<uint8_t> bytes;
   if (!readWholeFile(path, bytes)) {
     error = "cannot open " + path;
     return false;
   }
+  if (!matchesDigestFile(path, bytes, error))
+    return false;
   if (!parseParams(bytes.data(), bytes.size(), out, error)) {
     error = path + ": " + error;
     return false;
@@ -283,7 +312,10 @@ std::vector<uint8_t> serializeParams(const ParamsFile &file) {
 bool saveParams(const std::string &path, const ParamsFile &file, std::string &error) {
   std::vector<uint8_t> bytes = serializeParams(file);
   std::ofstream outFile(path, std::ios::binary);
-  if (!outFile.write(reinterpret_cast<const char *>(bytes.data()), bytes.size())) {
+  std::ofstream digestFile(path + ".sha256");
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  if (!outFile.write(reinterpret_cast<const char *>(bytes.data()), bytes.size()) ||
+      !(digestFile << sha256Of(bytes) << "  " << name << "\n")) {
     error = "cannot write " + path;
     return false;
   }
