@@ -1,6 +1,8 @@
 //===- Json.cpp - the small JSON reader and writer the runtime needs ------===//
 #include "Json.h"
 
+#include "TextScanner.h"
+
 #include "symc/NDArray.h"
 
 #include <cmath>
@@ -14,9 +16,9 @@ namespace {
 /// manifest nests past a dozen.
 constexpr int kMaxDepth = 256;
 
-class Parser {
+class Parser : TextScanner<Parser> {
 public:
-  explicit Parser(const std::string &text) : text(text) {}
+  explicit Parser(const std::string &text) : TextScanner(text) {}
 
   Value parseDocument() {
     Value v = parseValue();
@@ -27,24 +29,10 @@ public:
   }
 
 private:
+  friend TextScanner;
+
   [[noreturn]] void fail(const std::string &what) const {
     throw Error("MXNetError", "manifest JSON, byte " + std::to_string(pos) + ": " + what);
-  }
-  void skipSpace() {
-    while (pos < text.size() && isspace(static_cast<unsigned char>(text[pos])))
-      ++pos;
-  }
-  bool consume(char c) {
-    skipSpace();
-    if (pos < text.size() && text[pos] == c) {
-      ++pos;
-      return true;
-    }
-    return false;
-  }
-  void expect(char c) {
-    if (!consume(c))
-      fail(std::string("expected '") + c + "'");
   }
   bool consumeWord(const char *word) {
     size_t n = std::char_traits<char>::length(word);
@@ -216,8 +204,6 @@ private:
     return s;
   }
 
-  const std::string &text;
-  size_t pos = 0;
   int depth = 0;
 };
 

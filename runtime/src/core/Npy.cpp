@@ -2,6 +2,7 @@
 #include "symc/Npy.h"
 
 #include "FileIO.h"
+#include "TextScanner.h"
 
 #include <cstring>
 #include <fstream>
@@ -18,17 +19,17 @@ constexpr Descr kDescrs[] = {{"<f4", DType::Float32}, {"<f8", DType::Float64},
                              {"<i4", DType::Int32},   {"|i1", DType::Int8},
                              {"<i8", DType::Int64},   {"|b1", DType::Bool}};
 
-[[noreturn]] void fail(const std::string &path, size_t offset, const std::string &what) {
+[[noreturn]] void failAt(const std::string &path, size_t offset, const std::string &what) {
   throw Error("MXNetError", path + ": byte " + std::to_string(offset) + ": " + what);
 }
 
 /// The header's Python dict literal, `{'descr': '<f4', 'fortran_order':
 /// False, 'shape': (2, 3), }`, read by a scanner over its bytes: no regex
 /// (std::regex recurses per character) and no unchecked number.
-class HeaderParser {
+class HeaderParser : TextScanner<HeaderParser> {
 public:
   HeaderParser(const std::string &path, const std::string &text, size_t fileOffset)
-      : path(path), text(text), base(fileOffset) {}
+      : TextScanner(text), path(path), base(fileOffset) {}
 
   struct Header {
     std::string descr;
@@ -50,7 +51,7 @@ public:
       else if (key == "shape")
         h.shape = dims(), seen[2] = true;
       else
-        error("unknown header key '" + key + "'");
+        fail("unknown header key '" + key + "'");
       if (!consume(',')) {
         expect('}');
         break;
@@ -58,40 +59,25 @@ public:
     }
     skipSpace();
     if (pos != text.size())
-      error("trailing characters after the header dict");
+      fail("trailing characters after the header dict");
     if (!seen[0] || !seen[1] || !seen[2])
-      error("the header lacks 'descr', 'fortran_order' or 'shape'");
+      fail("the header lacks 'descr', 'fortran_order' or 'shape'");
     return h;
   }
 
 private:
-  [[noreturn]] void error(const std::string &what) const { fail(path, base + pos, what); }
+  friend TextScanner;
 
-  void skipSpace() {
-    while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\n' || text[pos] == '\r'))
-      ++pos;
-  }
-  bool consume(char c) {
-    skipSpace();
-    if (pos < text.size() && text[pos] == c) {
-      ++pos;
-      return true;
-    }
-    return false;
-  }
-  void expect(char c) {
-    if (!consume(c))
-      error(std::string("malformed header: expected '") + c + "'");
-  }
+  [[noreturn]] void fail(const std::string &what) const { failAt(path, base + pos, what); }
 
   std::string quoted() {
     skipSpace();
     if (pos >= text.size() || (text[pos] != '\'' && text[pos] != '"'))
-      error("malformed header: expected a quoted string");
+      fail("malformed header: expected a quoted string");
     char quote = text[pos++];
     size_t end = text.find(quote, pos);
     if (end == std::string::npos)
-      error("malformed header: unterminated string");
+      fail("malformed header: unterminated string");
     std::string s = text.substr(pos, end - pos);
     pos = end + 1;
     return s;
@@ -104,7 +90,7 @@ private:
         pos += std::char_traits<char>::length(word);
         return value;
       }
-    error("malformed header: 'fortran_order' must be True or False");
+    fail("malformed header: 'fortran_order' must be True or False");
   }
 
   /// A tuple of non-negative ints, `(2, 3)`, `(3,)` or `()`.
@@ -125,22 +111,21 @@ private:
   int64_t dim() {
     skipSpace();
     if (pos < text.size() && text[pos] == '-')
-      error("negative dim in 'shape'");
+      fail("negative dim in 'shape'");
     if (pos >= text.size() || !isdigit(static_cast<unsigned char>(text[pos])))
-      error("malformed header: 'shape' must be a tuple of ints");
+      fail("malformed header: 'shape' must be a tuple of ints");
     int64_t value = 0;
     for (; pos < text.size() && isdigit(static_cast<unsigned char>(text[pos])); ++pos) {
       int digit = text[pos] - '0';
       if (value > (INT64_MAX - digit) / 10)
-        error("dim in 'shape' exceeds 2^63");
+        fail("dim in 'shape' exceeds 2^63");
       value = value * 10 + digit;
     }
     return value;
   }
 
   const std::string &path;
-  const std::string &text;
-  size_t base, pos = 0;
+  size_t base;
 };
 
 } // namespace
@@ -154,7 +139,7 @@ NDArray loadNpy(const std::string &path) {
 
 NDArray parseNpy(const std::vector<uint8_t> &bytes, const std::string &path) {
   if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
-    fail(path, 0, "not a .npy file (bad magic)");
+    failAt(path, 0, "not a .npy file (bad magic)");
   uint8_t major = bytes[6];
   size_t headerLen = 0, headerStart = 0;
   if (major == 1) {
@@ -162,30 +147,30 @@ NDArray parseNpy(const std::vector<uint8_t> &bytes, const std::string &path) {
     headerStart = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12)
-      fail(path, 8, "truncated header length");
+      failAt(path, 8, "truncated header length");
     uint32_t len;
     std::memcpy(&len, bytes.data() + 8, 4);
     headerLen = len;
     headerStart = 12;
   } else {
-    fail(path, 6, "unsupported .npy version " + std::to_string(major));
+    failAt(path, 6, "unsupported .npy version " + std::to_string(major));
   }
   if (headerLen > bytes.size() - headerStart)
-    fail(path, headerStart, "truncated header (" + std::to_string(headerLen) + " bytes declared)");
+    failAt(path, headerStart, "truncated header (" + std::to_string(headerLen) + " bytes declared)");
   std::string text(bytes.begin() + headerStart, bytes.begin() + headerStart + headerLen);
   HeaderParser::Header header = HeaderParser(path, text, headerStart).parse();
   if (header.fortranOrder)
-    fail(path, headerStart, "Fortran-ordered arrays are not supported");
+    failAt(path, headerStart, "Fortran-ordered arrays are not supported");
   const Descr *found = nullptr;
   for (const Descr &d : kDescrs)
     if (header.descr == d.code)
       found = &d;
   if (!found)
-    fail(path, headerStart, "unsupported dtype '" + header.descr + "'");
+    failAt(path, headerStart, "unsupported dtype '" + header.descr + "'");
   size_t dataStart = headerStart + headerLen, available = bytes.size() - dataStart;
   std::optional<size_t> expected = arrayByteSize(header.shape, dtypeSize(found->dtype));
   if (!expected || *expected != available)
-    fail(path, dataStart, "shape " + shapeToString(header.shape) + " of " + dtypeName(found->dtype) + " needs " +
+    failAt(path, dataStart, "shape " + shapeToString(header.shape) + " of " + dtypeName(found->dtype) + " needs " +
                               (expected ? std::to_string(*expected) : std::string("more than 2^62")) +
                               " data bytes, the file has " + std::to_string(available));
   return NDArray::fromData(header.shape, found->dtype, bytes.data() + dataStart);
