@@ -70,10 +70,11 @@ class _NDList:
 class Artifact:
     """A model compiled by symc (a shared library), loaded."""
 
-    def __init__(self, path, prefix="symc"):
+    def __init__(self, path, prefix="symc", sha256=None):
         self.path = path
         self.handle = ctypes.c_void_p()
-        check_call(lib.SymcArtifactLoad(c_str(path), c_str(prefix), ctypes.byref(self.handle)))
+        check_call(lib.SymcArtifactLoadPinned(c_str(path), c_str(prefix), c_str(sha256) if sha256 else None,
+                                              ctypes.byref(self.handle)))
         self.arguments, self.aux_states, self.outputs, self.gradients = (
             self._tensors(which) for which in (ARGUMENTS, AUX_STATES, OUTPUTS, GRADIENTS))
         has_backward = ctypes.c_int()
@@ -237,9 +238,11 @@ class Artifact:
         raise TypeError("grad_req must be a str, a list or a dict")
 
 
-def load(path, prefix="symc"):
-    """Loads an artifact written by `symc compile` (or symc.compile)."""
-    return Artifact(path, prefix)
+def load(path, prefix="symc", sha256=None):
+    """Loads an artifact written by `symc compile` (or symc.compile). Its seal
+    is checked first; with `sha256` (hex, as symc.verify returns it) the file
+    must also be the one with that digest."""
+    return Artifact(path, prefix, sha256)
 
 
 def verify(path):

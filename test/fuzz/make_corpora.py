@@ -13,6 +13,7 @@ under their libFuzzer names and never removed.
 import argparse
 import ctypes
 import glob
+import hashlib
 import io
 import os
 import shutil
@@ -80,6 +81,8 @@ def npy_seeds():
 
 
 def artifact_seeds(build):
+    if os.path.exists(os.path.join(HERE, "artifact-pins.txt")):
+        os.remove(os.path.join(HERE, "artifact-pins.txt"))
     for path in sorted(glob.glob(os.path.join(build, "test/e2e/*.so"))):
         name = os.path.basename(path)[:-3]
         data = open(path, "rb").read()
@@ -88,6 +91,8 @@ def artifact_seeds(build):
         write("manifest", name, lib.symc_manifest())
         if name in ("axpb", "duplicate-names"):
             write("artifactload", name, data)
+            with open(os.path.join(HERE, "artifact-pins.txt"), "a") as pins:
+                pins.write(hashlib.sha256(data[:-48]).hexdigest() + "  " + name + "\n")
             write("artifactload", name + "-truncated", data[:len(data) // 2])
             patched = bytearray(data)
             patched[len(data) // 3] ^= 0x40

@@ -33,7 +33,7 @@ using namespace symc;
 namespace {
 
 struct Options {
-  std::string artifact, prefix = "symc", params;
+  std::string artifact, prefix = "symc", sha256, params;
   std::vector<std::pair<std::string, std::string>> inputs; // name (or "") -> file
   std::vector<std::string> outputs, compares;
   int bench = 0, threads = 0;
@@ -120,6 +120,8 @@ const std::vector<Flag> &flags() {
        [](Options &o, const std::string &v) { o.optimizedSymbol = v; }},
       {"--name", "PREFIX", "the artifact's symbol prefix (symc compile --name; default symc)",
        [](Options &o, const std::string &v) { o.prefix = v; }},
+      {"--sha256", "HEX", "refuse the artifact unless its seal holds this digest (symc verify prints it)",
+       [](Options &o, const std::string &v) { o.sha256 = v; }},
       {"--train", nullptr, "forward(is_train=True)", [](Options &o, const std::string &) { o.isTrain = true; }},
       {"--backward", nullptr, "a training step: forward(is_train=True), then backward",
        [](Options &o, const std::string &) { o.backward = o.isTrain = true; }},
@@ -388,7 +390,7 @@ struct MonitorComparison {
 
 
 int run(const Options &o) {
-  std::shared_ptr<const Artifact> artifact = Artifact::load(o.artifact, o.prefix);
+  std::shared_ptr<const Artifact> artifact = Artifact::load(o.artifact, o.prefix, o.sha256);
   ParamArrays params = o.params.empty() ? ParamArrays() : splitParams(readParams(o.params));
   ArrayDict inputs = readInputs(o);
   for (const auto &input : inputs) // an --input replaces the array of that name in --params

@@ -135,10 +135,13 @@ struct Manifest {
 
 class Artifact {
 public:
-  /// Checks `path`'s seal (ArtifactSeal.h), then dlopen()s it (privately:
-  /// several artifacts coexist) and reads its manifest. Throws symc::Error.
-  static std::shared_ptr<const Artifact> load(const std::string &path,
-                                              const std::string &prefix = "symc");
+  /// Checks `path`'s seal (ArtifactSeal.h), and with `sha256` (hex) that the
+  /// seal holds that digest, then dlopen()s it (privately: several artifacts
+  /// coexist) and reads its manifest. Throws symc::Error. The seal alone
+  /// catches corruption; only a pinned digest stops a file whose seal was
+  /// rewritten on purpose, since anyone can compute a SHA-256.
+  static std::shared_ptr<const Artifact> load(const std::string &path, const std::string &prefix = "symc",
+                                              const std::string &sha256 = "");
   /// The functions of an artifact linked into the program (`symc compile
   /// --emit=obj`): `<prefix>_forward`, and where the manifest lists them
   /// `<prefix>_forward_train`, `<prefix>_backward`, `<prefix>_params` and

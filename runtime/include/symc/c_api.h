@@ -65,6 +65,9 @@ int SymcRandomSeed(uint64_t seed);
    The file's seal is checked first: a truncated or modified artifact is an
    error, and none of its code runs. */
 int SymcArtifactLoad(const char *path, const char *prefix, SymcArtifactHandle *out);
+/* The same, refusing the file unless its seal holds `sha256` (hex, as `symc
+   verify` prints it): a deployer's pin against a file whose seal was rewritten. */
+int SymcArtifactLoadPinned(const char *path, const char *prefix, const char *sha256, SymcArtifactHandle *out);
 /* Checks the seal of the artifact file at `path` without loading it; sets
    `sha256` (valid until the thread's next call) to the SHA-256 it holds, in hex. */
 int SymcArtifactVerify(const char *path, const char **sha256);

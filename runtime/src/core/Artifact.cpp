@@ -5,6 +5,7 @@
 #include "symc/ArtifactSeal.h"
 
 #include <algorithm>
+#include <cctype>
 #include <dlfcn.h>
 
 namespace symc {
@@ -168,15 +169,26 @@ ParamsFile readEmbeddedParams(ParamsAccessor accessor, const std::string &where)
   return file;
 }
 
+/// Hex digests compared without regard to case.
+bool sameDigest(const std::string &a, const std::string &b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
 } // namespace
 
-std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const std::string &prefix) {
+std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const std::string &prefix,
+                                               const std::string &sha256) {
   // A bare file name would make dlopen search the library path instead.
   std::string file = path.find('/') == std::string::npos ? "./" + path : path;
   // Before dlopen: mapping a truncated file faults, and its constructors run.
   std::string digest, error;
   if (!verifyArtifactSeal(file, digest, error))
     throw Error("MXNetError", "cannot load artifact " + path + ": " + error);
+  if (!sha256.empty() && !sameDigest(digest, sha256))
+    throw Error("MXNetError", "cannot load artifact " + path + ": its SHA-256 is " + digest + ", not the expected " +
+                                  sha256);
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     std::string error = dlerror();

@@ -248,8 +248,12 @@ int SymcGetVersion(const char **version, int *abiVersion) {
 int SymcRandomSeed(uint64_t seed) { return guarded([&] { symc::seedRandom(seed); }); }
 
 int SymcArtifactLoad(const char *path, const char *prefix, SymcArtifactHandle *out) {
+  return SymcArtifactLoadPinned(path, prefix, nullptr, out);
+}
+
+int SymcArtifactLoadPinned(const char *path, const char *prefix, const char *sha256, SymcArtifactHandle *out) {
   return guarded([&] {
-    *out = new SymcArtifact{Artifact::load(text(path, "path"), prefix ? prefix : "symc")};
+    *out = new SymcArtifact{Artifact::load(text(path, "path"), prefix ? prefix : "symc", sha256 ? sha256 : "")};
   });
 }
 
