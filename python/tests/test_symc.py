@@ -29,7 +29,11 @@ def test_verify_and_load_refuse_modified_artifacts(tmp_path):
     path = str(tmp_path / "axpb.so")
     symc.compile(AXPB, a=(2,), b=(2,), output=path)
     data = open(path, "rb").read()
-    assert symc.verify(path) == hashlib.sha256(data[:-48]).hexdigest()
+    digest = symc.verify(path)
+    assert digest == hashlib.sha256(data[:-48]).hexdigest()
+    assert symc.load(path, sha256=digest.upper()).list_outputs() == ["_plus0_output"]
+    with pytest.raises(symc.MXNetError, match="not the expected " + "0" * 64):
+        symc.load(path, sha256="0" * 64)
     patched = str(tmp_path / "patched.so")
     open(patched, "wb").write(data[:100] + bytes([data[100] ^ 1]) + data[101:])
     with pytest.raises(symc.MXNetError, match="does not match its seal"):

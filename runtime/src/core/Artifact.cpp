@@ -67,8 +67,9 @@ template <typename Resolve> std::vector<Variant> readVariants(const json::Value 
   return variants;
 }
 
-int readIndex(const json::Value &object, const char *key) {
-  return object.has(key) ? static_cast<int>(object.at(key).integer(-1, INT32_MAX)) : -1;
+/// An optional index, at most `max` (-1 when absent).
+int readIndex(const json::Value &object, const char *key, int64_t max = INT32_MAX) {
+  return object.has(key) ? static_cast<int>(object.at(key).integer(-1, max)) : -1;
 }
 
 std::string readString(const json::Value &object, const char *key) {
@@ -77,21 +78,22 @@ std::string readString(const json::Value &object, const char *key) {
 
 /// A monitored node's name, inputs and outputs (for backward nodes, with
 /// the graph entries they read).
-void readMonitorNode(const json::Value &n, MonitorNode &node) {
+void readMonitorNode(const json::Value &n, size_t valueCount, MonitorNode &node) {
+  int64_t maxIndex = static_cast<int64_t>(valueCount) - 1;
   node.name = n.at("name").str();
   for (const json::Value &in : n.at("inputs").list())
     node.inputs.push_back({in.at("name").str(), readString(in, "variable"), readIndex(in, "argument"),
-                           readIndex(in, "value"), readString(in, "node"), readIndex(in, "backward"),
+                           readIndex(in, "value", maxIndex), readString(in, "node"), readIndex(in, "backward"),
                            std::max(readIndex(in, "index"), 0), std::max(readIndex(in, "version"), 0)});
   for (const json::Value &out : n.at("outputs").list())
-    node.outputs.push_back(static_cast<int>(out.integer(0, INT32_MAX)));
+    node.outputs.push_back(static_cast<int>(out.integer(-1, maxIndex))); // -1: an output with no value
 }
 
 template <typename Resolve> BackwardMonitorSpec readBackwardMonitor(const json::Value &backward, Resolve resolve) {
   BackwardMonitorSpec spec{resolve(backward.at("entry").str()), readTensors(backward.at("values")), {}, {}};
   for (const json::Value &n : backward.at("nodes").list()) {
     BackwardNodeSpec node;
-    readMonitorNode(n, node);
+    readMonitorNode(n, spec.values.size(), node);
     node.op = n.at("op").str();
     node.forward = n.at("forward").str();
     for (const auto &[key, value] : n.at("attrs").members())
@@ -107,7 +109,7 @@ template <typename Resolve> BackwardMonitorSpec readBackwardMonitor(const json::
 template <typename Resolve> MonitorSpec readMonitor(const json::Value &monitor, Resolve resolve) {
   MonitorSpec spec{readVariants(monitor.at("variants"), resolve), readTensors(monitor.at("values")), {}, {}};
   for (const json::Value &n : monitor.at("nodes").list())
-    readMonitorNode(n, spec.nodes.emplace_back());
+    readMonitorNode(n, spec.values.size(), spec.nodes.emplace_back());
   if (monitor.has("backward"))
     spec.backward = readBackwardMonitor(monitor.at("backward"), resolve);
   return spec;
