@@ -118,6 +118,9 @@ TEST(HostileManifest, OutOfRangeNumbersAreNotCast) {
             "manifest: -7 is not an integer in [-1, 4611686018427387904]");
   EXPECT_EQ(manifestError(replaced("\"embedded_params\": false", "\"embedded_params\": 0")),
             "manifest: expected a bool, found a number");
+  // A monitored node's output must be one of the monitor's values (or -1: none).
+  EXPECT_EQ(manifestError(manifest(R"("monitor": {"variants": [], "values": [], "nodes": [{"name": "n", "inputs": [], "outputs": [5]}]}, )")),
+            "manifest: 5 is not an integer in [-1, -1]");
 }
 
 TEST(HostileArrays, ImpossibleShapesAreRefusedBeforeAllocating) {
