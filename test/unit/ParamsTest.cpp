@@ -212,12 +212,19 @@ TEST(Params, RejectsCorruptHeadersAndFields) {
   EXPECT_NE(parseError(trailing).find("1 unexpected bytes"), std::string::npos);
 }
 
-TEST(Params, LoadAndSaveFiles) {
+/// A one-array file saved as `name` in the test's temporary directory.
+ParamsFile savedFile(const std::string &name, std::string &path) {
   ParamsFile file;
   file.arrays.push_back(floatArray("arg:w", {3}, {1, 2, 3}));
-  std::string path = ::testing::TempDir() + "symc-params-test.params";
+  path = ::testing::TempDir() + name;
   std::string error;
-  ASSERT_TRUE(saveParams(path, file, error)) << error;
+  EXPECT_TRUE(saveParams(path, file, error)) << error;
+  return file;
+}
+
+TEST(Params, LoadAndSaveFiles) {
+  std::string path, error;
+  ParamsFile file = savedFile("symc-params-test.params", path);
   ParamsFile back;
   ASSERT_TRUE(loadParams(path, back, error)) << error;
   EXPECT_EQ(back.arrays[0].data, file.arrays[0].data);
@@ -226,11 +233,8 @@ TEST(Params, LoadAndSaveFiles) {
 }
 
 TEST(Params, DigestBesideTheFileCatchesAFlippedBit) {
-  ParamsFile file;
-  file.arrays.push_back(floatArray("arg:w", {3}, {1, 2, 3}));
-  std::string path = ::testing::TempDir() + "symc-params-digest.params";
-  std::string error;
-  ASSERT_TRUE(saveParams(path, file, error)) << error;
+  std::string path, error;
+  ParamsFile file = savedFile("symc-params-digest.params", path);
   std::vector<uint8_t> bytes = serializeParams(file);
   bytes[bytes.size() - 23] ^= 0x01; // in the last float (21 bytes of names follow): still well-formed
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
