@@ -3,6 +3,7 @@
 #include "dialects/Sym/Transforms/Passes.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 namespace mlir::sym {
 #define GEN_PASS_DEF_SYMINFERSHAPES
@@ -61,7 +62,7 @@ public:
     if (failed(seedArguments(func, dynamic)) || failed(runFixpoint(func)))
       return signalPassFailure();
     writeBackTypes(func);
-    if (!dynamic && failed(checkArgumentsKnown(func)))
+    if ((!dynamic && failed(checkArgumentsKnown(func))) || failed(checkSizes(func)))
       return signalPassFailure();
   }
 
@@ -158,6 +159,35 @@ private:
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     func.setFunctionType(FunctionType::get(&getContext(), func.getBody().getArgumentTypes(),
                                            ret.getOperandTypes()));
+  }
+
+  /// Every array fits in memory: sizes past 2^62 bytes (products that would
+  /// wrap int64 included) are errors here, before any size is computed from
+  /// them.
+  LogicalResult checkSizes(func::FuncOp func) {
+    auto check = [](Value v) -> LogicalResult {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type)
+        return success();
+      std::optional<int64_t> bytes = (type.getElementTypeBitWidth() + 7) / 8;
+      for (int64_t d : type.getShape())
+        if (!ShapedType::isDynamic(d) && bytes)
+          bytes = llvm::checkedMul(*bytes, d);
+      if (bytes && *bytes <= (int64_t(1) << 62))
+        return success();
+      return emitError(v.getLoc()) << "an array of shape " << PartialShape::fromType(type).str() << " and type "
+                                   << type.getElementType() << " would exceed 2^62 bytes";
+    };
+    for (BlockArgument arg : func.getArguments())
+      if (failed(check(arg)))
+        return failure();
+    WalkResult result = func.walk([&](Operation *op) {
+      for (Value v : op->getResults())
+        if (failed(check(v)))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
   }
 
   /// HandleInferShapeError: every argument and aux state must end up known.
