@@ -3,13 +3,13 @@
 
 #include "symc/ArtifactABI.h"
 
+#include "FileIO.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <vector>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace symc {
@@ -29,20 +29,6 @@ uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
 uint32_t loadBigEndian(const uint8_t *p) {
   return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | uint32_t(p[3]);
-}
-
-/// Opens a regular file for reading; -1 (with `error` set) otherwise.
-int openRegular(const std::string &path, uint64_t &size, std::string &error) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat info;
-  if (fd < 0 || ::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    error = fd < 0 ? std::strerror(errno) : "not a regular file";
-    if (fd >= 0)
-      ::close(fd);
-    return -1;
-  }
-  size = static_cast<uint64_t>(info.st_size);
-  return fd;
 }
 
 /// The SHA-256 of the first `size` bytes of `fd`.
@@ -130,7 +116,7 @@ std::string hexDigest(const std::array<uint8_t, 32> &digest) {
 
 bool sealArtifact(const std::string &path, std::string &error) {
   uint64_t size = 0;
-  int fd = openRegular(path, size, error);
+  int fd = openRegularFile(path, size, error);
   if (fd < 0)
     return false;
   SymcArtifactSeal seal{};
@@ -151,7 +137,7 @@ bool sealArtifact(const std::string &path, std::string &error) {
 
 bool verifyArtifactSeal(const std::string &path, std::string &digest, std::string &error) {
   uint64_t size = 0;
-  int fd = openRegular(path, size, error);
+  int fd = openRegularFile(path, size, error);
   if (fd < 0)
     return false;
   SymcArtifactSeal seal{};

@@ -8,6 +8,10 @@
 
 namespace symc {
 
+/// Opens the regular file `path` for reading and sets `size`; -1 with
+/// `error` set (errno's text, or "not a regular file") otherwise.
+int openRegularFile(const std::string &path, uint64_t &size, std::string &error);
+
 /// Reads the regular file `path` in one read (weights files run to hundreds
 /// of MB), sized by fstat so the buffer never outgrows the file; false when
 /// it cannot be opened or read, or is not a regular file (a directory, a
