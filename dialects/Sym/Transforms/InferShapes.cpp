@@ -1,6 +1,7 @@
 //===- InferShapes.cpp - MXNet's InferShape as a pass ---------------------===//
 #include "dialects/Sym/IR/SymOps.h"
 #include "dialects/Sym/Transforms/Passes.h"
+#include "symc/ArtifactABI.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -173,7 +174,7 @@ private:
       for (int64_t d : type.getShape())
         if (!ShapedType::isDynamic(d) && bytes)
           bytes = llvm::checkedMul(*bytes, d);
-      if (bytes && *bytes <= (int64_t(1) << 62))
+      if (bytes && *bytes <= SYMC_MAX_ARRAY_BYTES)
         return success();
       return emitError(v.getLoc()) << "an array of shape " << PartialShape::fromType(type).str() << " and type "
                                    << type.getElementType() << " would exceed 2^62 bytes";

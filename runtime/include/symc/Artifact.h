@@ -158,8 +158,6 @@ public:
   ~Artifact();
 
   const Manifest &manifest() const { return manifest_; }
-  /// The SHA-256 its seal holds, in hex ("" for a linked-in artifact).
-  const std::string &digest() const { return digest_; }
   /// The embedded parameters, or null when none were embedded.
   const ParamsFile *embeddedParams() const { return params_ ? &*params_ : nullptr; }
   /// Sets the OpenMP thread count of the calling thread for the artifact's
@@ -169,7 +167,6 @@ public:
 private:
   Artifact() = default;
   void *handle_ = nullptr;
-  std::string digest_;
   void (*ompSetNumThreads_)(int) = nullptr;
   Manifest manifest_;
   std::optional<ParamsFile> params_;

@@ -27,6 +27,11 @@
 
 typedef int32_t (*SymcEntryPoint)(void *const *buffers, const int64_t *dims, void *workspace);
 
+/* The most bytes one array may take: the compiler refuses larger shapes, and
+   the runtime's readers larger arrays and manifest sizes (far past any
+   memory, and the sum of two still fits in int64). */
+#define SYMC_MAX_ARRAY_BYTES (INT64_C(1) << 62)
+
 #define SYMC_ARTIFACT_SEAL_MAGIC "SYMCSEAL"
 
 /* The last 48 bytes of an artifact file (little-endian). */

@@ -13,8 +13,8 @@ namespace symc {
 bool TensorSpec::isDynamic() const { return std::find(shape.begin(), shape.end(), -1) != shape.end(); }
 namespace {
 
-/// The largest dim, byte count or row count a manifest may state (as arrayByteSize).
-constexpr int64_t kMaxBytes = int64_t(1) << 62;
+/// The largest dim, byte count or row count a manifest may state.
+constexpr int64_t kMaxBytes = SYMC_MAX_ARRAY_BYTES;
 
 TensorSpec readTensor(const json::Value &v) {
   TensorSpec spec;
@@ -200,7 +200,6 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
   }
   std::shared_ptr<Artifact> artifact(new Artifact());
   artifact->handle_ = handle;
-  artifact->digest_ = digest;
   auto manifestFn = reinterpret_cast<const char *(*)()>(dlsym(handle, (prefix + "_manifest").c_str()));
   if (!manifestFn)
     throw Error("MXNetError", path + " is not a symc artifact with prefix '" + prefix +

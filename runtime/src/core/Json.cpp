@@ -48,34 +48,14 @@ private:
       fail("unexpected end");
     Value v;
     char c = text[pos];
-    if ((c == '{' || c == '[') && ++depth > kMaxDepth)
-      fail("nested deeper than " + std::to_string(kMaxDepth) + " levels");
-    if (c == '{') {
-      v.kind = Value::Object;
+    if (c == '{' || c == '[') {
+      if (++depth > kMaxDepth)
+        fail("nested deeper than " + std::to_string(kMaxDepth) + " levels");
       ++pos;
-      if (consume('}')) {
-        --depth;
-        return v;
-      }
-      do {
-        skipSpace();
-        std::string key = parseString();
-        expect(':');
-        v.object[key] = parseValue();
-      } while (consume(','));
-      expect('}');
-      --depth;
-    } else if (c == '[') {
-      v.kind = Value::Array;
-      ++pos;
-      if (consume(']')) {
-        --depth;
-        return v;
-      }
-      do
-        v.array.push_back(parseValue());
-      while (consume(','));
-      expect(']');
+      if (c == '{')
+        parseMembers(v);
+      else
+        parseItems(v);
       --depth;
     } else if (c == '"') {
       v.kind = Value::String;
@@ -90,6 +70,31 @@ private:
       v.number = parseNumber();
     }
     return v;
+  }
+
+  /// An object's members, after its '{'.
+  void parseMembers(Value &v) {
+    v.kind = Value::Object;
+    if (consume('}'))
+      return;
+    do {
+      skipSpace();
+      std::string key = parseString();
+      expect(':');
+      v.object[key] = parseValue();
+    } while (consume(','));
+    expect('}');
+  }
+
+  /// An array's items, after its '['.
+  void parseItems(Value &v) {
+    v.kind = Value::Array;
+    if (consume(']'))
+      return;
+    do
+      v.array.push_back(parseValue());
+    while (consume(','));
+    expect(']');
   }
 
   /// JSON's number grammar (no inf, nan, hex or leading '+', which strtod

@@ -1,5 +1,6 @@
 //===- Params.cpp - MXNet's .params (NDArray list) format -----------------===//
 #include "symc/Params.h"
+#include "symc/ArtifactABI.h"
 #include "symc/ArtifactSeal.h"
 
 #include "FileIO.h"
@@ -185,8 +186,7 @@ std::string shapeToString(const std::vector<int64_t> &shape) {
 }
 
 std::optional<size_t> arrayByteSize(const std::vector<int64_t> &shape, size_t elementSize) {
-  // At most 2^62 bytes: far past any memory, and the sum of two still fits.
-  constexpr uint64_t kLimit = uint64_t(1) << 62;
+  constexpr uint64_t kLimit = SYMC_MAX_ARRAY_BYTES;
   uint64_t bytes = elementSize;
   for (int64_t d : shape) {
     if (d < 0)
