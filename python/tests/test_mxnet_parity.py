@@ -452,6 +452,48 @@ def test_group2ctx_places_and_copies(grouped_models, bind):
     assert "Op:_CrossDeviceCopy, Name=relu1_0_copy" in result["debug_str"]
 
 
+def placed_training_step(mx, paths):
+    """group2ctx with gradients: where simple_bind puts them, the backward's
+    copy nodes in debug_str, and the gradients."""
+    sym = mx.sym.load(paths["mlp"])
+    exe = sym.simple_bind(mx.cpu(), group2ctx={"dev1": mx.cpu(1), "dev2": mx.cpu(2)}, data=(2, 5))
+    rng = np.random.RandomState(2)
+    for name, array in exe.arg_dict.items():
+        array[:] = rng.uniform(-1, 1, array.shape).astype("float32")
+    exe.arg_dict["softmax_label"][:] = np.array([1, 3], dtype="float32")
+    exe.forward(is_train=True)
+    exe.backward()
+    return {"grad_contexts": {n: str(g.context) for n, g in exe.grad_dict.items()}, "debug_str": exe.debug_str(),
+            "grads": {n: g.asnumpy() for n, g in exe.grad_dict.items()}}
+
+
+def test_group2ctx_training_step(grouped_models):
+    result = run_both(placed_training_step, grouped_models)
+    assert "Op:_CrossDeviceCopy, Name=fc2_backward_0_copy" in result["debug_str"]
+
+
+def misplaced_gradient_error(mx, paths, gradient_devices):
+    """bind with gradient arrays where the backward does not compute them."""
+    sym = mx.sym.load(paths["mlp"])
+    shapes = {"data": (2, 5), "fc1_weight": (8, 5), "fc1_bias": (8,), "fc2_weight": (4, 8), "fc2_bias": (4,),
+              "softmax_label": (2,)}
+    args = {n: mx.nd.zeros(s, ctx=mx.cpu(1)) for n, s in shapes.items()}
+    grads = {n: mx.nd.zeros(shapes[n], ctx=mx.cpu(d)) for n, d in gradient_devices.items()}
+    try:
+        sym.bind(mx.cpu(), args, args_grad=grads, group2ctx={"dev1": mx.cpu(1), "dev2": mx.cpu(2)})
+    except Exception as e:
+        return re.search(r"(Check failed: .*)", str(e)).group(1)
+    return None
+
+
+@pytest.mark.parametrize("gradient_devices", [
+    {"fc1_weight": 0, "fc1_bias": 1, "fc2_weight": 2, "fc2_bias": 2},  # two devices for one node's outputs
+    {"fc1_weight": 1, "fc1_bias": 1, "fc2_weight": 1, "fc2_bias": 1},  # fc2's gradients not on dev2
+])
+def test_group2ctx_gradient_placement_errors(grouped_models, gradient_devices):
+    assert run_both(misplaced_gradient_error, grouped_models, gradient_devices)
+
+
 def placement_error(mx, paths, name, group2ctx):
     sym = mx.sym.load(paths[name])
     try:

@@ -92,4 +92,43 @@ TEST(Placement, Errors) {
   }
 }
 
+/// w (dev2) and x (dev1) -> y = fc(x, w) (dev2); y's backward node computes
+/// the gradients of x (output 0) and w (output 1), heads 1 and 2.
+const char *kTraining = R"({"nodes": [
+  {"op": "null", "name": "x", "attrs": {"__ctx_group__": "dev1"}, "inputs": []},
+  {"op": "null", "name": "w", "inputs": []},
+  {"op": "FullyConnected", "name": "y", "attrs": {"__ctx_group__": "dev2"}, "inputs": [[0, 0, 0], [1, 0, 0]]},
+  {"op": "null", "name": "head", "inputs": []},
+  {"op": "_backward_FullyConnected", "name": "y_backward", "inputs": [[3, 0, 0], [0, 0, 0], [1, 0, 0]],
+   "control_deps": [2]}],
+  "heads": [[2, 0, 0], [4, 0, 0], [4, 1, 0]]})";
+
+TEST(Placement, BackwardNodesRunWithTheirForwardNode) {
+  DevicePlacement placed = placeDevices(SymbolGraph::parse(kTraining), {{"dev1", Context::cpu(1)}, {"dev2", Context::cpu(2)}},
+                                        {{"w", Context::cpu(2)}}, {}, {},
+                                        {{1, Context::cpu(2)}, {2, Context::cpu(2)}});
+  EXPECT_EQ(contextOf(placed, "y_backward"), Context::cpu(2));
+  EXPECT_EQ(namesInOrder(placed.graph),
+            (std::vector<std::string>{"x", "x_0_copy", "w", "y", "head", "y_backward"}));
+}
+
+std::string gradientPlacementError(Context xGrad, Context wGrad) {
+  try {
+    placeDevices(SymbolGraph::parse(kTraining), {{"dev1", Context::cpu(1)}, {"dev2", Context::cpu(2)}},
+                 {{"w", Context::cpu(2)}}, {}, {}, {{1, xGrad}, {2, wGrad}});
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Placement, GradientsMustBeSavedWhereTheirNodeComputesThem) {
+  // Device ids: dev1 0, dev2 1, then cpu(0) 2.
+  EXPECT_EQ(gradientPlacementError(Context::cpu(0), Context::cpu(2)),
+            "Check failed: device[nid] == devid (2 vs. 1) : device of same output not equal to each other");
+  EXPECT_EQ(gradientPlacementError(Context::cpu(1), Context::cpu(1)),
+            "Check failed: ctx == vcontext[nid]: Trying to save gradient to cpu(1) while its source node "
+            "\"y_backward\" computes it on cpu(2). Check your ctx in NDArray allocation.");
+}
+
 } // namespace

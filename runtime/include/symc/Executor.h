@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -191,6 +192,13 @@ private:
   /// gradient is asked for and the artifact describes them (its monitor
   /// variants): what debug_str prints and the backward monitor walks.
   const SymbolGraph &fullGraph() const;
+  /// Whether fullGraph() has backward nodes: a gradient is asked for and
+  /// the artifact describes MXNet's backward graph.
+  bool describesBackward() const;
+  /// The arguments whose grad_req is not null.
+  std::set<std::string> askedGradients() const;
+  /// `full` as fullGraph(), `added` its backward nodes in the manifest's order.
+  void setFullGraph(std::shared_ptr<const SymbolGraph> full, const std::vector<const SymbolNode *> &added) const;
   /// Runs the instrumented backward (set_monitor_callback) if compiled and a
   /// callback is installed; returns whether it ran.
   bool runMonitoredBackward();

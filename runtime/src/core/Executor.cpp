@@ -470,6 +470,10 @@ Executor Executor::reshape(bool partialShaping, bool allowUpSizing,
   child.placement_ = placement_;
   child.optimizedSymbol_ = optimizedSymbol_;
   child.graph_ = graph_;
+  if (placement_) { // placed with its backward nodes
+    child.fullGraph_ = fullGraph_;
+    child.backwardOrder_ = backwardOrder_;
+  }
   for (size_t i = 0; i < m.arguments.size(); ++i) {
     const std::string &name = m.arguments[i].name;
     std::vector<int64_t> shape = resolveShape(m.arguments[i], child.batch_);
@@ -682,10 +686,25 @@ void Executor::placeDevices() {
   std::set<std::string> auxNames;
   for (const TensorSpec &spec : m.auxStates)
     auxNames.insert(spec.name);
+  // MXNet places the forward and backward graph as one.
+  SymbolGraph graph = SymbolGraph::parse(m.symbolJson);
+  size_t forwardHeads = graph.heads.size();
+  std::vector<const SymbolNode *> added;
+  std::vector<GradientHead> gradients;
+  if (describesBackward()) {
+    graph = graph.withBackward(*m.monitor->backward, askedGradients(), added);
+    for (size_t i = 0; i < m.arguments.size(); ++i)
+      if (gradReqs_[i] != GradReq::Null)
+        gradients.push_back({forwardHeads + gradients.size(), grads_[i].context()});
+  }
   auto placement = std::make_shared<DevicePlacement>(
-      symc::placeDevices(SymbolGraph::parse(m.symbolJson), group2ctx_, variables, bound, auxNames));
-  graph_ = std::shared_ptr<const SymbolGraph>(placement, &placement->graph);
-  optimizedSymbol_ = placement->graph.toJson();
+      symc::placeDevices(std::move(graph), group2ctx_, variables, bound, auxNames, gradients));
+  SymbolGraph forward = placement->graph;
+  forward.heads.resize(forwardHeads);
+  graph_ = std::make_shared<const SymbolGraph>(std::move(forward));
+  if (!added.empty())
+    setFullGraph(std::shared_ptr<const SymbolGraph>(placement, &placement->graph), added);
+  optimizedSymbol_ = graph_->toJson();
   placement_ = std::move(placement);
 }
 
@@ -749,25 +768,40 @@ void Executor::reportBackwardToMonitor() const {
   }
 }
 
+bool Executor::describesBackward() const {
+  const Manifest &m = manifest();
+  bool wantsGradients = std::any_of(gradReqs_.begin(), gradReqs_.end(), [](GradReq r) { return r != GradReq::Null; });
+  return wantsGradients && m.monitor && m.monitor->backward && !m.symbolJson.empty();
+}
+
+std::set<std::string> Executor::askedGradients() const {
+  std::set<std::string> asked;
+  for (size_t i = 0; i < manifest().arguments.size(); ++i)
+    if (gradReqs_[i] != GradReq::Null)
+      asked.insert(manifest().arguments[i].name);
+  return asked;
+}
+
+void Executor::setFullGraph(std::shared_ptr<const SymbolGraph> full, const std::vector<const SymbolNode *> &added) const {
+  fullGraph_ = std::move(full);
+  backwardOrder_.clear();
+  for (const SymbolNodePtr &node : fullGraph_->executionOrder())
+    if (auto it = std::find(added.begin(), added.end(), node.get()); it != added.end())
+      backwardOrder_.push_back(static_cast<size_t>(it - added.begin()));
+}
+
 const SymbolGraph &Executor::fullGraph() const {
   if (fullGraph_)
     return *fullGraph_;
-  const Manifest &m = manifest();
-  bool wantsGradients = std::any_of(gradReqs_.begin(), gradReqs_.end(), [](GradReq r) { return r != GradReq::Null; });
-  if (!m.monitor || !m.monitor->backward || !wantsGradients || m.symbolJson.empty()) {
+  if (!describesBackward()) {
     const SymbolGraph &forward = graph();
     fullGraph_ = std::shared_ptr<const SymbolGraph>(graph_, &forward);
     return *fullGraph_;
   }
-  std::set<std::string> asked;
-  for (size_t i = 0; i < m.arguments.size(); ++i)
-    if (gradReqs_[i] != GradReq::Null)
-      asked.insert(m.arguments[i].name);
   std::vector<const SymbolNode *> added;
-  fullGraph_ = std::make_shared<const SymbolGraph>(graph().withBackward(*m.monitor->backward, asked, added));
-  for (const SymbolNodePtr &node : fullGraph_->executionOrder())
-    if (auto it = std::find(added.begin(), added.end(), node.get()); it != added.end())
-      backwardOrder_.push_back(static_cast<size_t>(it - added.begin()));
+  setFullGraph(std::make_shared<const SymbolGraph>(graph().withBackward(*manifest().monitor->backward,
+                                                                        askedGradients(), added)),
+               added);
   return *fullGraph_;
 }
 

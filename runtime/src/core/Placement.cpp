@@ -23,8 +23,13 @@ public:
 
 using Devices = std::map<const SymbolNode *, int>;
 
-/// PlaceDevice's sweeps: a node's group, else (forward) its first placed
-/// input, else (backward) a consumer's device, else device 0.
+/// nnvm's TIsBackward: the `_backward_*` ops.
+bool isBackwardOp(const SymbolNode &node) { return node.op.rfind("_backward_", 0) == 0; }
+
+/// PlaceDevice's sweeps: a node's group, else (forward) a backward op's
+/// forward node's device or a node's first placed input's, else (backward)
+/// a consumer's device, else device 0. Variables keep the device they were
+/// given.
 void assignDevices(const std::vector<SymbolNodePtr> &order, const std::map<std::string, int> &groupIds,
                    Devices &device) {
   for (const SymbolNodePtr &node : order) {
@@ -36,8 +41,11 @@ void assignDevices(const std::vector<SymbolNodePtr> &order, const std::map<std::
       device[node.get()] = id->second;
       continue;
     }
-    if (device.count(node.get()))
-      continue; // a bound variable
+    if (isBackwardOp(*node)) {
+      if (!node->controlDeps.empty() && device.count(node->controlDeps[0].get()))
+        device[node.get()] = device[node->controlDeps[0].get()];
+      continue;
+    }
     for (const SymbolEntry &input : node->inputs)
       if (device.count(input.node.get())) {
         device[node.get()] = device[input.node.get()];
@@ -81,11 +89,38 @@ void insertCopies(const std::vector<SymbolNodePtr> &order, const std::set<std::s
   }
 }
 
+/// AssignContext's check before placing: the outputs of one node are
+/// saved on one device.
+void presetGradientDevices(const SymbolGraph &graph, const std::vector<GradientHead> &gradients, DeviceIds &ids,
+                           Devices &device) {
+  for (const GradientHead &gradient : gradients) {
+    const SymbolNode *node = graph.heads.at(gradient.head).node.get();
+    int id = ids.idOf(gradient.ctx);
+    auto [preset, inserted] = device.emplace(node, id);
+    if (!inserted && preset->second != id)
+      throw Error("MXNetError", "Check failed: device[nid] == devid (" + std::to_string(preset->second) + " vs. " +
+                                    std::to_string(id) + ") : device of same output not equal to each other");
+  }
+}
+
+/// AssignContext's check after placing: each gradient is computed where it
+/// is saved.
+void checkGradientDevices(const DevicePlacement &placement, const std::vector<GradientHead> &gradients) {
+  for (const GradientHead &gradient : gradients) {
+    const SymbolNode *node = placement.graph.heads.at(gradient.head).node.get();
+    Context computed = placement.contexts.at(node);
+    if (computed != gradient.ctx)
+      throw Error("MXNetError", "Check failed: ctx == vcontext[nid]: Trying to save gradient to " +
+                                    gradient.ctx.str() + " while its source node \"" + node->name +
+                                    "\" computes it on " + computed.str() + ". Check your ctx in NDArray allocation.");
+  }
+}
+
 } // namespace
 
 DevicePlacement placeDevices(SymbolGraph graph, const std::map<std::string, Context> &groups,
                              const std::map<std::string, Context> &variables, const std::vector<Context> &boundOrder,
-                             const std::set<std::string> &mutableInputs) {
+                             const std::set<std::string> &mutableInputs, const std::vector<GradientHead> &gradients) {
   DeviceIds ids;
   std::map<std::string, int> groupIds;
   for (const auto &[group, ctx] : groups)
@@ -97,11 +132,13 @@ DevicePlacement placeDevices(SymbolGraph graph, const std::map<std::string, Cont
   for (const SymbolNodePtr &node : order)
     if (auto it = variables.find(node->name); node->isVariable() && it != variables.end())
       device[node.get()] = ids.idOf(it->second);
+  presetGradientDevices(graph, gradients, ids, device);
   assignDevices(order, groupIds, device);
   insertCopies(order, mutableInputs, device);
   DevicePlacement placement{std::move(graph), {}};
   for (const SymbolNodePtr &node : placement.graph.executionOrder())
     placement.contexts[node.get()] = ids.contexts.at(device.at(node.get()));
+  checkGradientDevices(placement, gradients);
   return placement;
 }
 

@@ -29,15 +29,25 @@ struct DevicePlacement {
   std::map<const SymbolNode *, Context> contexts;
 };
 
+/// A gradient the graph outputs (its head `head`) and the context of the
+/// array it is saved to.
+struct GradientHead {
+  size_t head;
+  Context ctx;
+};
+
 /// Places `graph` (modified: consumers read through copy nodes) for
 /// `groups` (group2ctx, not empty). `variables` holds the context of each
 /// bound array by variable name, `boundOrder` the contexts of the bound
 /// arguments, aux states and gradients in order (MXNet numbers devices in
 /// that order after the groups'); `mutableInputs` names the variables ops
-/// update in place (aux states), which cannot cross contexts.
+/// update in place (aux states), which cannot cross contexts. The nodes
+/// computing `gradients` must compute them where their arrays are, with
+/// MXNet's checks before and after placing.
 DevicePlacement placeDevices(SymbolGraph graph, const std::map<std::string, Context> &groups,
                              const std::map<std::string, Context> &variables, const std::vector<Context> &boundOrder,
-                             const std::set<std::string> &mutableInputs);
+                             const std::set<std::string> &mutableInputs,
+                             const std::vector<GradientHead> &gradients = {});
 
 /// The `__ctx_group__` attribute that marks a node's group.
 inline constexpr const char *kCtxGroupAttr = "__ctx_group__";
