@@ -40,13 +40,19 @@ def SymEmbedManifest : Pass<"sym-embed-manifest", "::mlir::ModuleOp"> {
     the CPU features the code needs (`cpu_features`), which the runtime
     checks before running it. With `params-file`, that .params file is
     embedded too, returned by `const uint8_t *<prefix>_params(int64_t
-    *size)`, and the manifest says so (`embedded_params`).
+    *size)`, and the manifest says so (`embedded_params`). With
+    `shape-variants`, the manifest lists the prefixes under which the same
+    symbol is compiled for other shapes into the same artifact
+    (`shape_variants`), among which the runtime picks the one that fits the
+    shapes bound.
   }];
   let options = [
     ListOption<"cpuFeatures", "cpu-features", "std::string",
                "CPU features the generated code uses (avx2, fma, avx512f, ...)">,
     Option<"paramsFile", "params-file", "std::string", "\"\"",
            ".params file to embed (none when empty)">,
+    ListOption<"shapeVariants", "shape-variants", "std::string",
+               "prefixes of the symbol compiled for other shapes into the same artifact">,
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

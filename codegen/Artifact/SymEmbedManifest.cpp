@@ -74,6 +74,8 @@ struct SymEmbedManifestPass : impl::SymEmbedManifestBase<SymEmbedManifestPass> {
       manifest["small_batch_workspace"] = llvm::json::Object{{"below_rows", small[0]}, {"bytes", small[1]}};
     manifest["cpu_features"] = llvm::json::Array(cpuFeatures);
     manifest["embedded_params"] = !paramsFile.empty();
+    if (!shapeVariants.empty())
+      manifest["shape_variants"] = llvm::json::Array(shapeVariants);
     std::string prefix = manifest.getString("prefix").value_or("symc").str();
     if (!paramsFile.empty()) {
       llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> params = llvm::MemoryBuffer::getFile(paramsFile);

@@ -3,9 +3,10 @@
 #include "codegen/Artifact/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <algorithm>
-#include <set>
+#include <climits>
 
 namespace symc {
 #define GEN_PASS_DEF_SYMPLANMEMORY
@@ -34,19 +35,46 @@ struct Plan {
   int64_t bytes = 0, smallBatchBytes = 0;
 };
 
-/// The position in `body` of the top-level op containing `op`.
-unsigned positionIn(Block &body, Operation *op, const DenseMap<Operation *, unsigned> &positions) {
-  return positions.lookup(body.findAncestorOpInBlock(*op));
-}
+/// Positions in program order: one per top-level op, and within a
+/// top-level loop one per op of its body, so that buffers private to one
+/// iteration can share bytes within the loop.
+class Positions {
+public:
+  explicit Positions(Block &body) : body(body) {
+    unsigned next = 0;
+    for (Operation &op : body) {
+      unsigned first = next;
+      if (auto loop = dyn_cast<scf::ForOp>(op))
+        for (Operation &inner : *loop.getBody()) // at least its yield
+          inLoop[&inner] = next++;
+      else
+        ++next;
+      spans[&op] = {first, next - 1};
+    }
+  }
+  /// The first and last position of the top-level op containing `op`.
+  std::pair<unsigned, unsigned> span(Operation *op) const { return spans.lookup(topLevel(op)); }
+  Operation *topLevel(Operation *op) const { return body.findAncestorOpInBlock(*op); }
+  /// The position of the op of a top-level loop's body containing `op`.
+  unsigned inLoopBody(Operation *op) const {
+    auto loop = cast<scf::ForOp>(topLevel(op));
+    return inLoop.lookup(loop.getBody()->findAncestorOpInBlock(*op));
+  }
 
-/// The positions that use `value` or any view derived from it.
-std::set<unsigned> usePositions(Block &body, Value value, const DenseMap<Operation *, unsigned> &positions) {
-  std::set<unsigned> uses;
+private:
+  Block &body;
+  DenseMap<Operation *, std::pair<unsigned, unsigned>> spans;
+  DenseMap<Operation *, unsigned> inLoop;
+};
+
+/// Every op that uses `value` or any memref derived from it.
+SmallVector<Operation *> transitiveUsers(Value value) {
+  SmallVector<Operation *> users;
   SmallVector<Value> worklist{value};
   while (!worklist.empty()) {
     Value v = worklist.pop_back_val();
     for (Operation *user : v.getUsers()) {
-      uses.insert(positionIn(body, user, positions));
+      users.push_back(user);
       // Any memref a user returns may alias the buffer (views, casts, loop
       // results carrying it): follow them all, conservatively.
       for (Value result : user->getResults())
@@ -54,7 +82,23 @@ std::set<unsigned> usePositions(Block &body, Value value, const DenseMap<Operati
           worklist.push_back(result);
     }
   }
-  return uses;
+  return users;
+}
+
+/// Whether the body of one top-level loop holds every use of a buffer and
+/// the buffer cannot carry values from one iteration to the next (it is not
+/// the loop's operand and its body's terminator does not pass it on): bufferization
+/// allocated it for one iteration, and buffer-loop-hoisting moved it out.
+bool privateToOneIteration(ArrayRef<Operation *> users, const Positions &positions) {
+  Operation *loop = nullptr;
+  for (Operation *user : users) {
+    Operation *top = positions.topLevel(user);
+    bool passedOut = user->hasTrait<OpTrait::IsTerminator>() && user->getParentOp() == top;
+    if (!isa<scf::ForOp>(top) || top == user || passedOut || (loop && top != loop))
+      return false;
+    loop = top;
+  }
+  return loop != nullptr;
 }
 
 std::optional<int64_t> staticBytes(MemRefType type) {
@@ -123,23 +167,33 @@ struct SymPlanMemoryPass : impl::SymPlanMemoryBase<SymPlanMemoryPass> {
   /// Plans `func`'s buffers; sets `chunkRows` to the rows of its chunk loop.
   Plan plan(func::FuncOp func, int64_t &chunkRows) {
     Block &body = func.getBody().front();
-    DenseMap<Operation *, unsigned> positions;
-    std::set<unsigned> chunkLoops;
-    for (auto [i, op] : llvm::enumerate(body)) {
-      positions[&op] = i;
-      if (auto rows = op.getAttrOfType<IntegerAttr>(kBatchChunkAttr)) {
-        chunkLoops.insert(i);
+    Positions positions(body);
+    for (Operation &op : body)
+      if (auto rows = op.getAttrOfType<IntegerAttr>(kBatchChunkAttr))
         chunkRows = rows.getInt();
-      }
-    }
     SmallVector<Buffer> buffers;
-    for (auto alloc : body.getOps<memref::AllocOp>())
-      if (std::optional<int64_t> bytes = staticBytes(alloc.getType())) {
-        std::set<unsigned> uses = usePositions(body, alloc, positions);
-        bool chunksOnly = !uses.empty() && std::includes(chunkLoops.begin(), chunkLoops.end(), uses.begin(), uses.end());
-        buffers.push_back({alloc, *bytes, positions[alloc], uses.empty() ? positions[alloc] : *uses.rbegin(),
-                           chunksOnly});
+    for (auto alloc : body.getOps<memref::AllocOp>()) {
+      std::optional<int64_t> bytes = staticBytes(alloc.getType());
+      if (!bytes)
+        continue;
+      SmallVector<Operation *> users = transitiveUsers(alloc);
+      Buffer buffer{alloc, *bytes, positions.span(alloc).first, positions.span(alloc).first};
+      if (privateToOneIteration(users, positions)) {
+        buffer.first = UINT_MAX;
+        buffer.last = 0;
+        for (Operation *user : users) {
+          buffer.first = std::min(buffer.first, positions.inLoopBody(user));
+          buffer.last = std::max(buffer.last, positions.inLoopBody(user));
+        }
+      } else {
+        for (Operation *user : users)
+          buffer.last = std::max(buffer.last, positions.span(user).second);
       }
+      buffer.chunksOnly = !users.empty() && llvm::all_of(users, [&](Operation *user) {
+        return positions.topLevel(user)->hasAttr(kBatchChunkAttr);
+      });
+      buffers.push_back(buffer);
+    }
     if (buffers.empty())
       return {};
     Plan total = assignOffsets(buffers);

@@ -17,6 +17,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
@@ -64,6 +65,12 @@ const char *severityName(DiagnosticSeverity severity) {
   llvm_unreachable("covered switch");
 }
 
+/// A dim of --shape: '?' or a size.
+bool isShapeDim(llvm::StringRef dim) {
+  uint64_t size;
+  return dim == "?" || !dim.getAsInteger(10, size);
+}
+
 /// `name=1,3,?` -> `name:1x3x?`, the pass option syntax.
 FailureOr<std::string> toPassShape(MLIRContext &ctx, llvm::StringRef text) {
   auto [name, dims] = text.split('=');
@@ -75,8 +82,7 @@ FailureOr<std::string> toPassShape(MLIRContext &ctx, llvm::StringRef text) {
   llvm::SmallVector<llvm::StringRef> parts;
   dims.split(parts, ',');
   for (llvm::StringRef part : parts) {
-    uint64_t dim;
-    if (part != "?" && part.getAsInteger(10, dim)) {
+    if (!isShapeDim(part)) {
       emitError(UnknownLoc::get(&ctx)) << "invalid dim '" << part << "' in --shape " << text;
       return failure();
     }
@@ -186,18 +192,29 @@ void printMemoryPlan(ModuleOp module, const std::string &prefix) {
 
 } // namespace
 
-bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
-  PhaseTimer timer(options.printPhases);
-  PassManager pm(module.getContext());
-  TargetOptions target{options.cpu};
+namespace {
+
+/// Lowers `module` as `options` say; false after reporting an error.
+bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, const symc::TargetOptions &target) {
   std::string error;
-  std::optional<TargetInfo> info = describeTarget(target, error);
+  std::optional<symc::TargetInfo> info = symc::describeTarget(target, error);
   if (!info)
     return reportError(error);
-  buildCPUPipeline(pm, CPUOptions{options.prefix, options.emit == EmitKind::Linalg, info->vectorBits,
-                                  info->checkedFeatures, options.batchChunk, options.embeddedParams,
-                                  options.monitor});
-  if (failed(pm.run(module)))
+  PassManager pm(module.getContext());
+  symc::CPUOptions cpu{options.prefix,     options.emit == symc::EmitKind::Linalg,
+                       info->vectorBits,   info->checkedFeatures,
+                       options.batchChunk, options.embeddedParams,
+                       options.monitor,    options.shapeVariants};
+  symc::buildCPUPipeline(pm, cpu);
+  return succeeded(pm.run(module));
+}
+
+} // namespace
+
+bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
+  PhaseTimer timer(options.printPhases);
+  TargetOptions target{options.cpu};
+  if (!lowerModule(module, options, target))
     return false;
   timer.done(options.emit == EmitKind::Linalg ? "lower to linalg" : "lower to LLVM dialect");
   if (options.emit == EmitKind::Linalg)
@@ -205,6 +222,7 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   if (options.printPhases)
     printMemoryPlan(module, options.prefix);
 
+  std::string error;
   if (options.emit == EmitKind::LLVMIR) {
     bool ok = true;
     if (!writeText(options.outputPath, [&](llvm::raw_ostream &os) {
@@ -231,7 +249,9 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
                            trainingMonitor, backwardMonitor);
     });
   }
-  bool linked = linkSharedLibrary({objectPath}, options.outputPath, error);
+  std::vector<std::string> objects{objectPath};
+  llvm::append_range(objects, options.linkedObjects);
+  bool linked = linkSharedLibrary(objects, options.outputPath, error);
   llvm::sys::fs::remove(objectPath);
   if (!linked)
     return reportError(error);
@@ -239,6 +259,78 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
     return reportError("cannot seal " + options.outputPath + ": " + error);
   timer.done("link " + options.outputPath);
   return true;
+}
+
+std::optional<std::vector<std::vector<std::string>>>
+symc::expandShapeVariants(const std::vector<std::string> &shapes) {
+  std::vector<std::vector<std::string>> sets{{}};
+  for (const std::string &shape : shapes) {
+    auto [name, dims] = llvm::StringRef(shape).split('=');
+    if (name.empty() || dims.empty()) { // compileToSym says what is wrong
+      for (std::vector<std::string> &set : sets)
+        set.push_back(shape);
+      continue;
+    }
+    // Each set grows by every combination of this shape's listed sizes.
+    std::vector<std::string> values{(name + "=").str()};
+    llvm::SmallVector<llvm::StringRef> parts;
+    dims.split(parts, ',');
+    for (auto [d, part] : llvm::enumerate(parts)) {
+      llvm::SmallVector<llvm::StringRef> sizes;
+      part.split(sizes, '|');
+      if (!llvm::all_of(sizes, isShapeDim)) {
+        reportError("invalid dim '" + part.str() + "' in --shape " + shape);
+        return std::nullopt;
+      }
+      std::vector<std::string> grown;
+      for (const std::string &value : values)
+        for (llvm::StringRef size : sizes)
+          grown.push_back(value + (d ? "," : "") + size.str());
+      values = std::move(grown);
+      if (values.size() > kMaxShapeVariants)
+        break;
+    }
+    std::vector<std::vector<std::string>> grown;
+    for (const std::vector<std::string> &set : sets)
+      for (const std::string &value : values) {
+        grown.push_back(set);
+        grown.back().push_back(value);
+      }
+    sets = std::move(grown);
+    if (sets.size() > kMaxShapeVariants) {
+      reportError("the --shape sizes listed with '|' make more than " + std::to_string(kMaxShapeVariants) +
+                  " shape variants; each is a whole compile: list fewer sizes");
+      return std::nullopt;
+    }
+  }
+  return sets;
+}
+
+bool symc::emitShapeVariants(ModuleOp primary, CompileOptions compile,
+                             const std::vector<std::vector<std::string>> &shapeSets, const ArtifactOptions &options) {
+  ArtifactOptions withVariants = options;
+  auto removeObjects = llvm::make_scope_exit([&] {
+    for (const std::string &object : withVariants.linkedObjects)
+      llvm::sys::fs::remove(object);
+  });
+  for (size_t k = 1; k < shapeSets.size(); ++k) {
+    ArtifactOptions variant = options;
+    variant.prefix = options.prefix + "_shape" + std::to_string(k);
+    variant.embeddedParams.clear(); // the runtime reads the first variant's
+    std::string shapes = llvm::join(shapeSets[k], " ");
+    if (options.printPhases)
+      llvm::errs() << "[symc] shape variant " << variant.prefix << ": " << shapes << "\n";
+    compile.shapes = shapeSets[k];
+    OwningOpRef<ModuleOp> module = compileToSym(*primary.getContext(), compile);
+    if (!module || !lowerModule(*module, variant, TargetOptions{options.cpu}))
+      return reportError("cannot compile the shape variant " + shapes);
+    std::string error, objectPath = options.outputPath + "." + std::to_string(k) + ".o";
+    withVariants.linkedObjects.push_back(objectPath);
+    if (!emitObjectFile(*module, TargetOptions{options.cpu}, objectPath, error))
+      return reportError(error);
+    withVariants.shapeVariants.push_back(variant.prefix);
+  }
+  return emitArtifact(primary, withVariants);
 }
 
 std::string symc::predictArtifactPath(const CompileOptions &options, const std::string &dir) {

@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/raw_ostream.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,9 @@ struct ArtifactOptions {
   std::string embeddedParams;
   /// Compile the monitor variants (set_monitor_callback) too.
   bool monitor = true;
+  /// Prefixes of shape variants listed in the manifest, and the objects
+  /// holding them, linked into the shared library (emitShapeVariants).
+  std::vector<std::string> shapeVariants, linkedObjects;
 };
 
 /// Registers the dialects symc's IR uses with `ctx`.
@@ -68,6 +72,23 @@ mlir::OwningOpRef<mlir::ModuleOp> compileToSym(mlir::MLIRContext &ctx,
 /// Lowers a shape-inferred sym module and writes what `options.emit` asks
 /// for. Returns false after reporting an error.
 bool emitArtifact(mlir::ModuleOp module, const ArtifactOptions &options);
+
+/// The most shape variants one artifact holds (each is a whole compile).
+inline constexpr size_t kMaxShapeVariants = 16;
+
+/// `--shape` values whose dims may list sizes (`data=?,3,224|320,224|320`),
+/// expanded into one list of plain values per combination of sizes, the
+/// first sizes first. Reports an error and returns nothing past
+/// kMaxShapeVariants combinations.
+std::optional<std::vector<std::vector<std::string>>> expandShapeVariants(const std::vector<std::string> &shapes);
+
+/// Compiles the symbol once per shape set of `shapeSets` (from
+/// expandShapeVariants) into one shared library: `primary` (compiled to sym
+/// for the first set) under `options.prefix`, each other set under
+/// `<prefix>_shape<N>`, listed in the first one's manifest as its shape
+/// variants.
+bool emitShapeVariants(mlir::ModuleOp primary, CompileOptions compile,
+                       const std::vector<std::vector<std::string>> &shapeSets, const ArtifactOptions &options);
 
 /// Where the predict API (MXPredCreate*) looks for the artifact of this
 /// symbol file, shapes and outputs: `dir`/<key>.so (symc/ArtifactKey.h).

@@ -94,11 +94,7 @@ static void addBufferizationPasses(OpPassManager &pm) {
 // The order matters in MLIR 19 (shared/TOOLCHAIN.md): OpenMP conversion only
 // sees scf.parallel (from scf.forall); memref lowering comes before scf-to-cf and affine
 // lowering after expand-strided-metadata.
-static void addLLVMPasses(OpPassManager &pm, ArrayRef<std::string> cpuFeatures,
-                          const std::string &embeddedParams) {
-  symc::SymEmbedManifestOptions manifest;
-  manifest.cpuFeatures = cpuFeatures; // copied by the pass constructor
-  manifest.paramsFile = embeddedParams;
+static void addLLVMPasses(OpPassManager &pm, const symc::SymEmbedManifestOptions &manifest) {
   pm.addPass(symc::createSymEmbedManifest(manifest));
   // Threads come only from scf.forall (sym-schedule-matmuls,
   // sym-distribute-threads); the loops inside stay sequential for LLVM's
@@ -139,7 +135,11 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   if (options.stopAtLinalg)
     return;
   addBufferizationPasses(pm);
-  addLLVMPasses(pm, options.cpuFeatures, options.embeddedParams);
+  symc::SymEmbedManifestOptions manifest;
+  manifest.cpuFeatures = options.cpuFeatures; // copied by the pass constructor
+  manifest.paramsFile = options.embeddedParams;
+  manifest.shapeVariants = options.shapeVariants;
+  addLLVMPasses(pm, manifest);
 }
 
 void symc::registerPassesAndPipelines() {
@@ -149,7 +149,7 @@ void symc::registerPassesAndPipelines() {
       "sym-cpu-to-llvm", "Bufferize scheduled linalg-on-tensors IR and lower it to the LLVM dialect",
       [](OpPassManager &pm) {
         addBufferizationPasses(pm);
-        addLLVMPasses(pm, {}, "");
+        addLLVMPasses(pm, {});
       });
   sym::registerSymPasses();
   cpu::registerSymCPUPasses();

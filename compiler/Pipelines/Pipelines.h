@@ -37,6 +37,9 @@ struct CPUOptions {
   std::string embeddedParams;
   /// Compile the monitor variants (sym-instrument-monitor) too.
   bool monitor = true;
+  /// Prefixes of the same symbol compiled for other shapes, linked into the
+  /// same artifact (listed in the manifest).
+  std::vector<std::string> shapeVariants;
 };
 
 /// Shape-inferred sym IR -> LLVM dialect with the artifact ABI: lowering to

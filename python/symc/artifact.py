@@ -70,11 +70,13 @@ class _NDList:
 class Artifact:
     """A model compiled by symc (a shared library), loaded."""
 
-    def __init__(self, path, prefix="symc", sha256=None):
+    def __init__(self, path, prefix="symc", sha256=None, handle=None):
         self.path = path
-        self.handle = ctypes.c_void_p()
-        check_call(lib.SymcArtifactLoadPinned(c_str(path), c_str(prefix), c_str(sha256) if sha256 else None,
-                                              ctypes.byref(self.handle)))
+        if handle is None:
+            handle = ctypes.c_void_p()
+            check_call(lib.SymcArtifactLoadPinned(c_str(path), c_str(prefix), c_str(sha256) if sha256 else None,
+                                                  ctypes.byref(handle)))
+        self.handle = handle
         self.arguments, self.aux_states, self.outputs, self.gradients = (
             self._tensors(which) for which in (ARGUMENTS, AUX_STATES, OUTPUTS, GRADIENTS))
         has_backward = ctypes.c_int()
@@ -98,24 +100,28 @@ class Artifact:
                                       np.dtype(_CODE_TO_DTYPE[dtype.value])))
         return tensors
 
+    @property
+    def shape_variants(self):
+        """The symbol compiled for other shapes into the same file (symc
+        compile --shape data=?,3,224|320,224|320), each an Artifact; binding
+        and reshaping choose the one that fits."""
+        count = ctypes.c_int()
+        check_call(lib.SymcArtifactNumShapeVariants(self.handle, ctypes.byref(count)))
+        variants = []
+        for i in range(count.value):
+            handle = ctypes.c_void_p()
+            check_call(lib.SymcArtifactGetShapeVariant(self.handle, i, ctypes.byref(handle)))
+            variants.append(Artifact(self.path, handle=handle))
+        return variants
+
     def runs(self, shapes):
-        """Whether these argument / aux shapes fit the compiled ones (a -1
-        dim, the dynamic batch, takes one size for all)."""
-        batch = None
-        for info in self.arguments + self.aux_states:
-            shape = shapes.get(info.name)
-            if shape is None:
-                continue
-            if len(shape) != len(info.shape):
-                return False
-            for got, compiled in zip(shape, info.shape):
-                if compiled >= 0 and got != compiled:
-                    return False
-                if compiled < 0:
-                    if batch is not None and got != batch:
-                        return False
-                    batch = got
-        return True
+        """Whether these argument / aux shapes fit the compiled ones or those
+        of a shape variant (a -1 dim, the dynamic batch, takes one size for all)."""
+        fits = ctypes.c_int()
+        check_call(lib.SymcArtifactFits(self.handle, len(shapes), c_array(ctypes.c_char_p, [c_str(n) for n in shapes]),
+                                        c_array(ctypes.c_int64, [d for s in shapes.values() for d in s]),
+                                        c_array(ctypes.c_int, [len(s) for s in shapes.values()]), ctypes.byref(fits)))
+        return bool(fits.value)
 
     def list_arguments(self):
         return [t.name for t in self.arguments]
@@ -266,8 +272,15 @@ def _symbol_json(symbol):
 
 
 def _dims(shape):
-    """--shape's dims: None or '?' keeps a dim dynamic."""
-    return ",".join("?" if d is None or d == "?" else str(int(d)) for d in shape)
+    """--shape's dims: None or '?' keeps a dim dynamic, a list or tuple of
+    sizes compiles each of them (shape variants of one artifact)."""
+    def dim(d):
+        if d is None or d == "?":
+            return "?"
+        if isinstance(d, (list, tuple)):
+            return "|".join(str(int(size)) for size in d)
+        return str(int(d))
+    return ",".join(dim(d) for d in shape)
 
 
 def compile(symbol, shapes=None, train=False, grad_req=None, output=None, params=None, embed_params=False,
@@ -275,7 +288,9 @@ def compile(symbol, shapes=None, train=False, grad_req=None, output=None, params
     """Compiles an MXNet symbol ahead of time and loads it.
 
     symbol: a -symbol.json path, its JSON text, or an mxnet/symc Symbol.
-    shapes (or keywords): input name -> shape; None or '?' keeps a dim dynamic.
+    shapes (or keywords): input name -> shape; None or '?' keeps a dim dynamic,
+    a tuple of sizes compiles each (data=(None, 3, (224, 320), (224, 320)):
+    one artifact serving both image sizes).
     train / grad_req: compile the backward too; grad_req maps names to
     'write' / 'add' / 'null' ('null' ones get no gradient at all).
     output: where to write the .so; by default a cache keyed by the symbol and

@@ -42,6 +42,32 @@ def test_verify_and_load_refuse_modified_artifacts(tmp_path):
         symc.load(patched)
 
 
+def test_shape_variants_serve_several_image_sizes(tmp_path):
+    """One artifact compiled for 8x8 and 12x12 images runs both, through
+    simple_bind and reshape, with MXNet's numbers."""
+    import mxnet as mx
+    path = os.path.join(REPO, "test", "e2e", "conv-gap-symbol.json")
+    art = symc.compile(path, data=(None, 2, (8, 12), (8, 12)), monitor=False, output=str(tmp_path / "sizes.so"))
+    assert [v.arguments[0].shape for v in art.shape_variants] == [(-1, 2, 8, 12), (-1, 2, 12, 8), (-1, 2, 12, 12)]
+    assert art.runs({"data": (5, 2, 12, 8)}) and not art.runs({"data": (5, 2, 10, 10)})
+    ours = art.simple_bind(symc.cpu(), grad_req="null", data=(2, 2, 8, 8))
+    theirs = mx.sym.load(path).simple_bind(mx.cpu(), grad_req="null", data=(2, 2, 8, 8))
+    rng = np.random.RandomState(3)
+    for mine, other in ((ours.arg_dict, theirs.arg_dict), (ours.aux_dict, theirs.aux_dict)):
+        for name, array in other.items():
+            value = rng.uniform(0.5, 1, array.shape).astype("float32")
+            array[:] = value
+            mine[name][:] = value
+    for shape in ((2, 2, 8, 8), (1, 2, 12, 12), (3, 2, 8, 12)):
+        x = rng.uniform(-1, 1, shape).astype("float32")
+        ours_r = ours.reshape(allow_up_sizing=True, data=shape, softmax_label=shape[:1])
+        theirs_r = theirs.reshape(allow_up_sizing=True, data=shape, softmax_label=shape[:1])
+        np.testing.assert_allclose(ours_r.forward(data=x)[0].asnumpy(),
+                                   theirs_r.forward(data=mx.nd.array(x))[0].asnumpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(symc.MXNetError, match=r"compile with symc compile --shape 'data=\?,2,8\|10\|12,8\|10\|12'"):
+        ours.reshape(allow_up_sizing=True, data=(2, 2, 10, 10))
+
+
 def test_compile_is_cached():
     first = symc.compile(AXPB, a=(2,), b=(2,))
     second = symc.compile(AXPB, shapes={"a": (2,), "b": (2,)})

@@ -86,6 +86,30 @@ TEST(CApi, ListsTensors) {
 }
 
 /// 2*a+b over the caller's buffers, gradients written for a and added for b.
+TEST(CApi, ShapeVariants) {
+  Handles h;
+  ASSERT_OK(SymcArtifactLoad(artifactPath("conv-gap-sizes").c_str(), nullptr, &h.artifact));
+  int count = 0;
+  ASSERT_OK(SymcArtifactNumShapeVariants(h.artifact, &count));
+  ASSERT_EQ(count, 3);
+  SymcArtifactHandle variant = nullptr;
+  ASSERT_OK(SymcArtifactGetShapeVariant(h.artifact, 2, &variant));
+  int ndim;
+  const int64_t *shape;
+  ASSERT_OK(SymcArtifactGetTensor(variant, SYMC_ARGUMENTS, 0, nullptr, &ndim, &shape, nullptr));
+  EXPECT_EQ(std::vector<int64_t>(shape, shape + ndim), (std::vector<int64_t>{-1, 2, 12, 12}));
+  SymcArtifactFree(variant);
+  EXPECT_NE(SymcArtifactGetShapeVariant(h.artifact, 3, &variant), 0);
+  const char *names[] = {"data"};
+  const int dims = 4;
+  for (auto [image, fits] : {std::pair{int64_t(12), 1}, std::pair{int64_t(10), 0}}) {
+    const int64_t data[] = {5, 2, 8, image};
+    int got = -1;
+    ASSERT_OK(SymcArtifactFits(h.artifact, 1, names, data, &dims, &got));
+    EXPECT_EQ(got, fits) << image;
+  }
+}
+
 TEST(CApi, BindCallerMemoryWithGradients) {
   Handles h;
   ASSERT_OK(SymcArtifactLoad(artifactPath("axpb-train").c_str(), nullptr, &h.artifact));

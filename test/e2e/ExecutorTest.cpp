@@ -102,6 +102,47 @@ TEST(Executor, DynamicBatchRunsAnyBatchSize) {
   }
 }
 
+/// Every argument and aux state of `exec` set to a fixed pattern (variances
+/// positive), the same for every artifact of one symbol.
+void fillPattern(const Executor &exec) {
+  for (const ArrayDict &arrays : {exec.argMap(), exec.auxMap()})
+    for (const auto &[name, array] : arrays) {
+      float *values = array.data<float>();
+      for (size_t i = 0; i < array.size(); ++i)
+        values[i] = name.find("var") != std::string::npos ? 1.5f : 0.1f * static_cast<float>(static_cast<int>(i % 11) - 5);
+    }
+}
+
+TEST(Executor, ShapeVariantsServeEachCompiledImageSize) {
+  std::shared_ptr<const Artifact> sizes = load("conv-gap-sizes");
+  ASSERT_EQ(sizes->shapeVariants().size(), 3u);
+  Executor small = Executor::simpleBind(sizes, Context::cpu(), {{"data", {3, 2, 8, 8}}}, std::string("null"));
+  EXPECT_EQ(&small.artifact(), sizes.get());
+  fillPattern(small);
+  small.forward();
+  // The 12x12 variant, reached by reshape, gives what a 12x12 artifact gives.
+  Executor large = small.reshape(false, true, {{"data", {2, 2, 12, 12}}, {"softmax_label", {2}}});
+  EXPECT_EQ(large.argArrays()[0].shape(), (std::vector<int64_t>{2, 2, 12, 12}));
+  fillPattern(large);
+  large.forward();
+  EXPECT_TRUE(large.outputs()[0].sharesStorageWith(small.outputs()[0])); // MXNet's reshape shares outputs
+  Executor alone = Executor::simpleBind(load("conv-gap-12"), Context::cpu(), {{"data", {2, 2, 12, 12}}},
+                                        std::string("null"));
+  fillPattern(alone);
+  alone.forward();
+  std::vector<float> got = values(large.outputs()[0]), expected = values(alone.outputs()[0]);
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_NEAR(got[i], expected[i], 1e-6) << i;
+  // Non-square sizes are variants too; other sizes are not.
+  EXPECT_EQ(Executor::simpleBind(sizes, Context::cpu(), {{"data", {1, 2, 12, 8}}}).outputs()[0].shape(),
+            (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(errorOf([&] { small.reshape(true, true, {{"data", {3, 2, 10, 10}}}); }, "MXNetError"),
+            "reshape: 'data' of shape (3, 2, 10, 10) does not fit the compiled shapes (-1, 2, 8, 8), (-1, 2, 8, 12), "
+            "(-1, 2, 12, 8), (-1, 2, 12, 12): only the dynamic (-1) batch dim changes without recompiling, among the "
+            "shapes compiled; compile with symc compile --shape 'data=?,2,8|10|12,8|10|12' ('?' keeps the batch dim "
+            "dynamic, 'A|B' compiles both sizes into one artifact)");
+}
+
 /// LeNet's arguments filled with a fixed pattern; `input` as its data.
 Executor boundLenet(const std::shared_ptr<const Artifact> &artifact, const std::vector<float> &input) {
   Executor exec = Executor::simpleBind(artifact, Context::cpu());
@@ -397,7 +438,8 @@ TEST(Executor, ReshapeBeyondTheCompiledShapesNamesTheCompileCommand) {
   Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {}, std::string("null"));
   EXPECT_EQ(errorOf([&] { exec.reshape(true, true, {{"data", {3, 4}}}); }, "MXNetError"),
             "reshape: 'data' of shape (3, 4) does not fit the compiled shape (1, 4): only the dynamic (-1) batch "
-            "dim changes without recompiling; compile with symc compile --shape data=3,4 (a '?' dim stays dynamic)");
+            "dim changes without recompiling; compile with symc compile --shape 'data=?,4' ('?' keeps the batch dim "
+            "dynamic, 'A|B' compiles both sizes into one artifact)");
 }
 
 TEST(Executor, SimpleBindSharesWithAnotherExecutor) {

@@ -1,6 +1,7 @@
 //===- symc.cpp - the symc compiler driver --------------------------------===//
 //
 //   symc compile MODEL-symbol.json --shape data=1,3,224,224 -o model.so
+//   symc compile MODEL-symbol.json --shape data=?,3,224|320,224|320 -o model.so
 //   symc compile MODEL-symbol.json --shape data=1,3,224,224 --emit=sym
 //   symc verify model.so
 //
@@ -30,7 +31,8 @@ cl::opt<std::string> symbolPath(cl::Positional, cl::desc("<MODEL-symbol.json>"),
                                 cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::list<std::string> shapes("shape",
-                             cl::desc("input shape NAME=D0,D1,... ('?' keeps a dim dynamic)"),
+                             cl::desc("input shape NAME=D0,D1,... ('?' keeps the batch dim dynamic; "
+                                      "'224|320' compiles each size, one artifact serving them all)"),
                              cl::value_desc("name=dims"), cl::sub(compileCommand), cl::cat(symcOptions));
 
 using symc::EmitKind;
@@ -151,8 +153,17 @@ int runCompile() {
     llvm::errs() << "symc: " << (mirror ? "--mirror" : "--grad-req") << " needs --train\n";
     return 1;
   }
+  std::optional<std::vector<std::vector<std::string>>> shapeSets =
+      symc::expandShapeVariants(std::vector<std::string>(shapes.begin(), shapes.end()));
+  if (!shapeSets)
+    return 1;
+  if (shapeSets->size() > 1 && emit != EmitKind::SharedLibrary) {
+    llvm::errs() << "symc: sizes listed with '|' in --shape make one shared library holding each shape variant; "
+                    "they need --emit=so\n";
+    return 1;
+  }
   symc::CompileOptions options{symbolPath,
-                               std::vector<std::string>(shapes.begin(), shapes.end()),
+                               shapeSets->front(),
                                train,
                                std::vector<std::string>(gradReqs.begin(), gradReqs.end()),
                                mirror,
@@ -182,6 +193,8 @@ int runCompile() {
     return writeSymOutput(*module, path) ? 0 : 1;
   symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet, batchChunk,
                                  embedParams ? paramsPath.getValue() : std::string(), !noMonitor};
+  if (shapeSets->size() > 1)
+    return symc::emitShapeVariants(*module, options, *shapeSets, artifact) ? 0 : 1;
   return symc::emitArtifact(*module, artifact) ? 0 : 1;
 }
 

@@ -26,11 +26,17 @@ using ParamsAccessor = const uint8_t *(*)(int64_t *);
 
 using EntryPoint = SymcEntryPoint;
 
+/// Shapes by argument or aux state name.
+using ShapeDict = std::map<std::string, std::vector<int64_t>>;
+
 struct TensorSpec {
   std::string name;
   std::vector<int64_t> shape; // -1: the dynamic batch dim
   DType dtype = DType::Float32;
   bool isDynamic() const;
+  /// Whether `given` fits: a dynamic dim takes `batch`, or fixes it when
+  /// it is unknown (-1).
+  bool fits(const std::vector<int64_t> &given, int64_t &batch) const;
 };
 
 struct NodeSpec {
@@ -131,6 +137,13 @@ struct Manifest {
   bool embeddedParams = false;
   std::optional<BackwardSpec> backward;
   std::optional<MonitorSpec> monitor;
+  /// The prefixes of the same symbol compiled for other shapes into the
+  /// same file (`symc compile --shape data=?,3,224|320,224|320`).
+  std::vector<std::string> shapeVariants;
+  /// Whether the arguments and aux states `shapes` names fit their compiled
+  /// shapes, with one batch size for all dynamic dims (a 0 dim, simple_bind's
+  /// unknown one, fits any).
+  bool fits(const ShapeDict &shapes) const;
 };
 
 class Artifact {
@@ -155,9 +168,14 @@ public:
   };
   static std::shared_ptr<const Artifact> fromEntryPoints(const char *manifestJson,
                                                          const LinkedEntryPoints &entries);
-  ~Artifact();
 
   const Manifest &manifest() const { return manifest_; }
+  /// The artifacts of the manifest's shape variants, in its order.
+  const std::vector<std::shared_ptr<const Artifact>> &shapeVariants() const { return shapeVariants_; }
+  /// `artifact` or the first of its shape variants that fits `shapes`
+  /// (Manifest::fits); null when none does.
+  static std::shared_ptr<const Artifact> forShapes(const std::shared_ptr<const Artifact> &artifact,
+                                                   const ShapeDict &shapes);
   /// The embedded parameters, or null when none were embedded.
   const ParamsFile *embeddedParams() const { return params_ ? &*params_ : nullptr; }
   /// Sets the OpenMP thread count of the calling thread for the artifact's
@@ -166,7 +184,11 @@ public:
 
 private:
   Artifact() = default;
-  void *handle_ = nullptr;
+  /// The artifact under `prefix` in an opened `library` (from `path`).
+  static std::shared_ptr<Artifact> fromLibrary(std::shared_ptr<void> library, const std::string &path,
+                                               const std::string &prefix);
+  std::shared_ptr<void> library_; // dlclose()d with the last artifact of the file
+  std::vector<std::shared_ptr<const Artifact>> shapeVariants_;
   void (*ompSetNumThreads_)(int) = nullptr;
   Manifest manifest_;
   std::optional<ParamsFile> params_;

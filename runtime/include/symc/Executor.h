@@ -101,10 +101,12 @@ public:
   /// and texts (shared/mxnet-semantics.md 1.9): arguments, gradients and aux
   /// states no larger than before are views of this executor's arrays,
   /// larger ones are new (allow_up_sizing); outputs and intermediate memory
-  /// are this executor's (so the two must not run concurrently). Only the
-  /// artifact's dynamic ('?') batch can change; other shapes are an error
-  /// naming the `symc compile --shape` that would allow them, unless
-  /// `target` is an artifact of the same symbol compiled for them.
+  /// are this executor's (so the two must not run concurrently). The
+  /// artifact's dynamic ('?') batch can change, and the other dims to those
+  /// of one of its shape variants (`symc compile --shape 'data=?,3,224|320,
+  /// 224|320'`), which then runs; other shapes are an error naming the
+  /// `symc compile --shape` that would allow them. `target`, an artifact of
+  /// the same symbol, is chosen from instead of the one bound.
   Executor reshape(bool partialShaping, bool allowUpSizing,
                    const std::map<std::string, std::vector<int64_t>> &shapes,
                    std::shared_ptr<const Artifact> target = nullptr) const;
@@ -175,6 +177,8 @@ public:
 
 private:
   Executor(std::shared_ptr<const Artifact> artifact, Context ctx);
+  /// An executor of `artifact`, or of its shape variant that fits `shapes`.
+  static Executor forShapes(const std::shared_ptr<const Artifact> &artifact, Context ctx, const ShapeDict &shapes);
   /// MXNet's context, shape and dtype checks of a bound array; its dynamic
   /// dims fix the batch size.
   void checkArray(const TensorSpec &spec, const NDArray &array, const char *what);
@@ -202,6 +206,10 @@ private:
   /// Runs the instrumented backward (set_monitor_callback) if compiled and a
   /// callback is installed; returns whether it ran.
   bool runMonitoredBackward();
+  /// reshape's artifact: `loaded` (reshape's target, or loaded_) or one
+  /// of its shape variants.
+  std::shared_ptr<const Artifact> artifactForReshape(const std::shared_ptr<const Artifact> &loaded,
+                                                    const ShapeDict &shapes) const;
   /// The monitor callbacks of the backward nodes, in MXNet's order.
   void reportBackwardToMonitor() const;
   /// The contexts group2ctx gives the variables that carry a group.
@@ -233,7 +241,9 @@ private:
   void reportToMonitor(const MonitorNode &node, const std::vector<NDArray> &values,
                        const std::function<std::string(size_t)> &outputName) const;
 
-  std::shared_ptr<const Artifact> artifact_;
+  /// The artifact as loaded, and the one that runs: loaded_ itself or the
+  /// shape variant of it that fits the bound shapes (reshape chooses again).
+  std::shared_ptr<const Artifact> loaded_, artifact_;
   Context ctx_;
   std::vector<NDArray> args_, grads_, aux_, outputs_;
   std::vector<GradReq> gradReqs_;

@@ -80,6 +80,16 @@ int SymcArtifactGetTensor(SymcArtifactHandle artifact, SymcTensorList list, int 
                           const char **name, int *ndim, const int64_t **shape, int *dtype);
 /* Whether the artifact has the training forward (is_train) and the backward. */
 int SymcArtifactHasBackward(SymcArtifactHandle artifact, int *has_backward);
+/* The symbol compiled for other shapes into the same file (`symc compile
+   --shape data=?,3,224|320,224|320`): their number, and one of them as an
+   artifact of its own (free it with SymcArtifactFree). Binding and reshaping
+   an artifact choose the variant that fits the shapes. */
+int SymcArtifactNumShapeVariants(SymcArtifactHandle artifact, int *count);
+int SymcArtifactGetShapeVariant(SymcArtifactHandle artifact, int index, SymcArtifactHandle *out);
+/* Whether the artifact or one of its shape variants runs these argument and
+   aux state shapes (one batch size for all dynamic dims). */
+int SymcArtifactFits(SymcArtifactHandle artifact, int num_shapes, const char **shape_names,
+                     const int64_t *shape_data, const int *shape_ndim, int *fits);
 
 /*--- NDArrays (host memory, C order) ---------------------------------------*/
 

@@ -11,6 +11,36 @@
 namespace symc {
 
 bool TensorSpec::isDynamic() const { return std::find(shape.begin(), shape.end(), -1) != shape.end(); }
+
+bool TensorSpec::fits(const std::vector<int64_t> &given, int64_t &batch) const {
+  if (given.size() != shape.size())
+    return false;
+  for (size_t i = 0; i < given.size(); ++i) {
+    if (shape[i] >= 0 ? given[i] != shape[i] : batch >= 0 && given[i] != batch)
+      return false;
+    if (shape[i] < 0)
+      batch = given[i];
+  }
+  return true;
+}
+
+bool Manifest::fits(const ShapeDict &shapes) const {
+  int64_t batch = -1;
+  for (const auto *specs : {&arguments, &auxStates})
+    for (const TensorSpec &spec : *specs) {
+      auto given = shapes.find(spec.name);
+      if (given == shapes.end())
+        continue;
+      std::vector<int64_t> known = given->second;
+      for (size_t d = 0; d < known.size() && d < spec.shape.size(); ++d)
+        if (known[d] == 0 && spec.shape[d] >= 0)
+          known[d] = spec.shape[d];
+      if (!spec.fits(known, batch))
+        return false;
+    }
+  return true;
+}
+
 namespace {
 
 /// The largest dim, byte count or row count a manifest may state.
@@ -155,6 +185,9 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
   m.variants = readVariants(root.at("variants"), resolve);
   if (root.has("monitor"))
     m.monitor = readMonitor(root.at("monitor"), resolve);
+  if (root.has("shape_variants"))
+    for (const json::Value &prefix : root.at("shape_variants").list())
+      m.shapeVariants.push_back(prefix.str());
   return m;
 }
 
@@ -169,6 +202,19 @@ ParamsFile readEmbeddedParams(ParamsAccessor accessor, const std::string &where)
   if (!parseParams(bytes, static_cast<size_t>(size), file, error))
     throw Error("MXNetError", where + ": embedded params: " + error);
   return file;
+}
+
+std::vector<std::string> namesOf(const std::vector<TensorSpec> &specs) {
+  std::vector<std::string> names;
+  for (const TensorSpec &spec : specs)
+    names.push_back(spec.name);
+  return names;
+}
+
+/// Whether two manifests have the same arguments, aux states and outputs.
+bool sameInterface(const Manifest &a, const Manifest &b) {
+  return namesOf(a.arguments) == namesOf(b.arguments) && namesOf(a.auxStates) == namesOf(b.auxStates) &&
+         namesOf(a.outputs) == namesOf(b.outputs);
 }
 
 /// Hex digests compared without regard to case.
@@ -198,8 +244,23 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
       error += " (artifacts need LLVM's OpenMP runtime: install Debian's libomp5-19)";
     throw Error("MXNetError", "cannot load artifact " + path + ": " + error);
   }
+  std::shared_ptr<void> library(handle, [](void *h) { dlclose(h); });
+  std::shared_ptr<Artifact> artifact = fromLibrary(library, path, prefix);
+  for (const std::string &variantPrefix : artifact->manifest_.shapeVariants) {
+    std::shared_ptr<Artifact> variant = fromLibrary(library, path, variantPrefix);
+    if (!sameInterface(artifact->manifest_, variant->manifest_))
+      throw Error("MXNetError", path + ": shape variant '" + variantPrefix + "' is not compiled from the symbol of '" +
+                                    prefix + "'");
+    artifact->shapeVariants_.push_back(std::move(variant));
+  }
+  return artifact;
+}
+
+std::shared_ptr<Artifact> Artifact::fromLibrary(std::shared_ptr<void> library, const std::string &path,
+                                                const std::string &prefix) {
+  void *handle = library.get();
   std::shared_ptr<Artifact> artifact(new Artifact());
-  artifact->handle_ = handle;
+  artifact->library_ = std::move(library);
   auto manifestFn = reinterpret_cast<const char *(*)()>(dlsym(handle, (prefix + "_manifest").c_str()));
   if (!manifestFn)
     throw Error("MXNetError", path + " is not a symc artifact with prefix '" + prefix +
@@ -217,6 +278,16 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
     artifact->params_ = readEmbeddedParams(
         reinterpret_cast<ParamsAccessor>(dlsym(handle, (prefix + "_params").c_str())), path);
   return artifact;
+}
+
+std::shared_ptr<const Artifact> Artifact::forShapes(const std::shared_ptr<const Artifact> &artifact,
+                                                    const ShapeDict &shapes) {
+  if (artifact->manifest_.fits(shapes))
+    return artifact;
+  for (const std::shared_ptr<const Artifact> &variant : artifact->shapeVariants_)
+    if (variant->manifest_.fits(shapes))
+      return variant;
+  return nullptr;
 }
 
 std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJson,
@@ -248,11 +319,6 @@ std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJs
   if (artifact->manifest_.embeddedParams)
     artifact->params_ = readEmbeddedParams(entries.params, "the linked-in artifact");
   return artifact;
-}
-
-Artifact::~Artifact() {
-  if (handle_)
-    dlclose(handle_);
 }
 
 void Artifact::setNumThreads(int threads) const {

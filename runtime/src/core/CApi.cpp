@@ -290,6 +290,25 @@ int SymcArtifactHasBackward(SymcArtifactHandle artifact, int *hasBackward) {
   return guarded([&] { *hasBackward = artifactOf(artifact)->manifest().backward.has_value(); });
 }
 
+int SymcArtifactNumShapeVariants(SymcArtifactHandle artifact, int *count) {
+  return guarded([&] { *count = static_cast<int>(artifactOf(artifact)->shapeVariants().size()); });
+}
+
+int SymcArtifactGetShapeVariant(SymcArtifactHandle artifact, int index, SymcArtifactHandle *out) {
+  return guarded([&] {
+    const auto &variants = artifactOf(artifact)->shapeVariants();
+    checkIndex(index, variants.size(), "shape variant");
+    *out = new SymcArtifact{variants[index]};
+  });
+}
+
+int SymcArtifactFits(SymcArtifactHandle artifact, int numShapes, const char **shapeNames, const int64_t *shapeData,
+                     const int *shapeNdim, int *fits) {
+  return guarded([&] {
+    *fits = Artifact::forShapes(artifactOf(artifact), shapeMap(numShapes, shapeNames, shapeData, shapeNdim)) != nullptr;
+  });
+}
+
 int SymcNDArrayCreate(const int64_t *shape, int ndim, int dtype, int devType, int devId, SymcNDArrayHandle *out) {
   return guarded([&] {
     symc::Context ctx = context(devType, devId);

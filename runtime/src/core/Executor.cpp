@@ -144,19 +144,6 @@ std::string shapeOfSpec(const TensorSpec &spec, int64_t batch) {
   return text;
 }
 
-/// Whether `shape` fits `spec`; its first dynamic dim fixes an unknown (-1) `batch`.
-bool matchShape(const TensorSpec &spec, const std::vector<int64_t> &shape, int64_t &batch) {
-  if (shape.size() != spec.shape.size())
-    return false;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (spec.shape[i] >= 0 ? shape[i] != spec.shape[i] : batch >= 0 && shape[i] != batch)
-      return false;
-    if (spec.shape[i] < 0)
-      batch = shape[i];
-  }
-  return true;
-}
-
 /// simple_bind's shape with its 0 dims (MXNet: unknown, to be inferred)
 /// taken from the compiled shape.
 std::vector<int64_t> knownDims(const TensorSpec &spec, std::vector<int64_t> shape) {
@@ -173,6 +160,18 @@ std::vector<int64_t> resolveShape(const TensorSpec &spec, int64_t batch) {
   return shape;
 }
 
+/// The shapes of bind's arrays, by name.
+ShapeDict shapesOf(const Arrays &arrays, const std::vector<TensorSpec> &specs) {
+  ShapeDict shapes;
+  if (const auto *dict = std::get_if<ArrayDict>(&arrays))
+    for (const auto &[name, array] : *dict)
+      shapes[name] = array.shape();
+  else
+    for (size_t i = 0; i < std::get<ArrayList>(arrays).size() && i < specs.size(); ++i)
+      shapes[specs[i].name] = std::get<ArrayList>(arrays)[i].shape();
+  return shapes;
+}
+
 } // namespace
 
 void seedRandom(uint64_t seed) {
@@ -181,7 +180,7 @@ void seedRandom(uint64_t seed) {
 }
 
 Executor::Executor(std::shared_ptr<const Artifact> artifact, Context ctx)
-    : artifact_(std::move(artifact)), ctx_(ctx) {
+    : loaded_(artifact), artifact_(std::move(artifact)), ctx_(ctx) {
   if (ctx.devType != Context::kCPU)
     raise("MXNetError", "this artifact was compiled for the CPU; bind it with ctx=cpu(), not " +
                             ctx.str());
@@ -195,7 +194,7 @@ void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const ch
                             " must be in global context (" + ctx_.str() +
                             ") unless group2ctx is specified for cross-device graph.");
   int64_t batch = batch_;
-  if (!matchShape(spec, array.shape(), batch))
+  if (!spec.fits(array.shape(), batch))
     raise("MXNetError", "Shape inconsistent for '" + spec.name + "': provided " +
                             shapeToString(array.shape()) + ", compiled " + shapeOfSpec(spec, batch_) +
                             " (recompile with --shape " + spec.name + "=... for other shapes)");
@@ -301,11 +300,18 @@ void Executor::finishBinding(const Executor *shared) {
       backwardFrame_.push_back(a.data());
 }
 
+Executor Executor::forShapes(const std::shared_ptr<const Artifact> &artifact, Context ctx, const ShapeDict &shapes) {
+  std::shared_ptr<const Artifact> fitting = Artifact::forShapes(artifact, shapes);
+  Executor exec(fitting ? fitting : artifact, ctx); // binding names what does not fit
+  exec.loaded_ = artifact;
+  return exec;
+}
+
 Executor Executor::bind(std::shared_ptr<const Artifact> artifact, Context ctx, const Arrays &args,
                         const std::optional<Arrays> &argsGrad, const GradReqSpec &gradReq,
                         const std::optional<Arrays> &auxStates, const Executor *sharedExec,
                         const GroupContexts &group2ctx) {
-  Executor exec(std::move(artifact), ctx);
+  Executor exec = forShapes(artifact, ctx, shapesOf(args, artifact->manifest().arguments));
   exec.group2ctx_ = group2ctx;
   const Manifest &m = exec.manifest();
   exec.args_ = requiredArrays(args, m.arguments, "args",
@@ -333,14 +339,14 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
                               const std::map<std::string, std::vector<int64_t>> &shapes,
                               const GradReqSpec &gradReq, const std::map<std::string, DType> &typeDict,
                               const SharedMemory &shared, const GroupContexts &group2ctx) {
-  Executor exec(std::move(artifact), ctx);
+  Executor exec = forShapes(artifact, ctx, shapes);
   exec.group2ctx_ = group2ctx;
   const Manifest &m = exec.manifest();
   auto check = [&](const TensorSpec &spec) {
     auto shape = shapes.find(spec.name);
     auto type = typeDict.find(spec.name);
     std::string problem;
-    if (shape != shapes.end() && !matchShape(spec, knownDims(spec, shape->second), exec.batch_))
+    if (shape != shapes.end() && !spec.fits(knownDims(spec, shape->second), exec.batch_))
       problem = "shape " + shapeToString(shape->second) + " of '" + spec.name +
                 "' differs from the compiled shape " + shapeOfSpec(spec, exec.batch_);
     else if (shape == shapes.end() && spec.isDynamic() && exec.batch_ < 0)
@@ -394,7 +400,7 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
     exec.aux_.push_back(shared.exec ? sharedArray(sharedAux, spec, shape, "aux")
                                     : NDArray(shape, spec.dtype, contextOf(spec.name)));
   }
-  const ParamsFile *embedded = exec.artifact_->embeddedParams();
+  const ParamsFile *embedded = exec.loaded_->embeddedParams();
   if (embedded && !shared.exec)
     exec.copyEmbeddedParams(*embedded);
   exec.placeDevices();
@@ -404,11 +410,38 @@ Executor Executor::simpleBind(std::shared_ptr<const Artifact> artifact, Context 
 
 namespace {
 
-/// '2,3,?': a shape as `symc compile --shape` takes it.
-std::string compileShapeText(const std::vector<int64_t> &shape) {
+/// The shapes `name` is compiled for in `artifact` and its shape variants.
+std::vector<std::vector<int64_t>> compiledShapes(const Artifact &artifact, const std::string &name) {
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<const Artifact *> family{&artifact};
+  for (const auto &variant : artifact.shapeVariants())
+    family.push_back(variant.get());
+  for (const Artifact *member : family)
+    for (const auto *specs : {&member->manifest().arguments, &member->manifest().auxStates})
+      for (const TensorSpec &spec : *specs)
+        if (spec.name == name && std::find(shapes.begin(), shapes.end(), spec.shape) == shapes.end())
+          shapes.push_back(spec.shape);
+  return shapes;
+}
+
+/// The `symc compile --shape` value that also runs `given`: '?' for a
+/// leading dim that differs (the batch), 'A|B' for the sizes of another.
+std::string suggestedShape(const std::vector<std::vector<int64_t>> &compiled, const std::vector<int64_t> &given) {
   std::string text;
-  for (int64_t d : shape)
-    text += (text.empty() ? "" : ",") + std::to_string(d);
+  for (size_t d = 0; d < given.size(); ++d) {
+    std::vector<int64_t> sizes;
+    for (const std::vector<int64_t> &shape : compiled)
+      if (d < shape.size() && std::find(sizes.begin(), sizes.end(), shape[d]) == sizes.end())
+        sizes.push_back(shape[d]);
+    if (std::find(sizes.begin(), sizes.end(), given[d]) == sizes.end())
+      sizes.push_back(given[d]);
+    std::sort(sizes.begin(), sizes.end());
+    bool dynamic = std::find(sizes.begin(), sizes.end(), int64_t(-1)) != sizes.end() || (d == 0 && sizes.size() > 1);
+    std::string dim;
+    for (int64_t size : sizes)
+      dim += (dim.empty() ? "" : "|") + std::to_string(size);
+    text += (d ? "," : "") + (dynamic ? std::string("?") : dim);
+  }
   return text;
 }
 
@@ -442,21 +475,43 @@ int64_t Executor::reshapedBatch(const std::map<std::string, std::vector<int64_t>
       if (given == shapes.end())
         continue;
       int64_t fixed = batch;
-      if (!matchShape(spec, given->second, fixed))
+      if (!spec.fits(given->second, fixed)) {
+        std::vector<std::vector<int64_t>> compiled = compiledShapes(*loaded_, spec.name);
+        std::string listed;
+        for (const std::vector<int64_t> &shape : compiled)
+          listed += (listed.empty() ? "" : ", ") + shapeToString(shape);
         raise("MXNetError", "reshape: '" + spec.name + "' of shape " + shapeToString(given->second) +
-                                " does not fit the compiled shape " + shapeOfSpec(spec, batch) +
-                                ": only the dynamic (-1) batch dim changes without recompiling; compile with "
-                                "symc compile --shape " + spec.name + "=" + compileShapeText(given->second) +
-                                " (a '?' dim stays dynamic)");
+                                " does not fit the compiled shape" + (compiled.size() > 1 ? "s " : " ") + listed +
+                                (batch >= 0 && spec.isDynamic() ? " with the batch size (-1) already bound to " +
+                                                                      std::to_string(batch)
+                                                                : "") +
+                                ": only the dynamic (-1) batch dim changes without recompiling" +
+                                (compiled.size() > 1 ? ", among the shapes compiled" : "") +
+                                "; compile with symc compile --shape '" + spec.name + "=" +
+                                suggestedShape(compiled, given->second) +
+                                "' ('?' keeps the batch dim dynamic, 'A|B' compiles both sizes into one artifact)");
+      }
       batch = fixed;
     }
   return batch;
 }
 
+/// Executor::reshape's artifact: the bound one when the shapes fit it, else
+/// the first of `loaded`'s shape variants that they fit.
+std::shared_ptr<const Artifact> Executor::artifactForReshape(const std::shared_ptr<const Artifact> &loaded,
+                                                             const ShapeDict &shapes) const {
+  if (loaded == loaded_ && artifact_->manifest().fits(shapes))
+    return artifact_;
+  std::shared_ptr<const Artifact> fitting = Artifact::forShapes(loaded, shapes);
+  return fitting ? fitting : loaded == loaded_ ? artifact_ : loaded; // reshapedBatch says why
+}
+
 Executor Executor::reshape(bool partialShaping, bool allowUpSizing,
                            const std::map<std::string, std::vector<int64_t>> &shapes,
                            std::shared_ptr<const Artifact> target) const {
-  Executor child(target ? std::move(target) : artifact_, ctx_);
+  std::shared_ptr<const Artifact> loaded = target ? std::move(target) : loaded_;
+  Executor child(artifactForReshape(loaded, shapes), ctx_);
+  child.loaded_ = loaded;
   const Manifest &m = child.manifest();
   if (namesOf(m.arguments) != listArguments() || namesOf(m.auxStates) != listAuxiliaryStates())
     raise("MXNetError", "reshape: '" + m.prefix + "' is not compiled from the same symbol (other arguments)");

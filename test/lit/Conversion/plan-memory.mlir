@@ -49,3 +49,33 @@ module attributes {symc.manifest = "{\"prefix\":\"q\"}"} {
     return
   }
 }
+
+// -----
+
+// Buffers hoisted out of a loop whose uses all lie in its body share bytes
+// by their positions in the body: %a and %c, each used for part of one
+// iteration, take the same offset. %carried, the loop's iteration
+// argument, lives through the whole loop.
+// CHECK-LABEL: func.func private @hoisted
+// CHECK: memref.view %arg2[%c0{{.*}}][] : memref<?xi8> to memref<256xf32>
+// CHECK: memref.view %arg2[%c1024{{.*}}][] : memref<?xi8> to memref<256xf32>
+// CHECK: memref.view %arg2[%c1024{{.*}}][] : memref<?xi8> to memref<256xf32>
+// CHECK: llvm.mlir.global internal constant @r_manifest_json({{.*}}\22workspace_bytes\22:2048
+module attributes {symc.manifest = "{\"prefix\":\"r\"}"} {
+  func.func private @hoisted(%n: index, %out: memref<256xf32>, %ws: memref<?xi8>) attributes {symc.entry_impl} {
+    %cst = arith.constant 1.0 : f32
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %carried = memref.alloc() : memref<256xf32>
+    %a = memref.alloc() : memref<256xf32>
+    %c = memref.alloc() : memref<256xf32>
+    %last = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %carried) -> (memref<256xf32>) {
+      linalg.fill ins(%cst : f32) outs(%a : memref<256xf32>)
+      linalg.add ins(%acc, %a : memref<256xf32>, memref<256xf32>) outs(%out : memref<256xf32>)
+      linalg.fill ins(%cst : f32) outs(%c : memref<256xf32>)
+      linalg.add ins(%out, %c : memref<256xf32>, memref<256xf32>) outs(%acc : memref<256xf32>)
+      scf.yield %acc : memref<256xf32>
+    }
+    return
+  }
+}
