@@ -55,6 +55,13 @@ struct InputShapes {
     }
   }
 
+  ShapeDict dict() const {
+    ShapeDict shapes;
+    for (size_t i = 0; i < names.size(); ++i)
+      shapes[names[i]] = dims[i];
+    return shapes;
+  }
+
   /// As `symc compile --shape` writes them; `dynamicBatch` puts '?' first.
   std::vector<ShapeText> text(bool dynamicBatch) const {
     std::vector<ShapeText> shapes;
@@ -108,12 +115,17 @@ std::string joinShapes(const std::vector<ShapeText> &shapes, const char *separat
   return text;
 }
 
-/// The artifact compiled for exactly these shapes, else one compiled with a
-/// dynamic batch ('?'); the error says how to compile the missing one.
+/// The artifact compiled for exactly these shapes, else `loaded` (a
+/// reshaped predictor's) when one of its shape variants fits them, else one
+/// compiled with a dynamic batch ('?'); the error says how to compile the
+/// missing one.
 std::shared_ptr<const Artifact> findArtifact(const std::string &json, const InputShapes &inputs,
-                                             const std::vector<std::string> &outputs) {
+                                             const std::vector<std::string> &outputs,
+                                             const std::shared_ptr<const Artifact> &loaded = nullptr) {
   std::vector<std::string> dirs = artifactDirs();
   for (bool dynamicBatch : {false, true}) {
+    if (dynamicBatch && loaded && Artifact::forShapes(loaded, inputs.dict()))
+      return loaded;
     std::string key = artifactKey(json, inputs.text(dynamicBatch), outputs);
     for (const std::string &dir : dirs)
       if (std::string path = dir + "/" + key + ".so"; fileExists(path))
@@ -136,6 +148,8 @@ struct Predictor {
   std::vector<std::string> outputKeys;
   std::vector<std::string> inputNames;
   std::optional<Executor> exec;
+  /// The artifact loaded (exec runs it or one of its shape variants).
+  std::shared_ptr<const Artifact> artifact;
   /// What MXPredGetOutputShape hands out.
   std::vector<uint32_t> shapeBuffer;
 };
@@ -167,10 +181,10 @@ int64_t boundBatch(const Manifest &m, const std::map<std::string, std::vector<in
 /// `shared`'s arrays when given (no copy), else fresh ones.
 void bindPredictor(Predictor &p, std::shared_ptr<const Artifact> artifact, const InputShapes &inputs,
                    const Executor *shared) {
-  const Manifest &m = artifact->manifest();
-  std::map<std::string, std::vector<int64_t>> shapes;
-  for (size_t i = 0; i < inputs.names.size(); ++i)
-    shapes[inputs.names[i]] = inputs.dims[i];
+  p.artifact = artifact;
+  ShapeDict shapes = inputs.dict();
+  std::shared_ptr<const Artifact> variant = Artifact::forShapes(artifact, shapes);
+  const Manifest &m = (variant ? variant : artifact)->manifest();
   if (!shared) {
     p.exec = Executor::simpleBind(std::move(artifact), Context::cpu(), shapes, std::string("null"));
     return;
@@ -347,7 +361,7 @@ int MXPredReshape(uint32_t numInputs, const char **keys, const uint32_t *indptr,
     p->json = old.json;
     p->outputKeys = old.outputKeys;
     p->inputNames = old.inputNames;
-    bindPredictor(*p, findArtifact(p->json, inputs, p->outputKeys), inputs, &*old.exec);
+    bindPredictor(*p, findArtifact(p->json, inputs, p->outputKeys, old.artifact), inputs, &*old.exec);
     *out = p.release();
   });
 }

@@ -19,3 +19,4 @@ llvm_config.add_tool_substitutions(
 config.substitutions.append(("%models", config.models_dir))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Import", "Inputs")))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%symc_libdir", os.path.join(config.symc_tools_dir, "..", "lib")))
