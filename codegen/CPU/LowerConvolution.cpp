@@ -69,15 +69,22 @@ Value convolveImages(OpBuilder &b, Location loc, Value padded, Value weight, con
   return reshapeTo(b, loc, transposeTo(b, loc, perImage, {1, 0, 2}), outType.getShape());
 }
 
-/// The number of images one GEMM takes: enough output positions for full
-/// register and thread tiles (about 4096 columns), without a batch-sized
-/// im2col buffer. A divisor of the batch, so that every group is whole.
+/// Output positions per im2col GEMM: enough for full register and thread
+/// tiles, without a batch- or image-sized im2col buffer.
+constexpr int64_t kColumnsPerGemm = 4096;
+
+/// The largest divisor of `n` that is at most `limit` (at least 1).
+int64_t largestDivisorUpTo(int64_t n, int64_t limit) {
+  int64_t d = std::clamp<int64_t>(limit, 1, n);
+  while (n % d != 0)
+    --d;
+  return d;
+}
+
+/// The number of images one GEMM takes: about kColumnsPerGemm output
+/// positions, a divisor of the batch so that every group is whole.
 int64_t imagesPerGemm(int64_t batch, int64_t positionsPerImage) {
-  int64_t wanted = std::max<int64_t>(1, 4096 / positionsPerImage);
-  int64_t group = std::min(batch, wanted);
-  while (batch % group != 0)
-    --group;
-  return group;
+  return largestDivisorUpTo(batch, kColumnsPerGemm / positionsPerImage);
 }
 
 /// `group` images of `batched` from image `first` on.
@@ -115,6 +122,47 @@ Value insertImages(OpBuilder &b, Location loc, Value images, Value acc, Value fi
   return writeIntoSlice(b, loc, acc, offsets, shape, [&](Value slice) {
     return b.create<linalg::CopyOp>(loc, images, slice).getResult(0);
   });
+}
+
+/// One image convolved by GEMMs over blocks of its output rows (the first
+/// spatial dim), each over the im2col columns of its block alone: a large
+/// image (ResNet's 7x7 stem at 224x224: 7.4 MB of columns) needs a buffer
+/// of kColumnsPerGemm positions, not one of the whole image.
+Value convolveImageByRowBlocks(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+                               RankedTensorType outType) {
+  ArrayRef<int64_t> shape = outType.getShape();
+  int64_t rowSize = computeProduct(shape.drop_front(3));
+  int64_t rows = largestDivisorUpTo(shape[2], kColumnsPerGemm / rowSize);
+  bool pointwise = llvm::all_of(w.kernel, [](int64_t k) { return k == 1; }) &&
+                   llvm::all_of(w.stride, [](int64_t s) { return s == 1; });
+  if (rows == shape[2] || pointwise) // pointwise: the image is its own columns
+    return convolveImages(b, loc, padded, weight, w, outType);
+  SmallVector<int64_t> blockShape(shape);
+  blockShape[2] = rows;
+  auto blockType = RankedTensorType::get(blockShape, outType.getElementType());
+  // The padded input rows one block reads.
+  SmallVector<int64_t> inSizes(tensorType(padded).getShape());
+  inSizes[2] = (rows - 1) * w.stride[0] + (w.kernel[0] - 1) * w.dilate[0] + 1;
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value end = b.create<arith::ConstantIndexOp>(loc, shape[2]);
+  Value step = b.create<arith::ConstantIndexOp>(loc, rows);
+  auto loop = b.create<scf::ForOp>(
+      loc, zero, end, step, ValueRange{emptyLike(b, loc, outType)},
+      [&](OpBuilder &nested, Location l, Value row, ValueRange acc) {
+        Value firstIn = nested.create<arith::MulIOp>(l, row, nested.create<arith::ConstantIndexOp>(l, w.stride[0]));
+        SmallVector<OpFoldResult> inOffsets(inSizes.size(), nested.getIndexAttr(0)),
+            unit(inSizes.size(), nested.getIndexAttr(1));
+        inOffsets[2] = firstIn;
+        Value input = nested.create<tensor::ExtractSliceOp>(
+            l, padded, inOffsets, getAsIndexOpFoldResult(nested.getContext(), inSizes), unit);
+        Value block = convolveImages(nested, l, input, weight, w, blockType);
+        SmallVector<OpFoldResult> outOffsets(blockShape.size(), nested.getIndexAttr(0));
+        outOffsets[2] = row;
+        nested.create<scf::YieldOp>(l, writeIntoSlice(nested, l, acc[0], outOffsets, blockShape, [&](Value slice) {
+                                      return nested.create<linalg::CopyOp>(l, block, slice).getResult(0);
+                                    }));
+      });
+  return loop.getResult(0);
 }
 
 using ImageGroupStep = llvm::function_ref<Value(OpBuilder &, Location, ValueRange images, Value first, Value acc)>;
@@ -309,8 +357,9 @@ Value convolutionByGemm(OpBuilder &b, Location loc, Value data, Value weight, co
   Value source = byTaps ? data : padForWindow(b, loc, data, w);
   return foldImageGroups(b, loc, source, group, emptyLike(b, loc, outType),
                          [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
-                           Value result = byTaps ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut)
-                                                 : convolveImages(nested, l, images[0], weight, w, groupOut);
+                           Value result = byTaps     ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut)
+                                          : group == 1 ? convolveImageByRowBlocks(nested, l, images[0], weight, w, groupOut)
+                                                       : convolveImages(nested, l, images[0], weight, w, groupOut);
                            return group == n ? result : insertImages(nested, l, result, acc, first);
                          });
 }

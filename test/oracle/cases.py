@@ -73,6 +73,10 @@ def cases():
                                                   name="c"), data=(2, 4, 9, 8))
     yield case("conv_strided_dilated", S.Convolution(d, kernel=(3, 3), stride=(2, 4), dilate=(2, 2), pad=(2, 1),
                                                      num_filter=3, name="c"), data=(2, 3, 13, 14))
+    # An image of more than 4096 output positions runs its im2col GEMM in
+    # blocks of output rows (here 2 blocks of 35), a stem on a large image.
+    yield case("conv_row_blocks", S.Convolution(d, kernel=(7, 7), stride=(2, 2), pad=(3, 3), num_filter=3, name="c"),
+               data=(1, 2, 140, 140))
     # On wide images, each stride phase's taps read the image's g, padded
     # once, from their own start: a stem, odd widths (phases of unequal
     # sizes), stride with dilation, a 1x1 stride-2.

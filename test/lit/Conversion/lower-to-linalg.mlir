@@ -73,6 +73,23 @@ func.func @convolution(%x: tensor<1x2x7x7xf32>, %w: tensor<4x2x3x3xf32>) -> tens
 
 // -----
 
+// An image of more than 4096 output positions (70 x 70) is convolved in
+// blocks of 35 output rows: each block's im2col columns come from its 75
+// padded input rows, one matmul each, copied into the block's rows.
+// CHECK-LABEL: func @convolution_by_row_blocks
+// CHECK: tensor.pad %arg0 low[0, 0, 3, 3] high[0, 0, 3, 3]
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c70 step %c35
+// CHECK: tensor.extract_slice {{.*}} [1, 2, 75, 146] [1, 1, 1, 1] : tensor<1x2x146x146xf32> to tensor<1x2x75x146xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<3x98xf32>, tensor<98x2450xf32>)
+// CHECK: linalg.copy ins(%{{.*}} : tensor<1x3x35x70xf32>)
+// CHECK: scf.yield
+func.func @convolution_by_row_blocks(%x: tensor<1x2x140x140xf32>, %w: tensor<3x2x7x7xf32>) -> tensor<1x3x70x70xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 7, 7>, stride = array<i64: 2, 2>, pad = array<i64: 3, 3>, num_filter = 3 : i64, no_bias = true} : (tensor<1x2x140x140xf32>, tensor<3x2x7x7xf32>) -> tensor<1x3x70x70xf32>
+  return %0 : tensor<1x3x70x70xf32>
+}
+
+// -----
+
 // A stride-1 convolution of a wide image goes by taps: the image padded in
 // one copy, with a row of zeros more for the last row's taps, flattened to
 // (C, 33 * 32), read at q + 32 * kh + kw by one contraction over (KH, KW, C)
