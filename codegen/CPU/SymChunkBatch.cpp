@@ -99,18 +99,21 @@ LogicalResult checkChunkable(Operation *op) {
   if (llvm::any_of(op->getResults(), [](Value r) { return !isDynamic(r.getType()) && !r.use_empty(); }))
     return op->emitError("'") << op->getName().stripDialect()
                               << "' turns the dynamic batch dim into a static one; the CPU backend "
-                                 "cannot compile that with a dynamic batch";
+                                 "cannot compile that with a dynamic batch (compile with a static --shape, "
+                                 "or each batch size listed: data=2|4|8,...)";
   // Chunks would repeat each other's draws: the generator counts elements
   // from the start of the tensor it fills.
   if (sym::drawsRandomNumbers(op))
     return op->emitError("'") << op->getName().stripDialect()
                               << "' draws random numbers over the dynamic batch dim; the CPU backend "
-                                 "needs a static batch for it (compile with a static --shape)";
+                                 "needs a static batch for it (compile with a static --shape, or each batch size "
+                                 "listed: data=2|4|8,...)";
   if (mixesBatchRows(op))
     return op->emitError("'") << op->getName().stripDialect()
                               << "' combines elements across the dynamic batch dim; the CPU "
                                  "backend compiles a dynamic batch only through ops that keep "
-                                 "batch rows independent (compile with a static --shape)";
+                                 "batch rows independent (compile with a static --shape, or each batch size "
+                                 "listed: data=2|4|8,...)";
   return success();
 }
 

@@ -59,7 +59,12 @@ public:
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    bool dynamic = false;
+    // Ranked arguments with dynamic dims were given '?' before (a backward
+    // or monitor function re-inferred): those dims are dynamic, not unknown.
+    bool dynamic = llvm::any_of(func.getArgumentTypes(), [](Type t) {
+      auto ranked = dyn_cast<RankedTensorType>(t);
+      return ranked && !ranked.hasStaticShape();
+    });
     if (failed(seedArguments(func, dynamic)) || failed(runFixpoint(func)))
       return signalPassFailure();
     writeBackTypes(func);

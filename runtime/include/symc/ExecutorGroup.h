@@ -1,0 +1,84 @@
+//===- ExecutorGroup.h - data-parallel executors over one batch -*- C++ -*-===//
+//
+// MXNet's executor manager (shared/mxnet-semantics.md section 3): one
+// executor per context, each bound to its slice of the batch by
+// _split_input_slice, run concurrently, with the gradients of the
+// parameters summed over the executors as kvstore 'local' sums them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYMC_RUNTIME_EXECUTORGROUP_H
+#define SYMC_RUNTIME_EXECUTORGROUP_H
+
+#include "symc/Executor.h"
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace symc {
+
+/// Rows [begin, end) of a batch.
+struct BatchSlice {
+  int64_t begin = 0, end = 0;
+  int64_t size() const { return end - begin; }
+  bool operator==(const BatchSlice &o) const { return begin == o.begin && end == o.end; }
+};
+
+/// mxnet.executor_manager._split_input_slice: device i gets round(w_i *
+/// batch / sum(w)) rows (half to even), the last one the shortfall; slices
+/// are clipped to the batch, and an empty one is ValueError("Too many
+/// slices. Some splits are empty.").
+std::vector<BatchSlice> splitInputSlice(int64_t batchSize, const std::vector<double> &workLoad);
+
+/// executor_manager.DataParallelExecutorGroup on one artifact.
+class DataParallelExecutorGroup {
+public:
+  /// Binds one executor per context to its slice of the batch. `inputShapes`
+  /// are the whole-batch shapes of the data and label inputs (the batch on
+  /// axis 0); `paramNames` get gradients (grad_req 'write'), every other
+  /// argument none. With `shared` (bucketing), executor i shares parameters,
+  /// gradients, aux states and memory with `shared`'s executor i.
+  DataParallelExecutorGroup(std::shared_ptr<const Artifact> artifact, const std::vector<Context> &contexts,
+                            const std::vector<double> &workLoad, const ShapeDict &inputShapes,
+                            const std::vector<std::string> &paramNames,
+                            const DataParallelExecutorGroup *shared = nullptr);
+
+  /// Copies each executor's rows of the whole-batch arrays named like
+  /// inputs into its input arrays ("Batch size miss match" otherwise).
+  void loadDataBatch(const ArrayDict &batch);
+  /// forward / backward on every executor at once, each on its own thread
+  /// with its share of `numThreads` (0: the hardware's threads).
+  void forward(bool isTrain);
+  void backward();
+  /// Sums each parameter's gradient over the executors into every
+  /// executor's gradient, in place (kvstore 'local' push then pull): each
+  /// executor's gradient then is the whole batch's.
+  void aggregateGradients();
+
+  /// copy_params_from on every executor.
+  void setParams(const ArrayDict &args, const ArrayDict &aux, bool allowExtra = false);
+  /// The parameters and aux states averaged over the executors, as
+  /// DataParallelExecutorManager.copy_to computes them.
+  void copyTo(ArrayDict &args, ArrayDict &aux) const;
+
+  const std::vector<std::shared_ptr<Executor>> &executors() const { return execs_; }
+  const std::vector<BatchSlice> &slices() const { return slices_; }
+  const std::vector<std::string> &paramNames() const { return paramNames_; }
+  int64_t batchSize() const { return batchSize_; }
+  void setNumThreads(int threads) { numThreads_ = threads; }
+
+private:
+  /// Runs `work(i)` for every executor i, concurrently; rethrows the first
+  /// error after all have finished.
+  void onEachExecutor(const std::function<void(size_t)> &work);
+
+  std::vector<std::shared_ptr<Executor>> execs_;
+  std::vector<BatchSlice> slices_;
+  std::vector<std::string> inputNames_, paramNames_;
+  int64_t batchSize_ = 0;
+  int numThreads_ = 0;
+};
+
+} // namespace symc
+
+#endif

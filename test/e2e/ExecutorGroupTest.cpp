@@ -1,0 +1,103 @@
+//===- ExecutorGroupTest.cpp - data-parallel training on one artifact -----===//
+//
+// A batch split over two CPU contexts, run concurrently, gives after
+// aggregation the gradients one executor computes on the whole batch.
+//
+//===----------------------------------------------------------------------===//
+#include "symc/ExecutorGroup.h"
+
+#include <gtest/gtest.h>
+
+using namespace symc;
+
+namespace {
+
+std::shared_ptr<const Artifact> load(const std::string &name) {
+  return Artifact::load(std::string(SYMC_E2E_DIR) + "/" + name + ".so");
+}
+
+/// Deterministic values for an array, different per name.
+void fillPattern(const NDArray &array, int seed) {
+  float *values = array.data<float>();
+  for (size_t i = 0; i < array.size(); ++i)
+    values[i] = 0.05f * static_cast<float>(static_cast<int>((i * 7 + seed * 13) % 23) - 11);
+}
+
+const std::vector<std::string> kParams{"fc_weight", "fc_bias"};
+
+ArrayDict batchOf(int64_t rows) {
+  NDArray data({rows, 4}), label({rows});
+  fillPattern(data, 1);
+  for (int64_t r = 0; r < rows; ++r)
+    label.data<float>()[r] = static_cast<float>(r % 6);
+  return {{"data", data}, {"softmax_label", label}};
+}
+
+TEST(ExecutorGroup, AggregatedGradientsAreTheWholeBatchs) {
+  auto artifact = load("fc-softmax-train-sizes");
+  DataParallelExecutorGroup group(artifact, {Context::cpu(0), Context::cpu(1)}, {1, 1},
+                                  {{"data", {5, 4}}, {"softmax_label", {5}}}, kParams);
+  ASSERT_EQ(group.slices(), (std::vector<BatchSlice>{{0, 2}, {2, 5}}));
+  EXPECT_EQ(group.executors()[1]->argMap().at("data").shape(), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(group.executors()[1]->argMap().at("data").context(), Context::cpu(1));
+  EXPECT_TRUE(group.executors()[0]->gradMap().at("data").isNone()); // inputs get no gradient
+
+  Executor whole = Executor::simpleBind(artifact, Context::cpu(), {{"data", {5, 4}}},
+                                        std::string("write"));
+  ASSERT_NE(&whole.artifact(), &group.executors()[1]->artifact()); // shape variants for 5 and 3 rows
+  ArrayDict params{{"fc_weight", NDArray({6, 4})}, {"fc_bias", NDArray({6})}};
+  fillPattern(params["fc_weight"], 2);
+  fillPattern(params["fc_bias"], 3);
+  group.setParams(params, {});
+  whole.copyParamsFrom(params);
+  ArrayDict batch = batchOf(5);
+  group.loadDataBatch(batch);
+  group.forward(true);
+  group.backward();
+  group.aggregateGradients();
+  whole.forward(true, batch);
+  whole.backward();
+  for (const std::string &name : kParams)
+    for (const auto &exec : group.executors()) {
+      NDArray got = exec->gradMap().at(name), expected = whole.gradMap().at(name);
+      for (size_t i = 0; i < expected.size(); ++i)
+        EXPECT_NEAR(got.data<float>()[i], expected.data<float>()[i], 1e-6) << name << "[" << i << "]";
+    }
+  // Each device's outputs are its rows of the whole batch's.
+  EXPECT_NEAR(group.executors()[1]->outputs()[0].data<float>()[0], whole.outputs()[0].data<float>()[2 * 6], 1e-6);
+}
+
+TEST(ExecutorGroup, CopyToAveragesOverDevices) {
+  DataParallelExecutorGroup group(load("fc-softmax-train-sizes"), {Context::cpu(0), Context::cpu(1)}, {1, 1},
+                                  {{"data", {4, 4}}, {"softmax_label", {4}}}, kParams);
+  group.executors()[0]->argMap().at("fc_bias").fill(1);
+  group.executors()[1]->argMap().at("fc_bias").fill(4);
+  ArrayDict args, aux;
+  group.copyTo(args, aux);
+  EXPECT_EQ(args.at("fc_bias").data<float>()[5], 2.5f);
+  EXPECT_EQ(args.count("data"), 0u);
+}
+
+TEST(ExecutorGroup, Errors) {
+  auto artifact = load("fc-softmax-train-sizes");
+  auto kindOf = [](auto &&body) -> std::string {
+    try {
+      body();
+    } catch (const Error &e) {
+      return e.kind() + ": " + e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(kindOf([&] { DataParallelExecutorGroup(artifact, {Context::cpu(0)}, {1, 1}, {{"data", {4, 4}}}, kParams); }),
+            "AssertionError: Invalid settings for work load. ");
+  EXPECT_EQ(kindOf([&] {
+              DataParallelExecutorGroup(artifact, {Context::cpu(0), Context::cpu(1)}, {1, 1},
+                                        {{"data", {4, 4}}, {"softmax_label", {3}}}, kParams);
+            }),
+            "AssertionError: all data must have the same batch size: batch_size = 4, but softmax_label has shape (3,)");
+  DataParallelExecutorGroup group(artifact, {Context::cpu(0), Context::cpu(1)}, {1, 1},
+                                  {{"data", {4, 4}}, {"softmax_label", {4}}}, kParams);
+  EXPECT_EQ(kindOf([&] { group.loadDataBatch(batchOf(5)); }), "AssertionError: Batch size miss match. Expected 4, got 5");
+}
+
+} // namespace
