@@ -507,3 +507,66 @@ def placement_error(mx, paths, name, group2ctx):
 @pytest.mark.parametrize("name,group2ctx", [("mlp", {"dev1": 1}), ("crossing", {"dev1": 1, "dev2": 2})])
 def test_group2ctx_errors(grouped_models, name, group2ctx):
     assert run_both(placement_error, grouped_models, name, group2ctx)
+
+
+class _Batch:
+    """One batch of an iterator, as mx.io.DataBatch holds it."""
+
+    def __init__(self, data, label):
+        self.data, self.label = data, label
+
+
+class _Iter:
+    """What the executor manager reads of a data iterator."""
+
+    def __init__(self, batch_size, data_shape):
+        self.batch_size = batch_size
+        self.provide_data = [("data", (batch_size,) + data_shape)]
+        self.provide_label = [("softmax_label", (batch_size,))]
+
+
+def data_parallel_step(mx, models):
+    """executor_manager.DataParallelExecutorManager over cpu(0) and cpu(1):
+    the split, each device's outputs and gradients, the gradients summed
+    over the devices (MXNet's kvstore pushpull; symc's aggregate_gradients)
+    and copy_to's average."""
+    sym = mx.sym.load(models["mlp"])
+    args, _ = params_of(mx, models["mlp_params"])
+    mgr = mx.executor_manager.DataParallelExecutorManager(
+        sym, [mx.cpu(0), mx.cpu(1)], _Iter(5, (8,)), sym.list_arguments(),
+        [n for n in sym.list_arguments() if n not in ("data", "softmax_label")], sym.list_auxiliary_states())
+    mgr.set_params(args, {})
+    mgr.load_data_batch(_Batch([mx.nd.array(models["x"][:5])], [mx.nd.array(models["y"][:5])]))
+    mgr.forward(is_train=True)
+    mgr.backward()
+    per_device = [[g.asnumpy() for g in block] for block in mgr.grad_arrays]
+    if hasattr(mgr, "aggregate_gradients"):
+        mgr.aggregate_gradients()
+        summed = [block[1].asnumpy() for block in mgr.grad_arrays]
+    else:
+        summed = [sum(per_device[i]) for i in range(len(per_device))]
+    averaged = {n: mx.nd.zeros(a.shape) for n, a in args.items()}
+    mgr.copy_to(averaged, {})
+    return {"slices": [(s.start, s.stop) for s in mgr.slices],
+            "outputs": [e.outputs[0].asnumpy() for e in mgr.execgrp.train_execs],
+            "contexts": [str(e.arg_dict["data"].context) for e in mgr.execgrp.train_execs],
+            "per_device": per_device, "summed": summed,
+            "averaged": {n: a.asnumpy() for n, a in averaged.items()}}
+
+
+def test_data_parallel_executor_manager(models):
+    result = run_both(data_parallel_step, models)
+    assert result["slices"] == [(0, 2), (2, 5)]
+
+
+def split_input_slice(mx, batch, work_load):
+    try:
+        return [(s.start, s.stop) for s in mx.executor_manager._split_input_slice(batch, work_load)]
+    except ValueError as e:
+        return str(e)
+
+
+@pytest.mark.parametrize("batch,work_load", [(7, [1, 1]), (5, [1, 1]), (10, [3, 1]), (9, [1, 2]), (6, [1] * 4),
+                                             (1, [1, 1])])
+def test_split_input_slice(batch, work_load):
+    run_both(split_input_slice, batch, work_load)

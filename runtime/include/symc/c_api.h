@@ -33,6 +33,7 @@ extern "C" {
 
 typedef struct SymcArtifact *SymcArtifactHandle;
 typedef struct SymcExecutor *SymcExecutorHandle;
+typedef struct SymcExecutorGroup *SymcExecutorGroupHandle;
 typedef struct SymcNDArray *SymcNDArrayHandle;
 typedef struct SymcNDList *SymcNDListHandle;
 
@@ -225,6 +226,47 @@ int SymcExecutorSetMonitorCallback(SymcExecutorHandle exec, SymcMonitorCallback 
 int SymcExecutorPrint(SymcExecutorHandle exec, const char **out);
 /* executor.get_optimized_symbol(): symbol JSON that MXNet 1.9.1 loads. */
 int SymcExecutorGetOptimizedSymbol(SymcExecutorHandle exec, const char **json);
+
+/*--- Data-parallel executor groups (mxnet.executor_manager) -----------------*/
+
+/* _split_input_slice(batch_size, work_load_list): device i gets rows
+   [slices[2i], slices[2i+1]); ValueError "Too many slices. Some splits are
+   empty." when one would get none. */
+int SymcSplitInputSlice(int64_t batch_size, int num_devices, const double *work_load, int64_t *slices);
+/* One executor per context (dev_types[i], dev_ids[i]) bound to its slice of
+   the batch: the inputs' whole-batch shapes (batch on axis 0) are
+   `input_names[i]` with `shape_ndim[i]` dims, concatenated in `shape_data`;
+   `param_names` get gradients ('write'), every other argument none. With
+   `shared` (NULL for none), executor i shares parameters, gradients, aux
+   states and memory with that group's executor i (bucketing). */
+int SymcExecutorGroupCreate(SymcArtifactHandle artifact, int num_contexts, const int *dev_types, const int *dev_ids,
+                            const double *work_load, int num_inputs, const char **input_names,
+                            const int64_t *shape_data, const int *shape_ndim, int num_params,
+                            const char **param_names, SymcExecutorGroupHandle shared, SymcExecutorGroupHandle *out);
+int SymcExecutorGroupFree(SymcExecutorGroupHandle group);
+int SymcExecutorGroupNumExecutors(SymcExecutorGroupHandle group, int *count);
+/* Executor `index` as a handle of its own (free it with SymcExecutorFree);
+   and the rows of the batch it runs. */
+int SymcExecutorGroupGetExecutor(SymcExecutorGroupHandle group, int index, SymcExecutorHandle *out);
+int SymcExecutorGroupGetSlice(SymcExecutorGroupHandle group, int index, int64_t *begin, int64_t *end);
+/* Copies each executor's rows of the named whole-batch arrays into its inputs. */
+int SymcExecutorGroupLoadDataBatch(SymcExecutorGroupHandle group, int num, const char **names,
+                                   SymcNDArrayHandle *arrays);
+/* forward / backward on every executor at once, a thread each, sharing
+   `threads` (set by SymcExecutorGroupSetNumThreads; 0: the hardware's). */
+int SymcExecutorGroupForward(SymcExecutorGroupHandle group, int is_train);
+int SymcExecutorGroupBackward(SymcExecutorGroupHandle group);
+int SymcExecutorGroupSetNumThreads(SymcExecutorGroupHandle group, int threads);
+/* Sums each parameter's gradient over the executors into every executor's
+   gradient, in place (kvstore 'local'): each then holds the whole batch's. */
+int SymcExecutorGroupAggregateGradients(SymcExecutorGroupHandle group);
+/* set_params: copy_params_from on every executor. */
+int SymcExecutorGroupSetParams(SymcExecutorGroupHandle group, int num_args, const char **arg_names,
+                               SymcNDArrayHandle *arg_arrays, int num_aux, const char **aux_names,
+                               SymcNDArrayHandle *aux_arrays, int allow_extra_params);
+/* copy_to: the parameters and aux states averaged over the executors, put
+   into `args` and `aux` (lists from SymcNDListCreate) by name. */
+int SymcExecutorGroupCopyTo(SymcExecutorGroupHandle group, SymcNDListHandle args, SymcNDListHandle aux);
 
 #ifdef __cplusplus
 }

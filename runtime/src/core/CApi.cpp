@@ -3,6 +3,7 @@
 #include "symc/ArtifactSeal.h"
 
 #include "symc/Executor.h"
+#include "symc/ExecutorGroup.h"
 #include "symc/Version.h"
 
 #include <algorithm>
@@ -18,7 +19,8 @@ struct SymcArtifact {
   std::shared_ptr<const Artifact> artifact;
 };
 struct SymcExecutor {
-  Executor exec;
+  /// Shared with the executor group it may belong to.
+  std::shared_ptr<Executor> exec;
   /// The grad_req codes SymcExecutorGetGradReqs hands out.
   std::vector<int> gradReqCodes;
   /// The text SymcExecutorPrint hands out.
@@ -26,6 +28,9 @@ struct SymcExecutor {
 };
 struct SymcNDArray {
   NDArray array;
+};
+struct SymcExecutorGroup {
+  symc::DataParallelExecutorGroup group;
 };
 /// Named arrays: a .params file's, or an executor group's shared buffer.
 struct SymcNDList {
@@ -96,8 +101,9 @@ const char *text(const char *s, const char *what) {
   return s;
 }
 const std::shared_ptr<const Artifact> &artifactOf(SymcArtifactHandle h) { return deref(h, "artifact").artifact; }
-Executor &executorOf(SymcExecutorHandle h) { return deref(h, "executor").exec; }
+Executor &executorOf(SymcExecutorHandle h) { return *deref(h, "executor").exec; }
 NDArray &arrayOf(SymcNDArrayHandle h) { return deref(h, "NDArray").array; }
+symc::DataParallelExecutorGroup &groupOf(SymcExecutorGroupHandle h) { return deref(h, "executor group").group; }
 
 template <typename T> void setIf(T *out, T value) {
   if (out)
@@ -159,6 +165,8 @@ std::vector<NDArray> arrays(int count, SymcNDArrayHandle *handles) {
 }
 
 symc::ArrayDict arrayDict(int count, const char **names, SymcNDArrayHandle *handles) {
+  if (count > 0 && (!names || !handles))
+    raise("ValueError", "null names or arrays for " + std::to_string(count) + " arrays");
   symc::ArrayDict dict;
   for (int i = 0; i < count; ++i)
     dict[text(names[i], "name")] = arrayOf(handles[i]);
@@ -224,12 +232,14 @@ const std::vector<TensorSpec> &boundSpecs(const Executor &exec, SymcTensorList l
   return specsOf(exec.manifest(), list == SYMC_GRADIENTS ? SYMC_ARGUMENTS : list);
 }
 
-SymcExecutorHandle newExecutor(Executor exec) {
+SymcExecutorHandle newExecutor(std::shared_ptr<Executor> exec) {
   std::vector<int> codes;
-  for (symc::GradReq req : exec.gradReqs())
+  for (symc::GradReq req : exec->gradReqs())
     codes.push_back(static_cast<int>(req));
   return new SymcExecutor{std::move(exec), std::move(codes), {}};
 }
+
+SymcExecutorHandle newExecutor(Executor exec) { return newExecutor(std::make_shared<Executor>(std::move(exec))); }
 
 } // namespace
 
@@ -589,7 +599,7 @@ int SymcExecutorSetMonitorCallback(SymcExecutorHandle exec, SymcMonitorCallback 
 int SymcExecutorPrint(SymcExecutorHandle exec, const char **out) {
   return guarded([&] {
     SymcExecutor &e = deref(exec, "executor");
-    e.printed = e.exec.debugStr();
+    e.printed = e.exec->debugStr();
     *out = e.printed.c_str();
   });
 }
@@ -600,6 +610,101 @@ int SymcExecutorGetOptimizedSymbol(SymcExecutorHandle exec, const char **json) {
     if (symbol.empty())
       raise("MXNetError", "this artifact predates symc 0.2 and carries no symbol; recompile it");
     *json = symbol.c_str();
+  });
+}
+
+int SymcSplitInputSlice(int64_t batchSize, int numDevices, const double *workLoad, int64_t *slices) {
+  return guarded([&] {
+    if (numDevices <= 0 || !workLoad || !slices)
+      raise("ValueError", "invalid work load: " + std::to_string(numDevices) + " devices");
+    for (const symc::BatchSlice &slice :
+         symc::splitInputSlice(batchSize, std::vector<double>(workLoad, workLoad + numDevices))) {
+      *slices++ = slice.begin;
+      *slices++ = slice.end;
+    }
+  });
+}
+
+int SymcExecutorGroupCreate(SymcArtifactHandle artifact, int numContexts, const int *devTypes, const int *devIds,
+                            const double *workLoad, int numInputs, const char **inputNames, const int64_t *shapeData,
+                            const int *shapeNdim, int numParams, const char **paramNames,
+                            SymcExecutorGroupHandle shared, SymcExecutorGroupHandle *out) {
+  return guarded([&] {
+    if (numContexts <= 0 || !devTypes || !devIds || !workLoad)
+      raise("ValueError", "invalid contexts: " + std::to_string(numContexts));
+    std::vector<symc::Context> contexts;
+    for (int i = 0; i < numContexts; ++i)
+      contexts.push_back(context(devTypes[i], devIds[i]));
+    std::vector<std::string> params;
+    for (int i = 0; i < numParams; ++i)
+      params.push_back(text(paramNames ? paramNames[i] : nullptr, "param name"));
+    *out = new SymcExecutorGroup{symc::DataParallelExecutorGroup(
+        artifactOf(artifact), contexts, std::vector<double>(workLoad, workLoad + numContexts),
+        shapeMap(numInputs, inputNames, shapeData, shapeNdim), params,
+        shared ? &groupOf(shared) : nullptr)};
+  });
+}
+
+int SymcExecutorGroupFree(SymcExecutorGroupHandle group) { return guarded([&] { delete group; }); }
+
+int SymcExecutorGroupNumExecutors(SymcExecutorGroupHandle group, int *count) {
+  return guarded([&] { *count = static_cast<int>(groupOf(group).executors().size()); });
+}
+
+int SymcExecutorGroupGetExecutor(SymcExecutorGroupHandle group, int index, SymcExecutorHandle *out) {
+  return guarded([&] {
+    const auto &execs = groupOf(group).executors();
+    checkIndex(index, execs.size(), "executor");
+    *out = newExecutor(execs[index]);
+  });
+}
+
+int SymcExecutorGroupGetSlice(SymcExecutorGroupHandle group, int index, int64_t *begin, int64_t *end) {
+  return guarded([&] {
+    const auto &slices = groupOf(group).slices();
+    checkIndex(index, slices.size(), "executor");
+    setIf(begin, slices[index].begin);
+    setIf(end, slices[index].end);
+  });
+}
+
+int SymcExecutorGroupLoadDataBatch(SymcExecutorGroupHandle group, int num, const char **names,
+                                   SymcNDArrayHandle *arrays) {
+  return guarded([&] { groupOf(group).loadDataBatch(arrayDict(num, names, arrays)); });
+}
+
+int SymcExecutorGroupForward(SymcExecutorGroupHandle group, int isTrain) {
+  return guarded([&] { groupOf(group).forward(isTrain != 0); });
+}
+
+int SymcExecutorGroupBackward(SymcExecutorGroupHandle group) {
+  return guarded([&] { groupOf(group).backward(); });
+}
+
+int SymcExecutorGroupSetNumThreads(SymcExecutorGroupHandle group, int threads) {
+  return guarded([&] { groupOf(group).setNumThreads(threads); });
+}
+
+int SymcExecutorGroupAggregateGradients(SymcExecutorGroupHandle group) {
+  return guarded([&] { groupOf(group).aggregateGradients(); });
+}
+
+int SymcExecutorGroupSetParams(SymcExecutorGroupHandle group, int numArgs, const char **argNames,
+                               SymcNDArrayHandle *argArrays, int numAux, const char **auxNames,
+                               SymcNDArrayHandle *auxArrays, int allowExtraParams) {
+  return guarded([&] {
+    groupOf(group).setParams(arrayDict(numArgs, argNames, argArrays), arrayDict(numAux, auxNames, auxArrays),
+                             allowExtraParams != 0);
+  });
+}
+
+int SymcExecutorGroupCopyTo(SymcExecutorGroupHandle group, SymcNDListHandle args, SymcNDListHandle aux) {
+  return guarded([&] {
+    symc::ArrayDict argValues, auxValues;
+    groupOf(group).copyTo(argValues, auxValues);
+    for (auto [values, list] : {std::pair{&argValues, args}, std::pair{&auxValues, aux}})
+      for (const auto &[name, array] : *values)
+        deref(list, "NDList").set(name, array);
   });
 }
 
