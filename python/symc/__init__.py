@@ -10,7 +10,7 @@ or, with a compiled artifact:
 """
 import ctypes as _ctypes
 
-from . import executor_manager, monitor
+from . import executor_manager, monitor, optimizer
 from . import ndarray as nd
 from . import symbol as sym
 from .artifact import Artifact, compile, load, verify
@@ -41,4 +41,4 @@ class random:  # noqa: N801 - mx.random's name
 
 
 __all__ = ["Artifact", "Context", "Executor", "MXNetError", "NDArray", "compile", "cpu", "cpu_pinned",
-           "current_context", "executor_manager", "gpu", "load", "monitor", "nd", "ndarray", "random", "sym", "symbol", "verify"]
+           "current_context", "executor_manager", "gpu", "load", "monitor", "nd", "ndarray", "optimizer", "random", "sym", "symbol", "verify"]

@@ -109,6 +109,12 @@ class DataParallelExecutorGroup:
         devices, in place in each device's gradient array."""
         check_call(lib.SymcExecutorGroupAggregateGradients(self.handle))
 
+    def update(self, optimizer):
+        """optimizer's step on every device's parameters (after
+        aggregate_gradients), each with its own state, as MXNet's updater
+        keys them: parameter index * devices + device."""
+        check_call(lib.SymcExecutorGroupUpdate(self.handle, optimizer.handle))
+
     def update_metric(self, metric, labels, pre_sliced=False):
         """metric.update with each device's labels and outputs."""
         for i, (texec, islice) in enumerate(zip(self.train_execs, self.slices)):
@@ -202,6 +208,9 @@ class DataParallelExecutorManager:
 
     def aggregate_gradients(self):
         self.curr_execgrp.aggregate_gradients()
+
+    def update(self, optimizer):
+        self.curr_execgrp.update(optimizer)
 
     def update_metric(self, metric, labels, pre_sliced=False):
         self.curr_execgrp.update_metric(metric, labels, pre_sliced)

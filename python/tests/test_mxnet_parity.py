@@ -570,3 +570,34 @@ def split_input_slice(mx, batch, work_load):
                                              (1, [1, 1])])
 def test_split_input_slice(batch, work_load):
     run_both(split_input_slice, batch, work_load)
+
+
+@pytest.fixture(scope="module")
+def multiplied_model(tmp_path_factory):
+    """A FullyConnected whose weight carries lr_mult and whose bias wd_mult."""
+    mx = mxnet
+    weight = mx.sym.Variable("fc_weight", lr_mult=0.5)
+    bias = mx.sym.Variable("fc_bias", wd_mult=2.0)
+    path = str(tmp_path_factory.mktemp("mult") / "fc-symbol.json")
+    mx.sym.FullyConnected(mx.sym.Variable("data"), weight=weight, bias=bias, num_hidden=3, name="fc").save(path)
+    return path
+
+
+def sgd_steps(mx, path, momentum, clip):
+    """Three updater steps of mx.optimizer.SGD with the symbol's multipliers."""
+    sym = mx.sym.load(path)
+    opt = mx.optimizer.SGD(learning_rate=0.1, momentum=momentum, wd=0.01, rescale_grad=0.5, clip_gradient=clip,
+                           param_idx2name={0: "fc_weight", 1: "fc_bias"}, sym=sym)
+    updater = mx.optimizer.get_updater(opt)
+    rng = np.random.RandomState(0)
+    weights = [mx.nd.array(rng.uniform(-1, 1, (3, 4)).astype("float32")),
+               mx.nd.array(rng.uniform(-1, 1, (3,)).astype("float32"))]
+    for _ in range(3):
+        for i, w in enumerate(weights):
+            updater(i, mx.nd.array(rng.uniform(-2, 2, w.shape).astype("float32")), w)
+    return [w.asnumpy() for w in weights]
+
+
+@pytest.mark.parametrize("momentum,clip", [(0.0, None), (0.9, None), (0.9, 0.6), (0.0, 0.6)])
+def test_sgd_matches_mxnet(multiplied_model, momentum, clip):
+    run_both(sgd_steps, multiplied_model, momentum, clip)

@@ -65,6 +65,22 @@ TEST(ExecutorGroup, AggregatedGradientsAreTheWholeBatchs) {
     }
   // Each device's outputs are its rows of the whole batch's.
   EXPECT_NEAR(group.executors()[1]->outputs()[0].data<float>()[0], whole.outputs()[0].data<float>()[2 * 6], 1e-6);
+
+  // An SGD step with momentum on every device gives the whole batch's step.
+  SGD perDevice(SGDOptions{0.1f, 0.9f, 0.01f, 1.0f / 5}), single(SGDOptions{0.1f, 0.9f, 0.01f, 1.0f / 5});
+  perDevice.setMultipliers("", kParams);
+  single.setMultipliers("", kParams);
+  for (int step = 0; step < 2; ++step) {
+    group.update(perDevice);
+    for (size_t p = 0; p < kParams.size(); ++p)
+      single.update(static_cast<int>(p), kParams[p], whole.argMap().at(kParams[p]), whole.gradMap().at(kParams[p]));
+  }
+  for (const std::string &name : kParams)
+    for (const auto &exec : group.executors()) {
+      NDArray got = exec->argMap().at(name), expected = whole.argMap().at(name);
+      for (size_t i = 0; i < expected.size(); ++i)
+        EXPECT_NEAR(got.data<float>()[i], expected.data<float>()[i], 1e-6) << name << "[" << i << "]";
+    }
 }
 
 TEST(ExecutorGroup, CopyToAveragesOverDevices) {

@@ -10,6 +10,7 @@
 #define SYMC_RUNTIME_EXECUTORGROUP_H
 
 #include "symc/Executor.h"
+#include "symc/Optimizer.h"
 
 #include <functional>
 #include <memory>
@@ -54,6 +55,11 @@ public:
   /// executor's gradient, in place (kvstore 'local' push then pull): each
   /// executor's gradient then is the whole batch's.
   void aggregateGradients();
+
+  /// The optimizer step on every executor's parameters (after
+  /// aggregateGradients), each with its own state as MXNet's updater keeps
+  /// it: key parameter index * devices + device.
+  void update(SGD &sgd);
 
   /// copy_params_from on every executor.
   void setParams(const ArrayDict &args, const ArrayDict &aux, bool allowExtra = false);

@@ -34,6 +34,7 @@ extern "C" {
 typedef struct SymcArtifact *SymcArtifactHandle;
 typedef struct SymcExecutor *SymcExecutorHandle;
 typedef struct SymcExecutorGroup *SymcExecutorGroupHandle;
+typedef struct SymcOptimizer *SymcOptimizerHandle;
 typedef struct SymcNDArray *SymcNDArrayHandle;
 typedef struct SymcNDList *SymcNDListHandle;
 
@@ -267,6 +268,31 @@ int SymcExecutorGroupSetParams(SymcExecutorGroupHandle group, int num_args, cons
 /* copy_to: the parameters and aux states averaged over the executors, put
    into `args` and `aux` (lists from SymcNDListCreate) by name. */
 int SymcExecutorGroupCopyTo(SymcExecutorGroupHandle group, SymcNDListHandle args, SymcNDListHandle aux);
+
+/* The optimizer step on every executor's parameters (after
+   SymcExecutorGroupAggregateGradients), MXNet's updater keys: parameter
+   index * devices + device. */
+int SymcExecutorGroupUpdate(SymcExecutorGroupHandle group, SymcOptimizerHandle optimizer);
+
+/*--- Optimizers (mx.optimizer) ------------------------------------------------*/
+
+/* mx.optimizer.SGD(learning_rate, momentum, wd, rescale_grad, clip_gradient;
+   0 for no clipping), as sgd_update / sgd_mom_update compute it. */
+int SymcOptimizerCreateSGD(float learning_rate, float momentum, float wd, float rescale_grad, float clip_gradient,
+                           SymcOptimizerHandle *out);
+int SymcOptimizerFree(SymcOptimizerHandle optimizer);
+/* MXNet's learning-rate and weight-decay multipliers of the parameters
+   `param_names`: wd_mult 0 for a name not ending in _weight or _gamma, then
+   the __lr_mult__ / __wd_mult__ attributes of the variables of `symbol_json`
+   (MXNet symbol JSON; NULL for none), then the explicit ones by name. */
+int SymcOptimizerSetMultipliers(SymcOptimizerHandle optimizer, const char *symbol_json, int num_params,
+                                const char **param_names, int num_lr, const char **lr_names, const float *lr_mult,
+                                int num_wd, const char **wd_names, const float *wd_mult);
+int SymcOptimizerSetLearningRate(SymcOptimizerHandle optimizer, float learning_rate);
+/* The updater: one step on `weight` from `grad` (float32), the momentum kept
+   under `index`; `name` picks the multipliers. */
+int SymcOptimizerUpdate(SymcOptimizerHandle optimizer, int index, const char *name, SymcNDArrayHandle weight,
+                        SymcNDArrayHandle grad);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,9 @@ struct SymcNDArray {
 struct SymcExecutorGroup {
   symc::DataParallelExecutorGroup group;
 };
+struct SymcOptimizer {
+  symc::SGD sgd;
+};
 /// Named arrays: a .params file's, or an executor group's shared buffer.
 struct SymcNDList {
   std::vector<std::string> names;
@@ -104,6 +107,17 @@ const std::shared_ptr<const Artifact> &artifactOf(SymcArtifactHandle h) { return
 Executor &executorOf(SymcExecutorHandle h) { return *deref(h, "executor").exec; }
 NDArray &arrayOf(SymcNDArrayHandle h) { return deref(h, "NDArray").array; }
 symc::DataParallelExecutorGroup &groupOf(SymcExecutorGroupHandle h) { return deref(h, "executor group").group; }
+symc::SGD &optimizerOf(SymcOptimizerHandle h) { return deref(h, "optimizer").sgd; }
+
+/// `count` names with a value each.
+std::map<std::string, float> namedValues(int count, const char **names, const float *values) {
+  if (count > 0 && (!names || !values))
+    raise("ValueError", "null names or values for " + std::to_string(count) + " entries");
+  std::map<std::string, float> map;
+  for (int i = 0; i < count; ++i)
+    map[text(names[i], "name")] = values[i];
+  return map;
+}
 
 template <typename T> void setIf(T *out, T value) {
   if (out)
@@ -706,6 +720,42 @@ int SymcExecutorGroupCopyTo(SymcExecutorGroupHandle group, SymcNDListHandle args
       for (const auto &[name, array] : *values)
         deref(list, "NDList").set(name, array);
   });
+}
+
+int SymcExecutorGroupUpdate(SymcExecutorGroupHandle group, SymcOptimizerHandle optimizer) {
+  return guarded([&] { groupOf(group).update(optimizerOf(optimizer)); });
+}
+
+int SymcOptimizerCreateSGD(float learningRate, float momentum, float wd, float rescaleGrad, float clipGradient,
+                           SymcOptimizerHandle *out) {
+  return guarded([&] {
+    *out = new SymcOptimizer{symc::SGD(symc::SGDOptions{learningRate, momentum, wd, rescaleGrad, clipGradient})};
+  });
+}
+
+int SymcOptimizerFree(SymcOptimizerHandle optimizer) { return guarded([&] { delete optimizer; }); }
+
+int SymcOptimizerSetMultipliers(SymcOptimizerHandle optimizer, const char *symbolJson, int numParams,
+                                const char **paramNames, int numLr, const char **lrNames, const float *lrMult,
+                                int numWd, const char **wdNames, const float *wdMult) {
+  return guarded([&] {
+    if (numParams > 0 && !paramNames)
+      raise("ValueError", "null param names");
+    std::vector<std::string> names;
+    for (int i = 0; i < numParams; ++i)
+      names.push_back(text(paramNames[i], "param name"));
+    optimizerOf(optimizer).setMultipliers(symbolJson ? symbolJson : "", names,
+                                          namedValues(numLr, lrNames, lrMult), namedValues(numWd, wdNames, wdMult));
+  });
+}
+
+int SymcOptimizerSetLearningRate(SymcOptimizerHandle optimizer, float learningRate) {
+  return guarded([&] { optimizerOf(optimizer).setLearningRate(learningRate); });
+}
+
+int SymcOptimizerUpdate(SymcOptimizerHandle optimizer, int index, const char *name, SymcNDArrayHandle weight,
+                        SymcNDArrayHandle grad) {
+  return guarded([&] { optimizerOf(optimizer).update(index, text(name, "name"), arrayOf(weight), arrayOf(grad)); });
 }
 
 } // extern "C"

@@ -198,6 +198,17 @@ void DataParallelExecutorGroup::aggregateGradients() {
   });
 }
 
+void DataParallelExecutorGroup::update(SGD &sgd) {
+  onEachExecutor([&](size_t device) {
+    ArrayDict args = execs_[device]->argMap(), grads = execs_[device]->gradMap();
+    for (size_t p = 0; p < paramNames_.size(); ++p) {
+      const std::string &name = paramNames_[p];
+      if (!grads.at(name).isNone())
+        sgd.update(static_cast<int>(p * execs_.size() + device), name, args.at(name), grads.at(name));
+    }
+  });
+}
+
 void DataParallelExecutorGroup::setParams(const ArrayDict &args, const ArrayDict &aux, bool allowExtra) {
   for (const auto &exec : execs_)
     exec->copyParamsFrom(args, aux, allowExtra);
