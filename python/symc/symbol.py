@@ -27,14 +27,29 @@ class Symbol:
         with open(fname, "w") as f:
             f.write(self._json)
 
+    def _describe(self, shapes=None):
+        """`symc compile --emit=interface`: arguments, aux states and outputs
+        (with shapes when `shapes` are given)."""
+        options = ["--shape=%s=%s" % (name, ",".join(str(int(d)) for d in shape))
+                   for name, shape in sorted((shapes or {}).items())]
+        result = subprocess.run([find_compiler(), "compile", "-", "--emit=interface"] + options, input=self._json,
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            raise MXNetError(result.stderr.strip())
+        return json.loads(result.stdout)
+
     def _names(self, key):
         if self._interface is None:
-            result = subprocess.run([find_compiler(), "compile", "-", "--emit=interface"], input=self._json,
-                                    capture_output=True, text=True)
-            if result.returncode != 0:
-                raise MXNetError(result.stderr.strip())
-            self._interface = json.loads(result.stdout)
+            self._interface = self._describe()
         return [t["name"] for t in self._interface[key]]
+
+    def infer_shape(self, *args, **kwargs):
+        """symbol.infer_shape(**shapes): (arg_shapes, out_shapes, aux_shapes)
+        in list order, by MXNet's rules (a 0 dim is unknown)."""
+        if args:
+            kwargs.update(zip(self.list_arguments(), args))
+        described = self._describe({name: shape for name, shape in kwargs.items() if shape})
+        return tuple([tuple(t["shape"]) for t in described[key]] for key in ("arguments", "outputs", "aux_states"))
 
     def list_arguments(self):
         return self._names("arguments")

@@ -33,3 +33,37 @@ def test_training_script_on_symc_and_mxnet(tmp_path):
     for got, expected in zip(symc_epochs, mxnet_epochs):
         assert got == pytest.approx(expected, abs=2e-3)
     assert symc_epochs[-1][0] < symc_epochs[0][0] / 2  # the loss fell
+
+
+DATA_PARALLEL = os.path.join(REPO, "examples", "train_data_parallel.py")
+
+
+def run_data_parallel(*options):
+    """The metric values of each line train_data_parallel.py logs (Speed and
+    Time cost lines left out: they differ from run to run)."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"))
+    result = subprocess.run([sys.executable, DATA_PARALLEL, "--epochs", "3"] + list(options), capture_output=True,
+                            text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr
+    values = []
+    for line in result.stdout.splitlines():
+        line = re.sub(r"Speed: [0-9.]+ samples/sec", "", line)
+        if "Time cost" not in line:
+            values.append([float(x) for x in re.findall(r"=([0-9]+\.[0-9]+)", line)])
+    return [v for v in values if v], result.stdout
+
+
+def test_data_parallel_fit_on_symc_and_mxnet(tmp_path):
+    """FeedForward.fit over cpu(0) and cpu(1) logs MXNet's numbers, and MXNet
+    loads the checkpoint it saves."""
+    mx = pytest.importorskip("mxnet")
+    prefix = str(tmp_path / "mlp-dp")
+    (symc_values, symc_log), (mxnet_values, _) = run_data_parallel("--prefix", prefix), run_data_parallel("--mxnet")
+    assert "Start training with [cpu(0), cpu(1)]" in symc_log
+    assert len(symc_values) == len(mxnet_values) == 18  # each epoch: 4 Speedometer lines, 2 validation lines
+    for got, expected in zip(symc_values, mxnet_values):
+        assert got == pytest.approx(expected, abs=1e-4)
+    assert symc_values[-2][0] < symc_values[0][0] / 2  # the cross-entropy fell
+    sym, args, aux = mx.model.load_checkpoint(prefix, 3)
+    assert sorted(args) == ["fc1_bias", "fc1_weight", "fc2_bias", "fc2_weight", "fc3_bias", "fc3_weight"]
+    assert sym.list_outputs() == ["softmax_output"]

@@ -601,3 +601,23 @@ def sgd_steps(mx, path, momentum, clip):
 @pytest.mark.parametrize("momentum,clip", [(0.0, None), (0.9, None), (0.9, 0.6), (0.0, 0.6)])
 def test_sgd_matches_mxnet(multiplied_model, momentum, clip):
     run_both(sgd_steps, multiplied_model, momentum, clip)
+
+
+def iterate_and_measure(mx):
+    """NDArrayIter's batches (last_batch_handle 'pad') and the metrics over them."""
+    data = np.arange(7 * 3, dtype="float32").reshape(7, 3)
+    label = np.array([0, 2, 1, 2, 0, 1, 1], dtype="float32")
+    it = mx.io.NDArrayIter(data, label, batch_size=3)
+    batches = [(b.data[0].asnumpy() if hasattr(b.data[0], "asnumpy") else b.data[0], b.pad) for b in it]
+    preds = np.linspace(0, 1, 7 * 3, dtype="float32").reshape(7, 3)[::-1].copy()
+    values = {}
+    for name, metric in (("acc", mx.metric.Accuracy()), ("top2", mx.metric.TopKAccuracy(top_k=2)),
+                         ("ce", mx.metric.CrossEntropy()), ("mse", mx.metric.MSE())):
+        metric.update([mx.nd.array(label)], [mx.nd.array(preds)])
+        values[name] = metric.get()
+    return {"batches": batches, "provide_data": [tuple(d.shape) for d in it.provide_data], "metrics": values}
+
+
+def test_ndarray_iter_and_metrics():
+    result = run_both(iterate_and_measure)
+    assert [pad for _, pad in result["batches"]] == [0, 0, 2]
