@@ -161,3 +161,39 @@ def test_partial_forward_steps_through_the_nodes():
     assert [name for _, name in seen] == ["_mulscalar0_output", "_plus0_output"]
     np.testing.assert_array_equal(exe.outputs[0].asnumpy(), [4, 7])
     assert exe.partial_forward(step=nodes) == 0
+
+
+class _Batch:
+    def __init__(self, data, label, bucket_key):
+        self.data, self.label, self.bucket_key = data, label, bucket_key
+        self.provide_data = [("data", data[0].shape)]
+        self.provide_label = [("softmax_label", label[0].shape)]
+
+
+class _BucketIter:
+    batch_size, default_bucket_key = 4, "a"
+    provide_data = [("data", (4, 16))]
+    provide_label = [("softmax_label", (4,))]
+
+
+def test_executor_manager_buckets_share_parameters():
+    """sym_gen: a bucket's executor group shares the default one's
+    parameters, gradients and memory (shared_group)."""
+    from symc.executor_manager import DataParallelExecutorManager
+    sym = symc.sym.load(os.path.join(REPO, "examples", "mlp-symbol.json"))
+    params = [n for n in sym.list_arguments() if n not in ("data", "softmax_label")]
+    mgr = DataParallelExecutorManager(sym, [symc.cpu(0), symc.cpu(1)], _BucketIter(), sym.list_arguments(), params,
+                                      [], sym_gen=lambda key: sym)
+    default = mgr.execgrp
+    rng = np.random.RandomState(0)
+    batch = _Batch([rng.uniform(-1, 1, (4, 16)).astype("float32")], [np.array([0, 1, 2, 3], "float32")], "b")
+    mgr.load_data_batch(batch)
+    assert mgr.curr_execgrp is not default and set(mgr.execgrp_bucket) == {"a", "b"}
+    for mine, shared in zip(mgr.param_arrays, default.param_arrays):
+        for device in range(2):
+            np.asarray(shared[device])[...] = rng.normal(0, 0.5, shared[device].shape)
+            assert (np.asarray(mine[device]) == np.asarray(shared[device])).all()
+    mgr.forward(is_train=True)
+    mgr.backward()
+    mgr.aggregate_gradients()
+    assert np.abs(np.asarray(mgr.curr_execgrp.grad_arrays[0][0])).sum() > 0
