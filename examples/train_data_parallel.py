@@ -72,7 +72,7 @@ def main():
     val = mx.io.NDArrayIter(val_x, val_y, args.batch_size)
     model = mx.model.FeedForward(
         sym, ctx=[mx.cpu(i) for i in range(args.contexts)], num_epoch=args.epochs, optimizer="sgd",
-        learning_rate=0.1 if args.model == "mlp" else 0.05, momentum=0.9, wd=1e-4,
+        learning_rate=0.1 if args.model == "mlp" else 0.01, momentum=0.9, wd=1e-4,
         arg_params=initial_params(mx, sym, (args.batch_size,) + train_x.shape[1:], rng), aux_params={})
     model.fit(train, eval_data=val, eval_metric=["ce", "acc"],
               batch_end_callback=mx.callback.Speedometer(args.batch_size, 5),

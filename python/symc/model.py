@@ -123,8 +123,14 @@ class FeedForward:
             if epoch_end_callback or epoch + 1 == self.num_epoch:
                 manager.copy_to(self.arg_params, self.aux_params)
             _callbacks(epoch_end_callback, epoch, self.symbol, self.arg_params, self.aux_params)
-            if eval_data is not None:
-                for name, value in self._evaluate(eval_data, eval_metric).get_name_value():
+            if eval_data is not None:  # on the devices, with the parameters they have now
+                eval_metric.reset()
+                eval_data.reset()
+                for eval_batch in eval_data:
+                    manager.load_data_batch(eval_batch)
+                    manager.forward(is_train=False)
+                    manager.update_metric(eval_metric, eval_batch.label)
+                for name, value in eval_metric.get_name_value():
                     logger.info("Epoch[%d] Validation-%s=%f", epoch, name, value)
         return self
 
