@@ -13,6 +13,13 @@ every 5 batches (Speedometer), each epoch's validation loss and accuracy,
 and saves a checkpoint MXNet loads:
 
     python3 examples/train_data_parallel.py --model mlp --contexts 2 --epochs 5 --prefix /tmp/mlp-dp
+
+With `--kvstore dist_sync` under `mpirun -np N`, each process trains on its
+rows of every batch of the job (N times --batch-size rows), the gradients
+summed over the processes: N processes of one context each compute what one
+process with N contexts and N times the batch computes.
+
+    mpirun -np 2 python3 examples/train_data_parallel.py --kvstore dist_sync --contexts 1
 """
 import argparse
 import logging
@@ -22,6 +29,9 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+TRAIN_SAMPLES, VALIDATION_SAMPLES = 1000, 200
 
 
 def synthetic(model, rng, count):
@@ -56,6 +66,7 @@ def main():
     parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=50)
     parser.add_argument("--prefix", default=None, help="checkpoint prefix (default: none saved)")
+    parser.add_argument("--kvstore", default="local", help="local, device, or dist_sync under mpirun")
     parser.add_argument("--mxnet", action="store_true", help="run on MXNet 1.9.1 instead")
     args = parser.parse_args()
     if args.mxnet:
@@ -64,9 +75,13 @@ def main():
         import symc as mx
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stdout)
 
+    kv = mx.kv.create(args.kvstore)
     rng = np.random.RandomState(1)
-    train_x, train_y = synthetic(args.model, rng, 20 * args.batch_size)
-    val_x, val_y = synthetic(args.model, rng, 4 * args.batch_size)
+    train_x, train_y = synthetic(args.model, rng, TRAIN_SAMPLES)
+    val_x, val_y = synthetic(args.model, rng, VALIDATION_SAMPLES)
+    # This worker's rows of each batch of the whole job.
+    rows = np.arange(TRAIN_SAMPLES).reshape(-1, kv.num_workers, args.batch_size)[:, kv.rank].ravel()
+    train_x, train_y = train_x[rows], train_y[rows]
     sym = mx.sym.load(os.path.join(HERE, args.model + "-symbol.json"))
     train = mx.io.NDArrayIter(train_x, train_y, args.batch_size, shuffle=False)
     val = mx.io.NDArrayIter(val_x, val_y, args.batch_size)
@@ -74,9 +89,10 @@ def main():
         sym, ctx=[mx.cpu(i) for i in range(args.contexts)], num_epoch=args.epochs, optimizer="sgd",
         learning_rate=0.1 if args.model == "mlp" else 0.01, momentum=0.9, wd=1e-4,
         arg_params=initial_params(mx, sym, (args.batch_size,) + train_x.shape[1:], rng), aux_params={})
-    model.fit(train, eval_data=val, eval_metric=["ce", "acc"],
+    saves = args.prefix and kv.rank == 0
+    model.fit(train, eval_data=val, eval_metric=["ce", "acc"], kvstore=kv,
               batch_end_callback=mx.callback.Speedometer(args.batch_size, 5),
-              epoch_end_callback=mx.callback.do_checkpoint(args.prefix, args.epochs) if args.prefix else None)
+              epoch_end_callback=mx.callback.do_checkpoint(args.prefix, args.epochs) if saves else None)
     print("final validation accuracy: %.4f" % model.score(val, "acc"))
 
 

@@ -10,7 +10,7 @@ or, with a compiled artifact:
 """
 import ctypes as _ctypes
 
-from . import callback, executor_manager, initializer, io, metric, model, monitor, optimizer
+from . import callback, executor_manager, initializer, io, kvstore, metric, model, monitor, optimizer
 from . import ndarray as nd
 from . import symbol as sym
 from .artifact import Artifact, compile, load, verify
@@ -22,6 +22,7 @@ from .ndarray import NDArray
 symbol = sym
 ndarray = nd
 init = initializer
+kv = kvstore
 
 
 def _versions():
@@ -41,5 +42,5 @@ class random:  # noqa: N801 - mx.random's name
         _check_call(_lib.SymcRandomSeed(_ctypes.c_uint64(int(seed_state))))
 
 
-__all__ = ["Artifact", "Context", "callback", "init", "initializer", "io", "metric", "model", "Executor", "MXNetError", "NDArray", "compile", "cpu", "cpu_pinned",
+__all__ = ["Artifact", "Context", "callback", "init", "initializer", "io", "kv", "kvstore", "metric", "model", "Executor", "MXNetError", "NDArray", "compile", "cpu", "cpu_pinned",
            "current_context", "executor_manager", "gpu", "load", "monitor", "nd", "ndarray", "optimizer", "random", "sym", "symbol", "verify"]

@@ -8,7 +8,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from . import io, metric as metric_module, ndarray as nd, optimizer as opt
+from . import io, kvstore as kvs, metric as metric_module, ndarray as nd, optimizer as opt
 from .context import cpu
 from .executor_manager import DataParallelExecutorManager
 from .initializer import Uniform
@@ -94,10 +94,12 @@ class FeedForward:
         if monitor is not None:
             manager.install_monitor(monitor)
         self._init_params(manager, input_names)
+        kv = kvs.create(kvstore) if isinstance(kvstore, str) else kvstore
+        kv.init(manager.execgrp)
         optimizer = self.optimizer
         if isinstance(optimizer, str):
             params = dict(self.kwargs)
-            params.setdefault("rescale_grad", 1.0 / train_data.batch_size)
+            params.setdefault("rescale_grad", 1.0 / (train_data.batch_size * kv.num_workers))
             optimizer = opt.create(optimizer, sym=self.symbol, param_idx2name=dict(enumerate(param_names)), **params)
         eval_metric = metric_module.create(eval_metric)
         train_data.reset()
@@ -108,7 +110,7 @@ class FeedForward:
             while True:  # MXNet's loop: an epoch_size may span passes over the data
                 do_reset = True
                 for data_batch in train_data:
-                    self._train_batch(manager, optimizer, data_batch, eval_metric)
+                    self._train_batch(manager, kv, optimizer, data_batch, eval_metric)
                     nbatch += 1
                     _callbacks(batch_end_callback, BatchEndParam(epoch, nbatch, eval_metric, locals()))
                     if self.epoch_size is not None and nbatch >= self.epoch_size:
@@ -135,13 +137,13 @@ class FeedForward:
         return self
 
     @staticmethod
-    def _train_batch(manager, optimizer, data_batch, eval_metric):
+    def _train_batch(manager, kv, optimizer, data_batch, eval_metric):
         """One step: forward and backward on every device, the gradients
-        summed over them, the optimizer's update, the metric."""
+        summed over them (and the workers), the optimizer's update, the metric."""
         manager.load_data_batch(data_batch)
         manager.forward(is_train=True)
         manager.backward()
-        manager.aggregate_gradients()
+        kv.sum_gradients(manager.curr_execgrp)
         manager.update(optimizer)
         manager.update_metric(eval_metric, data_batch.label)
 

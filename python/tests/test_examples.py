@@ -69,3 +69,65 @@ def test_data_parallel_fit_on_symc_and_mxnet(tmp_path, model, tolerance):
     sym, args, aux = mx.model.load_checkpoint(prefix, 3)
     assert sorted(args) == sorted(n for n in sym.list_arguments() if n not in ("data", "softmax_label"))
     assert sym.list_outputs() == ["softmax_output"]
+
+
+def mpirun(*command, timeout=300):
+    """`mpirun -np 2 COMMAND` (as root too, more ranks than cores allowed)."""
+    if not shutil.which("mpirun"):
+        pytest.skip("no mpirun (openmpi-bin)")
+    import symc
+    if not os.path.exists(os.path.join(os.path.dirname(symc.base.lib._name), "libsymrt_mpi.so.0.2")):
+        pytest.skip("symc was built without Open MPI (libsymrt_mpi)")
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"), OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1", SYMC_MPI_TIMEOUT="10")
+    return subprocess.run(["mpirun", "-np", "2", "-x", "PYTHONPATH", "-x", "SYMC_MPI_TIMEOUT"] + list(command),
+                          capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def validation_lines(log):
+    return [line for line in log.splitlines() if "Validation" in line or "final" in line]
+
+
+def test_data_parallel_fit_over_mpi_processes():
+    """Two processes of one context each (kvstore dist_sync, each on its rows
+    of the job's batches of 100) compute what one process with two contexts
+    and batches of 100 computes."""
+    result = mpirun(sys.executable, DATA_PARALLEL, "--epochs", "2", "--contexts", "1", "--kvstore", "dist_sync")
+    assert result.returncode == 0, result.stderr
+    single = subprocess.run([sys.executable, DATA_PARALLEL, "--epochs", "2", "--contexts", "2", "--batch-size", "100"],
+                            capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")),
+                            timeout=300)
+    expected = validation_lines(single.stdout)
+    got = validation_lines(result.stdout)
+    assert len(expected) == 5 and len(got) == 10  # each rank logs its own
+    assert sorted(got) == sorted(expected * 2)
+
+
+MPI_CHECKS = """
+import sys, symc
+from symc.base import check_call
+kv = symc.kv.create("dist_sync")
+if sys.argv[1] == "differ":
+    try:
+        check_call(kv._mpi.SymcMpiCheckSame(b"the compiled artifact", b"digest of rank %d" % kv.rank))
+    except symc.MXNetError as e:
+        print("rank %d: %s" % (kv.rank, e))
+elif kv.rank == 1:
+    sys.exit(3)  # dies before the collective rank 0 waits in
+else:
+    check_call(kv._mpi.SymcMpiCheckSame(b"x", b"y"))
+"""
+
+
+def test_mpi_errors_reach_every_rank(tmp_path):
+    script = tmp_path / "checks.py"
+    script.write_text(MPI_CHECKS)
+    result = mpirun(sys.executable, str(script), "differ")
+    assert result.returncode == 0, result.stderr
+    for rank in (0, 1):
+        assert ("rank %d: the workers differ in the compiled artifact: rank(s) 1 differ from rank 0" % rank
+                in result.stdout)
+    # A rank that dies ends the job on every rank, not a hang.
+    result = mpirun(sys.executable, str(script), "dies", timeout=120)
+    assert result.returncode != 0
+    assert "symc: rank 0: the check of the workers' models did not complete within 10 s" in result.stderr

@@ -1,5 +1,6 @@
 //===- CApi.cpp - libsymrt's C API ----------------------------------------===//
 #include "symc/c_api.h"
+#include "CApiInternal.h"
 #include "symc/ArtifactSeal.h"
 
 #include "symc/Executor.h"
@@ -7,6 +8,7 @@
 #include "symc/Version.h"
 
 #include <algorithm>
+#include <functional>
 
 using symc::Artifact;
 using symc::DType;
@@ -256,6 +258,10 @@ SymcExecutorHandle newExecutor(std::shared_ptr<Executor> exec) {
 SymcExecutorHandle newExecutor(Executor exec) { return newExecutor(std::make_shared<Executor>(std::move(exec))); }
 
 } // namespace
+
+int symc::capi::runGuarded(const std::function<void()> &body) { return guarded(body); }
+
+symc::DataParallelExecutorGroup &symc::capi::executorGroup(SymcExecutorGroupHandle group) { return groupOf(group); }
 
 extern "C" {
 

@@ -1,0 +1,47 @@
+//===- Distributed.h - data-parallel training across processes --*- C++ -*-===//
+//
+// libsymrt_mpi: the processes of an `mpirun -np N` job train one model
+// together, each with its executor group (symc/ExecutorGroup.h), as MXNet's
+// kvstore 'dist_sync' does: every step's gradients are summed over the
+// processes (MPI_Allreduce, in buckets), so every worker applies the same
+// update. Open MPI carries the bytes; symc has no transport of its own.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYMC_RUNTIME_DISTRIBUTED_H
+#define SYMC_RUNTIME_DISTRIBUTED_H
+
+#include "symc/ExecutorGroup.h"
+
+#include <string>
+
+namespace symc {
+
+class MpiWorkers {
+public:
+  /// The job's workers (MPI_COMM_WORLD), MPI initialized on first use (and
+  /// finalized at exit). Errors are symc::Error, raised on every rank; a
+  /// collective that has not completed within SYMC_MPI_TIMEOUT seconds (600
+  /// by default: another rank died or stalled) ends the job (MPI_Abort).
+  static MpiWorkers &get();
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  /// Every rank's `digest` of `what` must equal rank 0's, else every rank
+  /// raises naming the ranks that differ (other artifacts, other shapes).
+  void checkSame(const std::string &what, const std::string &digest) const;
+  /// Rank 0's parameters and aux states to every worker's devices
+  /// (kvstore.init then pull).
+  void broadcastParams(DataParallelExecutorGroup &group) const;
+  /// After group.aggregateGradients(): each parameter's gradient summed over
+  /// the workers into every device's gradient, in buckets of
+  /// `bucketBytes` (the whole job's batch's gradient).
+  void allReduceGradients(DataParallelExecutorGroup &group, size_t bucketBytes = size_t(4) << 20) const;
+
+private:
+  MpiWorkers();
+  int rank_ = 0, size_ = 1, timeout_ = 600;
+};
+
+} // namespace symc
+
+#endif
