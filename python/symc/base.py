@@ -21,7 +21,8 @@ class MXNetError(RuntimeError):
 
 # The Python exception MXNet raises for each kind the C API reports.
 _KINDS = {"ValueError": ValueError, "TypeError": TypeError, "KeyError": KeyError,
-          "IndexError": IndexError, "RuntimeError": RuntimeError, "MemoryError": MemoryError}
+          "IndexError": IndexError, "RuntimeError": RuntimeError, "MemoryError": MemoryError,
+          "AssertionError": AssertionError, "ZeroDivisionError": ZeroDivisionError}
 
 
 def _candidates():

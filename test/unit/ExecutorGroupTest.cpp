@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace symc;
 
 namespace {
@@ -37,6 +39,20 @@ TEST(SplitInputSlice, EmptySplitsAreAnError) {
       EXPECT_STREQ(e.what(), "Too many slices. Some splits are empty.");
     }
   }
+}
+
+TEST(SplitInputSlice, WorkLoadsMustBePositive) {
+  auto kindOf = [](std::vector<double> workLoad) -> std::string {
+    try {
+      split(4, workLoad);
+    } catch (const Error &e) {
+      return e.kind();
+    }
+    return "";
+  };
+  EXPECT_EQ(kindOf({0, 0}), "ZeroDivisionError");
+  EXPECT_EQ(kindOf({1, -1}), "ValueError");
+  EXPECT_EQ(kindOf({1, std::nan("")}), "ValueError");
 }
 
 } // namespace

@@ -11,7 +11,11 @@
 namespace symc {
 
 std::vector<BatchSlice> splitInputSlice(int64_t batchSize, const std::vector<double> &workLoad) {
+  if (std::any_of(workLoad.begin(), workLoad.end(), [](double w) { return !std::isfinite(w) || w < 0; }))
+    throw Error("ValueError", "work_load_list must hold non-negative numbers");
   double total = std::accumulate(workLoad.begin(), workLoad.end(), 0.0);
+  if (!(total > 0)) // MXNet divides by it
+    throw Error("ZeroDivisionError", "float division by zero");
   std::vector<int64_t> counts;
   for (double w : workLoad) // Python 3's round: half to even, as nearbyint
     counts.push_back(static_cast<int64_t>(std::nearbyint(w * static_cast<double>(batchSize) / total)));
