@@ -110,6 +110,40 @@ TEST(CApi, ShapeVariants) {
   }
 }
 
+TEST(CApi, ExecutorManagerWithBuckets) {
+  Handles h;
+  ASSERT_OK(SymcArtifactLoad(artifactPath("fc-softmax-train-sizes").c_str(), nullptr, &h.artifact));
+  const int devTypes[] = {1, 1}, devIds[] = {0, 1};
+  const char *inputs[] = {"data", "softmax_label"}, *params[] = {"fc_weight", "fc_bias"};
+  const int64_t shapes[] = {5, 4, 5};
+  const int ndims[] = {2, 1};
+  auto symGen = [](const char *key, void *user) -> SymcArtifactHandle {
+    return std::string(key) == "known" ? *static_cast<SymcArtifactHandle *>(user) : nullptr;
+  };
+  SymcExecutorManagerHandle manager = nullptr;
+  ASSERT_OK(SymcExecutorManagerCreate(h.artifact, 2, devTypes, devIds, nullptr, 2, inputs, shapes, ndims, 2, params,
+                                      symGen, &h.artifact, nullptr, &manager));
+  SymcNDArrayHandle data = nullptr, label = nullptr;
+  const int64_t dataShape[] = {5, 4}, labelShape[] = {5};
+  ASSERT_OK(SymcNDArrayCreate(dataShape, 2, 0, 1, 0, &data));
+  ASSERT_OK(SymcNDArrayCreate(labelShape, 1, 0, 1, 0, &label));
+  SymcNDArrayHandle arrays[] = {h.keep(data), h.keep(label)};
+  ASSERT_OK(SymcExecutorManagerLoadDataBatch(manager, "known", 2, inputs, arrays, 2, inputs, shapes, ndims));
+  EXPECT_NE(SymcExecutorManagerLoadDataBatch(manager, "unknown", 2, inputs, arrays, 2, inputs, shapes, ndims), 0);
+  EXPECT_STREQ(SymcGetLastError(), "sym_gen gave no artifact for bucket 'unknown'");
+  SymcExecutorGroupHandle group = nullptr;
+  ASSERT_OK(SymcExecutorManagerGetCurrentGroup(manager, &group));
+  ASSERT_OK(SymcExecutorGroupForward(group, 1));
+  ASSERT_OK(SymcExecutorGroupBackward(group));
+  ASSERT_OK(SymcExecutorGroupAggregateGradients(group));
+  int64_t begin = -1, end = -1;
+  ASSERT_OK(SymcExecutorGroupGetSlice(group, 1, &begin, &end));
+  EXPECT_EQ(begin, 2);
+  EXPECT_EQ(end, 5);
+  SymcExecutorGroupFree(group);
+  SymcExecutorManagerFree(manager);
+}
+
 TEST(CApi, BindCallerMemoryWithGradients) {
   Handles h;
   ASSERT_OK(SymcArtifactLoad(artifactPath("axpb-train").c_str(), nullptr, &h.artifact));

@@ -94,6 +94,39 @@ TEST(ExecutorGroup, CopyToAveragesOverDevices) {
   EXPECT_EQ(args.count("data"), 0u);
 }
 
+TEST(ExecutorManager, BucketsShareTheDefaultGroupsParameters) {
+  auto artifact = load("fc-softmax-train-sizes");
+  int generated = 0;
+  DataParallelExecutorManager manager(
+      artifact, {Context::cpu(0), Context::cpu(1)}, {{"data", {5, 4}}, {"softmax_label", {5}}}, kParams, {},
+      [&](const std::string &key) {
+        ++generated;
+        return artifact;
+      },
+      "default");
+  EXPECT_EQ(manager.slices(), (std::vector<BatchSlice>{{0, 2}, {2, 5}}));
+  manager.loadDataBatch(batchOf(5), "other", {{"data", {5, 4}}, {"softmax_label", {5}}});
+  manager.loadDataBatch(batchOf(5), "other", {{"data", {5, 4}}, {"softmax_label", {5}}});
+  EXPECT_EQ(generated, 1);
+  ASSERT_NE(manager.currentGroup(), manager.defaultGroup());
+  for (size_t device = 0; device < 2; ++device)
+    for (const std::string &name : kParams) {
+      EXPECT_TRUE(manager.currentGroup()->executors()[device]->argMap().at(name).sharesStorageWith(
+          manager.defaultGroup()->executors()[device]->argMap().at(name)));
+      EXPECT_TRUE(manager.currentGroup()->executors()[device]->gradMap().at(name).sharesStorageWith(
+          manager.defaultGroup()->executors()[device]->gradMap().at(name)));
+    }
+  manager.loadDataBatch(batchOf(5), "default");
+  EXPECT_EQ(manager.currentGroup(), manager.defaultGroup());
+  DataParallelExecutorManager plain(artifact, {Context::cpu(0)}, {{"data", {5, 4}}}, kParams);
+  try {
+    plain.loadDataBatch(batchOf(5), "other");
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "no bucket 'other': the manager has no sym_gen");
+  }
+}
+
 TEST(ExecutorGroup, Errors) {
   auto artifact = load("fc-softmax-train-sizes");
   auto kindOf = [](auto &&body) -> std::string {

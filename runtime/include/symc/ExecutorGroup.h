@@ -13,6 +13,7 @@
 #include "symc/Optimizer.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -83,6 +84,43 @@ private:
   std::vector<std::string> inputNames_, paramNames_;
   int64_t batchSize_ = 0;
   int numThreads_ = 0;
+};
+
+/// executor_manager.DataParallelExecutorManager: the executor group of the
+/// default bucket and, with a generator (`sym_gen`), one group per bucket
+/// key, bound to the artifact it gives and sharing the default group's
+/// parameters, gradients, aux states and memory.
+class DataParallelExecutorManager {
+public:
+  /// The artifact of bucket `key` (MXNet's sym_gen).
+  using BucketArtifacts = std::function<std::shared_ptr<const Artifact>(const std::string &key)>;
+
+  /// `workLoad` empty: one share per context; else one per context
+  /// ("Invalid settings for work load. " otherwise).
+  DataParallelExecutorManager(std::shared_ptr<const Artifact> artifact, const std::vector<Context> &contexts,
+                              const ShapeDict &inputShapes, const std::vector<std::string> &paramNames,
+                              std::vector<double> workLoad = {}, BucketArtifacts symGen = nullptr,
+                              std::string defaultBucketKey = "");
+
+  /// Loads a batch into the group of `bucketKey` (binding it on first use,
+  /// for the batch's shapes `bucketShapes`), which forward, backward and the
+  /// rest then run.
+  void loadDataBatch(const ArrayDict &batch, const std::string &bucketKey = "", const ShapeDict &bucketShapes = {});
+
+  /// The group of the batch loaded last (the default one before any).
+  const std::shared_ptr<DataParallelExecutorGroup> &currentGroup() const { return current_; }
+  const std::shared_ptr<DataParallelExecutorGroup> &defaultGroup() const { return groups_.at(defaultKey_); }
+  const std::vector<BatchSlice> &slices() const { return slices_; }
+
+private:
+  std::vector<Context> contexts_;
+  std::vector<double> workLoad_;
+  std::vector<BatchSlice> slices_;
+  std::vector<std::string> paramNames_;
+  BucketArtifacts symGen_;
+  std::string defaultKey_;
+  std::map<std::string, std::shared_ptr<DataParallelExecutorGroup>> groups_;
+  std::shared_ptr<DataParallelExecutorGroup> current_;
 };
 
 } // namespace symc

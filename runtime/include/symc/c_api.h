@@ -34,6 +34,7 @@ extern "C" {
 typedef struct SymcArtifact *SymcArtifactHandle;
 typedef struct SymcExecutor *SymcExecutorHandle;
 typedef struct SymcExecutorGroup *SymcExecutorGroupHandle;
+typedef struct SymcExecutorManager *SymcExecutorManagerHandle;
 typedef struct SymcOptimizer *SymcOptimizerHandle;
 typedef struct SymcNDArray *SymcNDArrayHandle;
 typedef struct SymcNDList *SymcNDListHandle;
@@ -268,6 +269,27 @@ int SymcExecutorGroupSetParams(SymcExecutorGroupHandle group, int num_args, cons
 /* copy_to: the parameters and aux states averaged over the executors, put
    into `args` and `aux` (lists from SymcNDListCreate) by name. */
 int SymcExecutorGroupCopyTo(SymcExecutorGroupHandle group, SymcNDListHandle args, SymcNDListHandle aux);
+
+/* DataParallelExecutorManager: the group of the default bucket (the contexts,
+   inputs and params as for SymcExecutorGroupCreate; work_load NULL: equal
+   shares) and, with `sym_gen` (NULL for none), one group per bucket key,
+   bound to the artifact sym_gen(key, user) returns (the manager keeps its
+   own reference) and sharing the default group's parameters and memory. */
+typedef SymcArtifactHandle (*SymcBucketArtifact)(const char *bucket_key, void *user);
+int SymcExecutorManagerCreate(SymcArtifactHandle artifact, int num_contexts, const int *dev_types, const int *dev_ids,
+                              const double *work_load, int num_inputs, const char **input_names,
+                              const int64_t *shape_data, const int *shape_ndim, int num_params,
+                              const char **param_names, SymcBucketArtifact sym_gen, void *user,
+                              const char *default_bucket_key, SymcExecutorManagerHandle *out);
+int SymcExecutorManagerFree(SymcExecutorManagerHandle manager);
+/* Loads a batch into the group of `bucket_key` (NULL: the default), bound on
+   first use for the batch's input shapes (`shape_*`, as for the group). */
+int SymcExecutorManagerLoadDataBatch(SymcExecutorManagerHandle manager, const char *bucket_key, int num,
+                                     const char **names, SymcNDArrayHandle *arrays, int num_shapes,
+                                     const char **shape_names, const int64_t *shape_data, const int *shape_ndim);
+/* The group of the batch loaded last, as a handle of its own (free it with
+   SymcExecutorGroupFree): forward, backward and the rest run on it. */
+int SymcExecutorManagerGetCurrentGroup(SymcExecutorManagerHandle manager, SymcExecutorGroupHandle *out);
 
 /* The optimizer step on every executor's parameters (after
    SymcExecutorGroupAggregateGradients), MXNet's updater keys: parameter

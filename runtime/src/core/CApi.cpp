@@ -32,7 +32,11 @@ struct SymcNDArray {
   NDArray array;
 };
 struct SymcExecutorGroup {
-  symc::DataParallelExecutorGroup group;
+  /// Shared with the executor manager it may belong to.
+  std::shared_ptr<symc::DataParallelExecutorGroup> group;
+};
+struct SymcExecutorManager {
+  symc::DataParallelExecutorManager manager;
 };
 struct SymcOptimizer {
   symc::SGD sgd;
@@ -108,7 +112,7 @@ const char *text(const char *s, const char *what) {
 const std::shared_ptr<const Artifact> &artifactOf(SymcArtifactHandle h) { return deref(h, "artifact").artifact; }
 Executor &executorOf(SymcExecutorHandle h) { return *deref(h, "executor").exec; }
 NDArray &arrayOf(SymcNDArrayHandle h) { return deref(h, "NDArray").array; }
-symc::DataParallelExecutorGroup &groupOf(SymcExecutorGroupHandle h) { return deref(h, "executor group").group; }
+symc::DataParallelExecutorGroup &groupOf(SymcExecutorGroupHandle h) { return *deref(h, "executor group").group; }
 symc::SGD &optimizerOf(SymcOptimizerHandle h) { return deref(h, "optimizer").sgd; }
 
 /// `count` names with a value each.
@@ -143,6 +147,24 @@ symc::GroupContexts groupContexts(int count, const SymcGroupContext *groups) {
   for (int i = 0; i < count; ++i)
     map[text(groups[i].group, "group name")] = context(groups[i].dev_type, groups[i].dev_id);
   return map;
+}
+
+std::vector<symc::Context> contextList(int count, const int *devTypes, const int *devIds) {
+  if (count <= 0 || !devTypes || !devIds)
+    raise("ValueError", "invalid contexts: " + std::to_string(count));
+  std::vector<symc::Context> contexts;
+  for (int i = 0; i < count; ++i)
+    contexts.push_back(context(devTypes[i], devIds[i]));
+  return contexts;
+}
+
+std::vector<std::string> names(int count, const char **list, const char *what) {
+  if (count > 0 && !list)
+    raise("ValueError", std::string("null ") + what + "s");
+  std::vector<std::string> result;
+  for (int i = 0; i < count; ++i)
+    result.push_back(text(list[i], what));
+  return result;
 }
 
 DType dtypeOf(int code) {
@@ -650,18 +672,13 @@ int SymcExecutorGroupCreate(SymcArtifactHandle artifact, int numContexts, const 
                             const int *shapeNdim, int numParams, const char **paramNames,
                             SymcExecutorGroupHandle shared, SymcExecutorGroupHandle *out) {
   return guarded([&] {
-    if (numContexts <= 0 || !devTypes || !devIds || !workLoad)
-      raise("ValueError", "invalid contexts: " + std::to_string(numContexts));
-    std::vector<symc::Context> contexts;
-    for (int i = 0; i < numContexts; ++i)
-      contexts.push_back(context(devTypes[i], devIds[i]));
-    std::vector<std::string> params;
-    for (int i = 0; i < numParams; ++i)
-      params.push_back(text(paramNames ? paramNames[i] : nullptr, "param name"));
-    *out = new SymcExecutorGroup{symc::DataParallelExecutorGroup(
+    if (!workLoad)
+      raise("ValueError", "null work load");
+    std::vector<symc::Context> contexts = contextList(numContexts, devTypes, devIds);
+    std::vector<std::string> params = names(numParams, paramNames, "param name");
+    *out = new SymcExecutorGroup{std::make_shared<symc::DataParallelExecutorGroup>(
         artifactOf(artifact), contexts, std::vector<double>(workLoad, workLoad + numContexts),
-        shapeMap(numInputs, inputNames, shapeData, shapeNdim), params,
-        shared ? &groupOf(shared) : nullptr)};
+        shapeMap(numInputs, inputNames, shapeData, shapeNdim), params, shared ? &groupOf(shared) : nullptr)};
   });
 }
 
@@ -677,6 +694,45 @@ int SymcExecutorGroupGetExecutor(SymcExecutorGroupHandle group, int index, SymcE
     checkIndex(index, execs.size(), "executor");
     *out = newExecutor(execs[index]);
   });
+}
+
+int SymcExecutorManagerCreate(SymcArtifactHandle artifact, int numContexts, const int *devTypes, const int *devIds,
+                              const double *workLoad, int numInputs, const char **inputNames,
+                              const int64_t *shapeData, const int *shapeNdim, int numParams, const char **paramNames,
+                              SymcBucketArtifact symGen, void *user, const char *defaultBucketKey,
+                              SymcExecutorManagerHandle *out) {
+  return guarded([&] {
+    std::vector<symc::Context> contexts = contextList(numContexts, devTypes, devIds);
+    symc::DataParallelExecutorManager::BucketArtifacts buckets;
+    if (symGen)
+      buckets = [symGen, user](const std::string &key) {
+        SymcArtifactHandle handle = symGen(key.c_str(), user);
+        if (!handle)
+          raise("MXNetError", "sym_gen gave no artifact for bucket '" + key + "'");
+        return artifactOf(handle);
+      };
+    *out = new SymcExecutorManager{symc::DataParallelExecutorManager(
+        artifactOf(artifact), contexts,
+        shapeMap(numInputs, inputNames, shapeData, shapeNdim), names(numParams, paramNames, "param name"),
+        workLoad ? std::vector<double>(workLoad, workLoad + numContexts) : std::vector<double>(), buckets,
+        defaultBucketKey ? defaultBucketKey : "")};
+  });
+}
+
+int SymcExecutorManagerFree(SymcExecutorManagerHandle manager) { return guarded([&] { delete manager; }); }
+
+int SymcExecutorManagerLoadDataBatch(SymcExecutorManagerHandle manager, const char *bucketKey, int num,
+                                     const char **arrayNames, SymcNDArrayHandle *arrays, int numShapes,
+                                     const char **shapeNames, const int64_t *shapeData, const int *shapeNdim) {
+  return guarded([&] {
+    deref(manager, "executor manager")
+        .manager.loadDataBatch(arrayDict(num, arrayNames, arrays), bucketKey ? bucketKey : "",
+                               shapeMap(numShapes, shapeNames, shapeData, shapeNdim));
+  });
+}
+
+int SymcExecutorManagerGetCurrentGroup(SymcExecutorManagerHandle manager, SymcExecutorGroupHandle *out) {
+  return guarded([&] { *out = new SymcExecutorGroup{deref(manager, "executor manager").manager.currentGroup()}; });
 }
 
 int SymcExecutorGroupGetSlice(SymcExecutorGroupHandle group, int index, int64_t *begin, int64_t *end) {
@@ -745,12 +801,7 @@ int SymcOptimizerSetMultipliers(SymcOptimizerHandle optimizer, const char *symbo
                                 const char **paramNames, int numLr, const char **lrNames, const float *lrMult,
                                 int numWd, const char **wdNames, const float *wdMult) {
   return guarded([&] {
-    if (numParams > 0 && !paramNames)
-      raise("ValueError", "null param names");
-    std::vector<std::string> names;
-    for (int i = 0; i < numParams; ++i)
-      names.push_back(text(paramNames[i], "param name"));
-    optimizerOf(optimizer).setMultipliers(symbolJson ? symbolJson : "", names,
+    optimizerOf(optimizer).setMultipliers(symbolJson ? symbolJson : "", names(numParams, paramNames, "param name"),
                                           namedValues(numLr, lrNames, lrMult), namedValues(numWd, wdNames, wdMult));
   });
 }

@@ -231,4 +231,39 @@ void DataParallelExecutorGroup::copyTo(ArrayDict &args, ArrayDict &aux) const {
     average(name, &Executor::auxMap, aux);
 }
 
+DataParallelExecutorManager::DataParallelExecutorManager(std::shared_ptr<const Artifact> artifact,
+                                                         const std::vector<Context> &contexts,
+                                                         const ShapeDict &inputShapes,
+                                                         const std::vector<std::string> &paramNames,
+                                                         std::vector<double> workLoad, BucketArtifacts symGen,
+                                                         std::string defaultBucketKey)
+    : contexts_(contexts), workLoad_(std::move(workLoad)), paramNames_(paramNames), symGen_(std::move(symGen)),
+      defaultKey_(std::move(defaultBucketKey)) {
+  if (workLoad_.empty())
+    workLoad_.assign(contexts.size(), 1.0);
+  current_ = std::make_shared<DataParallelExecutorGroup>(std::move(artifact), contexts_, workLoad_, inputShapes,
+                                                         paramNames_);
+  slices_ = current_->slices();
+  groups_[defaultKey_] = current_;
+}
+
+void DataParallelExecutorManager::loadDataBatch(const ArrayDict &batch, const std::string &bucketKey,
+                                                const ShapeDict &bucketShapes) {
+  auto it = groups_.find(bucketKey);
+  if (it == groups_.end()) {
+    if (!symGen_)
+      throw Error("KeyError", "no bucket '" + bucketKey + "': the manager has no sym_gen");
+    // Each device keeps its slice of the default batch, as MXNet's groups do.
+    std::vector<double> sizes;
+    for (const BatchSlice &slice : slices_)
+      sizes.push_back(static_cast<double>(slice.size()));
+    it = groups_.emplace(bucketKey, std::make_shared<DataParallelExecutorGroup>(symGen_(bucketKey), contexts_, sizes,
+                                                                               bucketShapes, paramNames_,
+                                                                               defaultGroup().get()))
+             .first;
+  }
+  current_ = it->second;
+  current_->loadDataBatch(batch);
+}
+
 } // namespace symc
