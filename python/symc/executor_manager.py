@@ -20,6 +20,9 @@ from .executor import Executor
 from .ndarray import NDArray, as_ndarray
 
 
+_BUCKET_ARTIFACT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)
+
+
 def _split_input_slice(batch_size, work_load_list):
     """Device i's slice of the batch: round(w_i * batch / sum(w)) rows (half
     to even), the shortfall to the last; ValueError for an empty one."""
@@ -34,14 +37,47 @@ def _descs(descs):
     return [(d.name, tuple(d.shape)) if hasattr(d, "name") else (d[0], tuple(d[1])) for d in descs or []]
 
 
-def _compile_for_slices(symbol, input_shapes, sizes, input_names):
-    """`symbol` compiled for training at each slice size: one artifact with a
-    shape variant per size. The first input lists the sizes; the others'
-    batch dims are inferred from it (0)."""
+def _contexts(ctx):
+    """num_contexts, dev_types, dev_ids."""
+    return (len(ctx), c_array(ctypes.c_int, [c.device_typeid for c in ctx]),
+            c_array(ctypes.c_int, [c.device_id for c in ctx]))
+
+
+def _shape_args(shapes):
+    """num, names, shape_data, shape_ndim of (name, shape) pairs."""
+    return (len(shapes), c_array(ctypes.c_char_p, [c_str(n) for n, _ in shapes]),
+            c_array(ctypes.c_int64, [d for _, shape in shapes for d in shape]),
+            c_array(ctypes.c_int, [len(shape) for _, shape in shapes]))
+
+
+def _name_args(names):
+    return len(names), c_array(ctypes.c_char_p, [c_str(n) for n in names])
+
+
+def _batch_arrays(data_batch):
+    """The batch's data then label arrays, as libsymrt handles."""
+    arrays = list(data_batch.data) + list(getattr(data_batch, "label", None) or [])
+    handles = [as_ndarray(a if isinstance(a, NDArray) else np.asarray(a, dtype=np.float32)) for a in arrays]
+    return handles, c_handles(h.handle for h in handles)
+
+
+def _training_artifact(sym, slices, input_shapes):
+    """`sym` itself if an Artifact, else the Symbol compiled for training at
+    each slice's size: one artifact with a shape variant per size. The first
+    input lists the sizes; the others' batch dims are inferred from it (0)."""
+    if isinstance(sym, Artifact):
+        return sym
+    sizes = sorted({s.stop - s.start for s in slices})
     shapes = {}
     for i, (name, shape) in enumerate(input_shapes):
         shapes[name] = ((tuple(sizes) if len(sizes) > 1 else sizes[0]) if i == 0 else 0,) + shape[1:]
-    return compile_symbol(symbol, shapes, train=True, grad_req={n: "null" for n in input_names}, monitor=False)
+    return compile_symbol(sym, shapes, train=True, grad_req={name: "null" for name, _ in input_shapes},
+                          monitor=False)
+
+
+def _input_shapes(batch):
+    """(name, shape) of a data iterator's or batch's data and labels."""
+    return _descs(getattr(batch, "provide_data", None)) + _descs(getattr(batch, "provide_label", None))
 
 
 class DataParallelExecutorGroup:
@@ -49,35 +85,29 @@ class DataParallelExecutorGroup:
     (compiled for training at the slices' batch sizes, e.g. --shape
     'data=2|3,...') or a Symbol (compiled here, cached)."""
 
-    def __init__(self, sym, arg_names, param_names, ctx, slices, train_data, shared_group=None):
-        names = set(arg_names)
-        if len(names) != len(arg_names):
+    def __init__(self, sym, arg_names, param_names, ctx, slices, train_data, shared_group=None, handle=None):
+        if len(set(arg_names)) != len(arg_names):
             raise ValueError("Duplicate names detected, %s" % str(arg_names))
         self.param_names = list(param_names)
         self.slices = list(slices)
-        self.data_shapes = _descs(train_data.provide_data) + _descs(getattr(train_data, "provide_label", None))
+        self.data_shapes = _input_shapes(train_data)
         self.data_names = [name for name, _ in _descs(train_data.provide_data)]
         self.label_names = [name for name, _ in _descs(getattr(train_data, "provide_label", None))]
-        input_names = [name for name, _ in self.data_shapes]
-        if not isinstance(sym, Artifact):
-            sizes = sorted({s.stop - s.start for s in self.slices})
-            sym = _compile_for_slices(sym, self.data_shapes, sizes, input_names)
+        sym = _training_artifact(sym, self.slices, self.data_shapes)
         self._artifact = sym
-        work_load = [s.stop - s.start for s in self.slices]  # reproduces these slices
-        self.handle = ctypes.c_void_p()
-        check_call(lib.SymcExecutorGroupCreate(
-            sym.handle, len(ctx), c_array(ctypes.c_int, [c.device_typeid for c in ctx]),
-            c_array(ctypes.c_int, [c.device_id for c in ctx]), c_array(ctypes.c_double, work_load),
-            len(self.data_shapes), c_array(ctypes.c_char_p, [c_str(n) for n in input_names]),
-            c_array(ctypes.c_int64, [d for _, shape in self.data_shapes for d in shape]),
-            c_array(ctypes.c_int, [len(shape) for _, shape in self.data_shapes]), len(self.param_names),
-            c_array(ctypes.c_char_p, [c_str(n) for n in self.param_names]),
-            shared_group.handle if shared_group is not None else None, ctypes.byref(self.handle)))
+        if handle is None:
+            handle = ctypes.c_void_p()
+            work_load = [s.stop - s.start for s in self.slices]  # reproduces these slices
+            check_call(lib.SymcExecutorGroupCreate(
+                sym.handle, *_contexts(ctx), c_array(ctypes.c_double, work_load), *_shape_args(self.data_shapes),
+                *_name_args(self.param_names), shared_group.handle if shared_group is not None else None,
+                ctypes.byref(handle)))
+        self.handle = handle
         self.train_execs = []
         for i in range(len(ctx)):
-            handle = ctypes.c_void_p()
-            check_call(lib.SymcExecutorGroupGetExecutor(self.handle, i, ctypes.byref(handle)))
-            self.train_execs.append(Executor(handle, sym))  # shares the group's executor
+            executor = ctypes.c_void_p()
+            check_call(lib.SymcExecutorGroupGetExecutor(self.handle, i, ctypes.byref(executor)))
+            self.train_execs.append(Executor(executor, sym))  # shares the group's executor
         arg_index = {name: i for i, name in enumerate(sym.list_arguments())}
         self.param_idx = [arg_index[name] for name in self.param_names]
         self.param_arrays = [[e.arg_arrays[i] for e in self.train_execs] for i in self.param_idx]
@@ -91,12 +121,9 @@ class DataParallelExecutorGroup:
 
     def load_data_batch(self, data_batch):
         """Copies each device's rows of the batch's data and labels into its inputs."""
-        arrays = list(data_batch.data) + list(getattr(data_batch, "label", None) or [])
-        names = self.data_names + self.label_names
-        handles = [as_ndarray(a if isinstance(a, NDArray) else np.asarray(a, dtype=np.float32)) for a in arrays]
-        check_call(lib.SymcExecutorGroupLoadDataBatch(self.handle, len(names),
-                                                      c_array(ctypes.c_char_p, [c_str(n) for n in names]),
-                                                      c_handles(h.handle for h in handles)))
+        _, handles = _batch_arrays(data_batch)
+        check_call(lib.SymcExecutorGroupLoadDataBatch(self.handle, *_name_args(self.data_names + self.label_names),
+                                                      handles))
 
     def forward(self, is_train=False):
         check_call(lib.SymcExecutorGroupForward(self.handle, int(bool(is_train))))
@@ -132,7 +159,9 @@ class DataParallelExecutorGroup:
 
 class DataParallelExecutorManager:
     """executor_manager.DataParallelExecutorManager, the helper MXNet's
-    FeedForward trains with."""
+    FeedForward trains with, over libsymrt's manager (SymcExecutorManager):
+    with sym_gen, a bucket's group is bound on its first batch, sharing the
+    default group's parameters and memory."""
 
     def __init__(self, symbol, ctx, train_data, arg_names, param_names, aux_names, work_load_list=None,
                  logger=None, sym_gen=None):
@@ -146,14 +175,42 @@ class DataParallelExecutorManager:
             "Invalid settings for work load. "
         self.slices = _split_input_slice(train_data.batch_size, work_load_list)
         self.arg_names, self.param_names, self.aux_names = arg_names, param_names, aux_names
-        self.ctx = ctx
-        self.execgrp = DataParallelExecutorGroup(symbol, self.arg_names, self.param_names, self.ctx, self.slices,
-                                                 train_data)
-        self.symbol = symbol
-        self.sym_gen = sym_gen
+        self.ctx, self.symbol, self.sym_gen = ctx, symbol, sym_gen
+        self.default_bucket_key = getattr(train_data, "default_bucket_key", None)
+        artifact = _training_artifact(symbol, self.slices, _input_shapes(train_data))
+        self._bucket_artifacts, self._bucket_batch, self._bucket_error = {}, None, None
+        self._sym_gen_callback = _BUCKET_ARTIFACT(self._artifact_of_bucket) if sym_gen is not None else None
+        self.handle = ctypes.c_void_p()
+        check_call(lib.SymcExecutorManagerCreate(
+            artifact.handle, *_contexts(ctx), c_array(ctypes.c_double, work_load_list),
+            *_shape_args(_input_shapes(train_data)), *_name_args(param_names), self._sym_gen_callback, None,
+            c_str(str(self.default_bucket_key)), ctypes.byref(self.handle)))
+        self.execgrp = self._current_group(artifact, train_data)
         self.curr_execgrp = self.execgrp
-        if self.sym_gen is not None:
-            self.execgrp_bucket = {train_data.default_bucket_key: self.execgrp}
+        self.execgrp_bucket = {self.default_bucket_key: self.execgrp}
+
+    def __del__(self):
+        if getattr(self, "handle", None) and lib is not None:
+            lib.SymcExecutorManagerFree(self.handle)
+            self.handle = None
+
+    def _current_group(self, artifact, batch):
+        """The group libsymrt's manager runs now, wrapped."""
+        handle = ctypes.c_void_p()
+        check_call(lib.SymcExecutorManagerGetCurrentGroup(self.handle, ctypes.byref(handle)))
+        return DataParallelExecutorGroup(artifact, self.arg_names, self.param_names, self.ctx, self.slices, batch,
+                                         handle=handle)
+
+    def _artifact_of_bucket(self, key, user):
+        """sym_gen's symbol for the batch being loaded, compiled (called by libsymrt)."""
+        try:
+            artifact = _training_artifact(self.sym_gen(self._bucket_batch.bucket_key), self.slices,
+                                          _input_shapes(self._bucket_batch))
+            self._bucket_artifacts[self._bucket_batch.bucket_key] = artifact  # alive as long as the manager
+            return artifact.handle.value
+        except Exception as error:  # noqa: BLE001 - cannot cross the C boundary; raised after it
+            self._bucket_error = error
+            return None
 
     def install_monitor(self, monitor):
         if self.sym_gen is not None:
@@ -188,17 +245,21 @@ class DataParallelExecutorManager:
 
     def load_data_batch(self, data_batch):
         """Loads the batch, switching to its bucket's group with sym_gen."""
-        if self.sym_gen is not None:
-            key = data_batch.bucket_key
-            if key not in self.execgrp_bucket:
-                symbol = self.sym_gen(key)
-                self.execgrp_bucket[key] = DataParallelExecutorGroup(
-                    symbol, self.arg_names, self.param_names, self.ctx, self.slices, data_batch,
-                    shared_group=self.execgrp)
-            self.curr_execgrp = self.execgrp_bucket[key]
-        else:
-            self.curr_execgrp = self.execgrp
-        self.curr_execgrp.load_data_batch(data_batch)
+        key = data_batch.bucket_key if self.sym_gen is not None else self.default_bucket_key
+        shapes = _input_shapes(data_batch)
+        self._bucket_batch, self._bucket_error = data_batch, None
+        names = [name for name, _ in shapes] or self.curr_execgrp.data_names + self.curr_execgrp.label_names
+        _, handles = _batch_arrays(data_batch)
+        try:
+            check_call(lib.SymcExecutorManagerLoadDataBatch(self.handle, c_str(str(key)), *_name_args(names), handles,
+                                                            *_shape_args(shapes)))
+        except Exception:
+            if self._bucket_error is not None:
+                raise self._bucket_error from None
+            raise
+        if key not in self.execgrp_bucket:
+            self.execgrp_bucket[key] = self._current_group(self._bucket_artifacts[key], data_batch)
+        self.curr_execgrp = self.execgrp_bucket[key]
 
     def forward(self, is_train=False):
         self.curr_execgrp.forward(is_train=is_train)
