@@ -144,6 +144,10 @@ TEST(ExecutorGroup, Errors) {
                                         {{"data", {4, 4}}, {"softmax_label", {3}}}, kParams);
             }),
             "AssertionError: all data must have the same batch size: batch_size = 4, but softmax_label has shape (3,)");
+  EXPECT_EQ(kindOf([&] {
+              DataParallelExecutorGroup(artifact, {Context::cpu(0)}, {1}, {{"data", {4, 4}}}, {"fc_weight", "fc9_bias"});
+            }),
+            "ValueError: param 'fc9_bias' is not an argument of the artifact");
   DataParallelExecutorGroup group(artifact, {Context::cpu(0), Context::cpu(1)}, {1, 1},
                                   {{"data", {4, 4}}, {"softmax_label", {4}}}, kParams);
   EXPECT_EQ(kindOf([&] { group.loadDataBatch(batchOf(5)); }), "AssertionError: Batch size miss match. Expected 4, got 5");

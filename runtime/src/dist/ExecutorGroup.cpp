@@ -106,6 +106,9 @@ DataParallelExecutorGroup::DataParallelExecutorGroup(std::shared_ptr<const Artif
   std::map<std::string, std::string> gradReq;
   for (const TensorSpec &spec : artifact->manifest().arguments)
     gradReq[spec.name] = std::count(paramNames.begin(), paramNames.end(), spec.name) ? "write" : "null";
+  for (const std::string &name : paramNames)
+    if (!gradReq.count(name))
+      throw Error("ValueError", "param '" + name + "' is not an argument of the artifact");
   if (shared && shared->execs_.size() != contexts.size())
     throw Error("ValueError", "the shared executor group has " + std::to_string(shared->execs_.size()) +
                                   " executors, not " + std::to_string(contexts.size()));
