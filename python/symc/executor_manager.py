@@ -14,7 +14,7 @@ import logging
 
 import numpy as np
 
-from .artifact import Artifact, compile as compile_symbol
+from .artifact import Artifact, _NDList, compile as compile_symbol
 from .base import c_array, c_handles, c_str, check_call, lib
 from .executor import Executor
 from .ndarray import NDArray, as_ndarray
@@ -225,11 +225,12 @@ class DataParallelExecutorManager:
     def copy_to(self, arg_params, aux_params):
         """Each parameter and aux state averaged over the devices, into the
         dicts' arrays (cast to their dtypes)."""
-        for names, blocks, target in ((self.param_names, self.param_arrays, arg_params),
-                                      (self.aux_names, self.aux_arrays, aux_params)):
-            for name, block in zip(names, blocks):
-                weight = sum(w.asnumpy().astype(np.float64) for w in block) / len(block)
-                np.copyto(np.asarray(target[name]), weight.astype(np.asarray(target[name]).dtype))
+        args, aux = _NDList({}), _NDList({})
+        check_call(lib.SymcExecutorGroupCopyTo(self.execgrp.handle, args.handle, aux.handle))
+        for averaged, target in ((args, arg_params), (aux, aux_params)):
+            for name, value in averaged.items():
+                if name in target:
+                    np.copyto(np.asarray(target[name]), np.asarray(value), casting="unsafe")
 
     @property
     def param_arrays(self):
