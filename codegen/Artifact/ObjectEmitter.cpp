@@ -4,6 +4,8 @@
 #include "codegen/Artifact/Manifest.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -15,14 +17,24 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/IPO/AlwaysInliner.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
+
+#include <algorithm>
+#include <mutex>
+#include <thread>
 
 namespace symc {
 namespace {
 
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOptions &target,
                                                          std::string &error) {
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
+  // (Target registration is not thread-safe; partitions compile in threads.)
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
   std::string triple = llvm::sys::getDefaultTargetTriple();
   const llvm::Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!llvmTarget)
@@ -50,7 +62,9 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetOptions &ta
   return std::unique_ptr<llvm::TargetMachine>(machine);
 }
 
-void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+/// Runs the module pipeline `build` makes, with `machine`'s analyses.
+void runModulePasses(llvm::Module &module, llvm::TargetMachine &machine,
+                     llvm::function_ref<llvm::ModulePassManager(llvm::PassBuilder &)> build) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -61,10 +75,26 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+  build(builder).run(module, mam);
 }
 
-/// Translates and optimizes; null with `error` set on failure.
+void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+  runModulePasses(module, machine, [](llvm::PassBuilder &builder) {
+    return builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  });
+}
+
+/// Inlines the functions marked alwaysinline before the module is split,
+/// which could place a function and its caller in different partitions.
+void inlineAlwaysInline(llvm::Module &module, llvm::TargetMachine &machine) {
+  runModulePasses(module, machine, [](llvm::PassBuilder &) {
+    llvm::ModulePassManager passes;
+    passes.addPass(llvm::AlwaysInlinerPass());
+    return passes;
+  });
+}
+
+/// Translates `module` for `machine`; null with `error` set on failure.
 std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
                                         llvm::TargetMachine &machine, std::string &error) {
   std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext);
@@ -74,8 +104,88 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
   }
   llvmModule->setTargetTriple(machine.getTargetTriple().str());
   llvmModule->setDataLayout(machine.createDataLayout());
-  optimize(*llvmModule, machine);
   return llvmModule;
+}
+
+bool writeObject(llvm::Module &module, llvm::TargetMachine &machine, const std::string &path,
+                 std::string &error) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot open " + path + ": " + ec.message();
+    return false;
+  }
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, out.os(), nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return false;
+  }
+  codegen.run(module);
+  out.keep();
+  return true;
+}
+
+/// Partitions of a module compiled at once: one per core, a few at most
+/// (each holds the declarations of the whole module).
+unsigned partitionCount() { return std::clamp(std::thread::hardware_concurrency(), 1u, 8u); }
+
+/// Local symbols take the artifact's prefix: splitting the module turns them
+/// into hidden globals, which must not collide with those of another shape
+/// variant linked into the same library.
+void prefixLocalSymbols(llvm::Module &module, llvm::StringRef prefix) {
+  for (llvm::GlobalValue &value : module.global_values())
+    if (value.hasLocalLinkage())
+      value.setName(prefix + "." + (value.hasName() ? value.getName() : "unnamed"));
+}
+
+/// The module's partitions for parallel compilation, as bitcode: an LLVM
+/// context is not thread-safe, so each is read back into its own.
+std::vector<llvm::SmallString<0>> splitIntoBitcode(llvm::Module &module, unsigned count) {
+  std::vector<llvm::SmallString<0>> partitions;
+  llvm::SplitModule(
+      module, count,
+      [&](std::unique_ptr<llvm::Module> partition) {
+        llvm::raw_svector_ostream os(partitions.emplace_back());
+        llvm::WriteBitcodeToFile(*partition, os);
+      },
+      /*PreserveLocals=*/false, /*RoundRobin=*/true);
+  return partitions;
+}
+
+/// Optimizes and compiles one partition into an object file at `path`.
+bool compilePartition(llvm::StringRef bitcode, const TargetOptions &target, const std::string &path,
+                      std::string &error) {
+  llvm::LLVMContext context;
+  llvm::Expected<std::unique_ptr<llvm::Module>> module =
+      llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, path), context);
+  if (!module) {
+    error = "cannot read back a partition of the module: " + llvm::toString(module.takeError());
+    return false;
+  }
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, error);
+  if (!machine)
+    return false;
+  optimize(**module, *machine);
+  return writeObject(**module, *machine, path, error);
+}
+
+/// Runs ld.lld with `args`, which write `output`.
+bool runLinker(std::vector<std::string> args, const std::string &output, std::string &error) {
+  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("ld.lld-19");
+  if (!linker)
+    linker = llvm::sys::findProgramByName("ld.lld");
+  if (!linker) {
+    error = "no linker found: install lld-19";
+    return false;
+  }
+  args.insert(args.begin(), *linker);
+  llvm::SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
+  std::string message;
+  if (llvm::sys::ExecuteAndWait(*linker, argRefs, std::nullopt, {}, 0, 0, &message) != 0) {
+    error = "linking " + output + " failed" + (message.empty() ? "" : ": " + message);
+    return false;
+  }
+  return true;
 }
 
 } // namespace
@@ -98,78 +208,67 @@ std::optional<TargetInfo> describeTarget(const TargetOptions &target, std::strin
   return result;
 }
 
-/// An optimized LLVM module with the target machine it was built for.
-struct CompiledModule {
-  llvm::LLVMContext context;
-  std::unique_ptr<llvm::TargetMachine> machine;
-  std::unique_ptr<llvm::Module> module;
-};
-
-/// Translates and optimizes `module`; null with `error` set on failure.
-static std::unique_ptr<CompiledModule> compileModule(mlir::ModuleOp module, const TargetOptions &target,
-                                                     std::string &error) {
-  auto compiled = std::make_unique<CompiledModule>();
-  compiled->machine = createTargetMachine(target, error);
-  if (!compiled->machine)
-    return nullptr;
-  compiled->module = translate(module, compiled->context, *compiled->machine, error);
-  return compiled->module ? std::move(compiled) : nullptr;
-}
-
 bool emitLLVMIR(mlir::ModuleOp module, const TargetOptions &target, llvm::raw_ostream &os,
                 std::string &error) {
-  std::unique_ptr<CompiledModule> compiled = compileModule(module, target, error);
-  if (!compiled)
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, error);
+  std::unique_ptr<llvm::Module> llvmModule = machine ? translate(module, context, *machine, error) : nullptr;
+  if (!llvmModule)
     return false;
-  compiled->module->print(os, nullptr);
+  optimize(*llvmModule, *machine);
+  llvmModule->print(os, nullptr);
   return true;
 }
 
-bool emitObjectFile(mlir::ModuleOp module, const TargetOptions &target, const std::string &path,
-                    std::string &error) {
-  std::unique_ptr<CompiledModule> compiled = compileModule(module, target, error);
-  if (!compiled)
+bool emitObjectFile(mlir::ModuleOp module, const TargetOptions &target, llvm::StringRef prefix,
+                    const std::string &path, std::string &error) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(target, error);
+  std::unique_ptr<llvm::Module> llvmModule = machine ? translate(module, context, *machine, error) : nullptr;
+  if (!llvmModule)
     return false;
-  std::error_code ec;
-  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    error = "cannot open " + path + ": " + ec.message();
-    return false;
+  unsigned count = partitionCount();
+  if (count == 1) {
+    optimize(*llvmModule, *machine);
+    return writeObject(*llvmModule, *machine, path, error);
   }
-  llvm::legacy::PassManager codegen;
-  if (compiled->machine->addPassesToEmitFile(codegen, out.os(), nullptr,
-                                             llvm::CodeGenFileType::ObjectFile)) {
-    error = "the target cannot emit object files";
-    return false;
+  inlineAlwaysInline(*llvmModule, *machine);
+  prefixLocalSymbols(*llvmModule, prefix);
+  std::vector<llvm::SmallString<0>> partitions = splitIntoBitcode(*llvmModule, count);
+  llvmModule.reset();
+  std::vector<std::string> objects, errors(partitions.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < partitions.size(); ++i)
+    objects.push_back(path + ".part" + std::to_string(i) + ".o");
+  for (size_t i = 0; i < partitions.size(); ++i)
+    threads.emplace_back([&, i] { compilePartition(partitions[i], target, objects[i], errors[i]); });
+  for (std::thread &thread : threads)
+    thread.join();
+  auto failed = llvm::find_if(errors, [](const std::string &e) { return !e.empty(); });
+  bool linked = failed == errors.end();
+  if (!linked)
+    error = *failed;
+  else {
+    // One relocatable object, as with a single partition.
+    std::vector<std::string> args{"-r"};
+    args.insert(args.end(), objects.begin(), objects.end());
+    args.insert(args.end(), {"-o", path});
+    linked = runLinker(args, path, error);
   }
-  codegen.run(*compiled->module);
-  out.keep();
-  return true;
+  for (const std::string &object : objects)
+    llvm::sys::fs::remove(object);
+  return linked;
 }
 
 bool linkSharedLibrary(const std::vector<std::string> &objects, const std::string &output,
                        std::string &error) {
-  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName("ld.lld-19");
-  if (!linker)
-    linker = llvm::sys::findProgramByName("ld.lld");
-  if (!linker) {
-    error = "no linker found: install lld-19";
-    return false;
-  }
-  std::vector<std::string> args{*linker, "-shared", "-Bsymbolic", "--as-needed", "-o", output};
+  std::vector<std::string> args{"-shared", "-Bsymbolic", "--as-needed", "-o", output};
   args.insert(args.end(), objects.begin(), objects.end());
   // No rpath: libomp.so.5 is found as a system library where the artifact
   // runs (Debian's libomp5-19 puts it in the default search path).
   args.insert(args.end(), {"-L" SYMC_OPENMP_LIB_DIR, "-lomp",
                            "-L/usr/lib/x86_64-linux-gnu", "-L/lib/x86_64-linux-gnu", "-lm", "-lc"});
-  llvm::SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(*linker, argRefs, std::nullopt, {}, 0, 0, &message);
-  if (rc != 0) {
-    error = "linking " + output + " failed" + (message.empty() ? "" : ": " + message);
-    return false;
-  }
-  return true;
+  return runLinker(args, output, error);
 }
 
 std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams, bool trainingForward,

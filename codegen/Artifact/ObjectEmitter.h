@@ -28,9 +28,11 @@ std::optional<TargetInfo> describeTarget(const TargetOptions &target, std::strin
 
 /// Translates an LLVM-dialect module (its context must have the LLVM IR
 /// translations registered) to LLVM IR, optimizes it at -O3 for the
-/// target CPU and writes an object file. Returns false with `error` set.
-bool emitObjectFile(mlir::ModuleOp module, const TargetOptions &target, const std::string &path,
-                    std::string &error);
+/// target CPU and writes an object file, compiling partitions of the module
+/// in parallel, one per core; their local symbols become hidden ones named
+/// after the artifact's `prefix`. Returns false with `error` set.
+bool emitObjectFile(mlir::ModuleOp module, const TargetOptions &target, llvm::StringRef prefix,
+                    const std::string &path, std::string &error);
 
 /// The module as optimized LLVM IR text.
 bool emitLLVMIR(mlir::ModuleOp module, const TargetOptions &target, llvm::raw_ostream &os,

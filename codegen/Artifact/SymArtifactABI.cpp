@@ -55,6 +55,11 @@ LogicalResult toDestinationPassing(func::FuncOp main, StringRef implName, std::o
   main.setName(implName);
   main.setPrivate();
   main->setAttr("llvm.linkage", LLVM::LinkageAttr::get(main.getContext(), LLVM::Linkage::Internal));
+  // Inlined into its entry point, which only unpacks `buffers`: a call
+  // passing every buffer (a thousand for a training step's monitor) is one
+  // basic block of stack stores that LLVM's instruction selection handles
+  // in time quadratic in its length.
+  main->setAttr("passthrough", b.getArrayAttr({b.getStringAttr("alwaysinline")}));
   main->setAttr(kImplAttr, b.getUnitAttr());
   return success();
 }

@@ -133,4 +133,20 @@ def SymScheduleMatmuls : Pass<"sym-schedule-matmuls", "::mlir::ModuleOp"> {
   ];
 }
 
+def SymOutlineKernels : Pass<"sym-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Outline each kernel over planned buffers into a function shared by its twins";
+  let description = [{
+    After memory planning, every kernel of a function (a threaded
+    scf.forall, a loop nest or a linalg op at the top level of the body or
+    of a loop around kernels) moves into a private function of the
+    buffers and indices it uses; the constants it uses are cloned into it.
+    Kernels that are the same computation on buffers of the same types (the
+    repeated blocks of a ResNet, the forward inside its monitor variant and
+    its training forward) call one function, so the later passes and LLVM
+    compile each distinct kernel once. A kernel that yields results stays
+    where it is.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::LLVM::LLVMDialect"];
+}
+
 #endif

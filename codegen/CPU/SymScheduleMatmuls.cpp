@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -24,7 +25,8 @@ using namespace mlir;
 namespace symc::cpu {
 namespace {
 
-constexpr llvm::StringLiteral kMarker = "symc.matmul";
+/// Names the schedule of the i-th op: `<prefix><i>`.
+constexpr llvm::StringLiteral kSequencePrefix = "__schedule";
 
 struct MicroKernel {
   int64_t mr, nr;
@@ -119,12 +121,11 @@ std::string sizes(unsigned batchDims, std::initializer_list<int64_t> rest, int64
 std::string threadTileScript(int64_t id, const std::string &threadSizes, const std::string &chunkSizes,
                              std::string &tiled) {
   std::string s = llvm::formatv(R"(
-    %op{0} = transform.structured.match attributes{{{1} = {0} : i64} in %root : (!transform.any_op) -> !transform.any_op
     %init{0} = transform.get_producer_of_operand %op{0}[2] : (!transform.any_op) -> !transform.any_op
-    %thread{0}, %forall{0} = transform.structured.tile_using_forall %op{0} tile_sizes {2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %thread{0}, %forall{0} = transform.structured.tile_using_forall %op{0} tile_sizes {1} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %fused{0}, %forall{0}b = transform.structured.fuse_into_containing_op %init{0} into %forall{0} : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )",
-                                id, kMarker, threadSizes);
+                                id, threadSizes);
   tiled = "%thread" + std::to_string(id);
   if (chunkSizes.empty())
     return s;
@@ -516,6 +517,64 @@ std::string laneTileScript(int64_t id, const LaneTiling &t) {
   return s + vectorizeFoldedScript(id);
 }
 
+
+/// The ops a schedule moves into its op's thread tiles: the producer of its
+/// init (a fill) and that producer's own init producer (a tensor.empty).
+SmallVector<Operation *> initChain(Operation *op) {
+  SmallVector<Operation *> chain;
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  for (Operation *producer = op; dps && dps.getNumDpsInits() == 1;) {
+    producer = dps.getDpsInitOperand(0)->get().getDefiningOp();
+    if (!producer)
+      break;
+    chain.insert(chain.begin(), producer);
+    dps = dyn_cast<DestinationStyleOpInterface>(producer);
+  }
+  return chain;
+}
+
+/// Applies `sequence` to `op` moved, with its init chain, into a function of
+/// its own, then puts the result back. Transforms that print the ops they
+/// work on (fuse_into_containing_op builds its failure remark up front)
+/// verify and print the whole enclosing function each time: per op, that is
+/// quadratic in the function's size (minutes for a training step's).
+LogicalResult scheduleIsolated(Operation *op, Operation *sequence, ModuleOp transforms,
+                               const transform::TransformOptions &options) {
+  SmallVector<Operation *> moved = initChain(op);
+  moved.push_back(op);
+  llvm::SetVector<Value> external;
+  for (Operation *movedOp : moved)
+    for (Value operand : movedOp->getOperands())
+      if (!llvm::is_contained(moved, operand.getDefiningOp()))
+        external.insert(operand);
+
+  Location loc = op->getLoc();
+  OwningOpRef<ModuleOp> isolated = ModuleOp::create(loc);
+  OpBuilder builder = OpBuilder::atBlockEnd(isolated->getBody());
+  auto function = builder.create<func::FuncOp>(
+      loc, "isolated", builder.getFunctionType(ValueRange(external.getArrayRef()).getTypes(), op->getResultTypes()));
+  builder.setInsertionPointToStart(function.addEntryBlock());
+  IRMapping inward;
+  inward.map(external.getArrayRef(), function.getArguments());
+  for (Operation *movedOp : moved)
+    builder.clone(*movedOp, inward);
+  auto ret = builder.create<func::ReturnOp>(loc, inward.lookup(op)->getResults());
+  if (failed(transform::applyTransformNamedSequence(inward.lookup(op), sequence, transforms, options)))
+    return failure();
+
+  builder.setInsertionPoint(op);
+  IRMapping outward;
+  outward.map(function.getArguments(), external.getArrayRef());
+  for (Operation &scheduledOp : function.getBody().front().without_terminator())
+    builder.clone(scheduledOp, outward);
+  for (auto [result, value] : llvm::zip(op->getResults(), ret.getOperands()))
+    result.replaceAllUsesWith(outward.lookupOrDefault(value));
+  for (Operation *movedOp : llvm::reverse(moved))
+    if (movedOp->use_empty())
+      movedOp->erase();
+  return success();
+}
+
 struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsPass> {
   using SymScheduleMatmulsBase::SymScheduleMatmulsBase;
 
@@ -534,47 +593,55 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
     });
     if (matmuls.empty() && taps.empty() && lanes.empty())
       return;
-    std::string body;
-    int64_t id = 0;
-    auto mark = [&](linalg::LinalgOp op) {
-      op->setAttr(kMarker, IntegerAttr::get(IntegerType::get(&getContext(), 64), id));
+    // One named sequence per op, applied to that op alone: a single script
+    // over the module would find each op by a walk of the whole module and
+    // keep every op's handles live to its end, quadratic in the op count.
+    std::string sequences;
+    SmallVector<Operation *> scheduled;
+    auto add = [&](linalg::LinalgOp op, const std::string &body) {
+      sequences += llvm::formatv("  transform.named_sequence @{0}{1}(%op{1}: !transform.any_op {{transform.consumed}) {{\n"
+                                 "{2}    transform.yield\n  }\n",
+                                 kSequencePrefix, scheduled.size(), body);
+      scheduled.push_back(op);
     };
     for (linalg::LinalgOp original : matmuls) {
       MicroKernel kernel = pickMicroKernel(vectorBits, matmulSizes(original)[0]);
       linalg::LinalgOp op = padOperands(original, kernel);
-      mark(op);
-      body += tileScript(id++, chooseTiling(op, kernel));
+      add(op, tileScript(scheduled.size(), chooseTiling(op, kernel)));
     }
     for (linalg::LinalgOp original : taps) {
       TapTiling tiling = chooseTapTiling(original, cheapestMicroKernel(vectorBits, original.getStaticLoopRanges()[0]));
-      mark(padTapContraction(original, tiling));
-      body += tapTileScript(id++, tiling);
+      linalg::LinalgOp op = padTapContraction(original, tiling);
+      add(op, tapTileScript(scheduled.size(), tiling));
     }
-    for (linalg::LinalgOp op : lanes) {
-      mark(op);
-      body += laneTileScript(id++, chooseLaneTiling(op, vectorBits));
-    }
-    if (failed(applyScript(body)))
+    for (linalg::LinalgOp op : lanes)
+      add(op, laneTileScript(scheduled.size(), chooseLaneTiling(op, vectorBits)));
+    if (failed(applyScripts(sequences, scheduled)))
       return signalPassFailure();
-    module.walk([](Operation *op) {
-      op->removeAttr(kMarker);
-      op->removeAttr(kLaneContractionAttr);
-    });
+    module.walk([](Operation *op) { op->removeAttr(kLaneContractionAttr); });
   }
 
-  LogicalResult applyScript(const std::string &body) {
+  /// Applies sequence i of `sequences` to `scheduled[i]`, then the finishing
+  /// script to the module.
+  LogicalResult applyScripts(const std::string &sequences, ArrayRef<Operation *> scheduled) {
     ModuleOp module = getOperation();
-    std::string script = "module attributes {transform.with_named_sequence} {\n"
+    std::string script = "module attributes {transform.with_named_sequence} {\n" + sequences +
                          "  transform.named_sequence @__transform_main(%root: !transform.any_op) {\n" +
-                         body + kFinishScript.str() +
-                         "    transform.yield\n  }\n}\n";
+                         kFinishScript.str() + "    transform.yield\n  }\n}\n";
     ParserConfig config(&getContext());
     OwningOpRef<ModuleOp> transforms = parseSourceString<ModuleOp>(script, config);
     if (!transforms)
       return module.emitError("internal error: the generated matmul schedule does not parse:\n") << script;
+    // The expensive checks (that no transform uses an invalidated handle)
+    // verify the generated script, not the model.
+    auto options = transform::TransformOptions().enableExpensiveChecks(false);
+    for (auto [id, op] : llvm::enumerate(scheduled)) {
+      Operation *sequence = transforms->lookupSymbol(kSequencePrefix.str() + std::to_string(id));
+      if (failed(scheduleIsolated(op, sequence, *transforms, options)))
+        return failure();
+    }
     Operation *entry = transform::detail::findTransformEntryPoint(module, *transforms);
-    return transform::applyTransformNamedSequence(module, entry, *transforms,
-                                                  transform::TransformOptions());
+    return transform::applyTransformNamedSequence(module, entry, *transforms, options);
   }
 };
 

@@ -234,7 +234,7 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   std::string objectPath = options.outputPath;
   if (options.emit == EmitKind::SharedLibrary)
     objectPath = options.outputPath + ".o";
-  if (!emitObjectFile(module, target, objectPath, error))
+  if (!emitObjectFile(module, target, options.prefix, objectPath, error))
     return reportError(error);
   timer.done("optimize and emit object code");
   if (options.emit == EmitKind::Object) {
@@ -326,7 +326,7 @@ bool symc::emitShapeVariants(ModuleOp primary, CompileOptions compile,
       return reportError("cannot compile the shape variant " + shapes);
     std::string error, objectPath = options.outputPath + "." + std::to_string(k) + ".o";
     withVariants.linkedObjects.push_back(objectPath);
-    if (!emitObjectFile(*module, TargetOptions{options.cpu}, objectPath, error))
+    if (!emitObjectFile(*module, TargetOptions{options.cpu}, variant.prefix, objectPath, error))
       return reportError(error);
     withVariants.shapeVariants.push_back(variant.prefix);
   }

@@ -96,6 +96,7 @@ static void addBufferizationPasses(OpPassManager &pm) {
 // lowering after expand-strided-metadata.
 static void addLLVMPasses(OpPassManager &pm, const symc::SymEmbedManifestOptions &manifest) {
   pm.addPass(symc::createSymEmbedManifest(manifest));
+  pm.addPass(symc::cpu::createSymOutlineKernels());
   // Threads come only from scf.forall (sym-schedule-matmuls,
   // sym-distribute-threads); the loops inside stay sequential for LLVM's
   // vectorizer.
