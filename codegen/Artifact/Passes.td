@@ -85,4 +85,19 @@ def SymPlanMemory : Pass<"sym-plan-memory", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::arith::ArithDialect"];
 }
 
+def SymDeallocateBuffers : Pass<"sym-deallocate-buffers", "::mlir::ModuleOp"> {
+  let summary = "Free the buffers memory planning left allocated";
+  let description = [{
+    Runs MLIR's buffer deallocation pipeline when memref.alloc or
+    memref.realloc ops remain after sym-plan-memory (buffers of a dynamic
+    batch); when none do, as for every static model, there is nothing to
+    free and the pipeline (three canonicalizations of the whole module) is
+    skipped.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif

@@ -16,6 +16,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
@@ -24,7 +26,9 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/FormatVariadic.h"
 #include <chrono>
+#include <mutex>
 
 using namespace mlir;
 
@@ -146,12 +150,15 @@ namespace {
 class PhaseTimer {
 public:
   explicit PhaseTimer(bool enabled) : enabled(enabled), start(std::chrono::steady_clock::now()) {}
-  void done(llvm::StringRef phase) {
+  void done(llvm::StringRef phase, llvm::StringRef detail = "") {
     auto now = std::chrono::steady_clock::now();
-    if (enabled)
+    if (enabled) {
       llvm::errs() << "[symc] " << phase << ": "
-                   << std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count()
-                   << " ms\n";
+                   << std::chrono::duration_cast<std::chrono::milliseconds>(now - start).count() << " ms";
+      if (!detail.empty())
+        llvm::errs() << " (" << detail << ")";
+      llvm::errs() << "\n";
+    }
     start = now;
   }
 
@@ -194,8 +201,51 @@ void printMemoryPlan(ModuleOp module, const std::string &prefix) {
 
 namespace {
 
-/// Lowers `module` as `options` say; false after reporting an error.
-bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, const symc::TargetOptions &target) {
+/// The time spent in each pass, by its command-line name (a pass that runs
+/// on several functions at once counts each), to name the slowest.
+class PassTimes : public PassInstrumentation {
+public:
+  void runBeforePass(Pass *pass, Operation *op) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    started[{pass, op}] = std::chrono::steady_clock::now();
+  }
+  void runAfterPass(Pass *pass, Operation *op) override { record(pass, op); }
+  void runAfterPassFailed(Pass *pass, Operation *op) override { record(pass, op); }
+
+  /// "name N ms, ..." for the `count` passes that took longest.
+  std::string slowest(size_t count) const {
+    std::vector<std::pair<double, std::string>> ranked;
+    for (const auto &[name, ms] : total)
+      ranked.emplace_back(ms, name.str());
+    llvm::sort(ranked, std::greater<>());
+    ranked.resize(std::min(count, ranked.size()));
+    return llvm::join(llvm::map_range(ranked, [](const auto &entry) {
+                        return llvm::formatv("{0} {1:0} ms", entry.second, entry.first).str();
+                      }),
+                      ", ");
+  }
+
+private:
+  void record(Pass *pass, Operation *op) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto start = started.find({pass, op});
+    // (Adaptors that run nested pipelines have no name of their own.)
+    if (start == started.end() || pass->getArgument().empty())
+      return;
+    total[pass->getArgument()] +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start->second).count();
+    started.erase(start);
+  }
+
+  std::mutex mutex;
+  llvm::DenseMap<std::pair<Pass *, Operation *>, std::chrono::steady_clock::time_point> started;
+  llvm::StringMap<double> total;
+};
+
+/// Lowers `module` as `options` say; false after reporting an error. With
+/// `slowestPasses`, sets it to the passes that took longest.
+bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, const symc::TargetOptions &target,
+                 std::string *slowestPasses = nullptr) {
   std::string error;
   std::optional<symc::TargetInfo> info = symc::describeTarget(target, error);
   if (!info)
@@ -206,7 +256,15 @@ bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, const sy
                        options.batchChunk, options.embeddedParams,
                        options.monitor,    options.shapeVariants};
   symc::buildCPUPipeline(pm, cpu);
-  return succeeded(pm.run(module));
+  auto times = std::make_unique<PassTimes>();
+  PassTimes *passTimes = times.get();
+  if (slowestPasses)
+    pm.addInstrumentation(std::move(times));
+  if (failed(pm.run(module)))
+    return false;
+  if (slowestPasses)
+    *slowestPasses = passTimes->slowest(3);
+  return true;
 }
 
 } // namespace
@@ -214,9 +272,11 @@ bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, const sy
 bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   PhaseTimer timer(options.printPhases);
   TargetOptions target{options.cpu};
-  if (!lowerModule(module, options, target))
+  std::string slowestPasses;
+  if (!lowerModule(module, options, target, options.printPhases ? &slowestPasses : nullptr))
     return false;
-  timer.done(options.emit == EmitKind::Linalg ? "lower to linalg" : "lower to LLVM dialect");
+  timer.done(options.emit == EmitKind::Linalg ? "lower to linalg" : "lower to LLVM dialect",
+             "slowest passes: " + slowestPasses);
   if (options.emit == EmitKind::Linalg)
     return writeText(options.outputPath, [&](llvm::raw_ostream &os) { module.print(os); });
   if (options.printPhases)

@@ -65,8 +65,9 @@ static void addTensorPasses(OpPassManager &pm, int64_t batchChunk) {
 
 static void addBufferizationPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(symc::createSymMaterializeThroughReshapes());
-  pm.addPass(bufferization::createEmptyTensorEliminationPass());
-  pm.addPass(bufferization::createEmptyTensorToAllocTensorPass());
+  // Passes that see one function at a time run on every function at once.
+  pm.addNestedPass<func::FuncOp>(bufferization::createEmptyTensorEliminationPass());
+  pm.addNestedPass<func::FuncOp>(bufferization::createEmptyTensorToAllocTensorPass());
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
@@ -81,13 +82,12 @@ static void addBufferizationPasses(OpPassManager &pm) {
   // (fresh pages on every forward cost more than many kernels).
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
   pm.addPass(symc::createSymPlanMemory());
-  bufferization::BufferDeallocationPipelineOptions deallocation;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  pm.addPass(symc::createSymDeallocateBuffers());
   pm.addPass(createBufferizationToMemRefPass());
   // A tile written in place is "copied" onto itself, from a twin subview:
   // CSE makes the two one and the canonicalizer drops the copy.
-  pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(symc::cpu::createSymVectorizeCopies());
 }
 
@@ -132,7 +132,7 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   schedule.vectorBits = options.vectorBits;
   pm.addPass(cpu::createSymScheduleMatmuls(schedule));
   pm.addNestedPass<func::FuncOp>(cpu::createSymDistributeThreads());
-  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   if (options.stopAtLinalg)
     return;
   addBufferizationPasses(pm);

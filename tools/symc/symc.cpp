@@ -18,6 +18,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
+#include <chrono>
 
 namespace cl = llvm::cl;
 
@@ -146,6 +147,7 @@ bool writeSymOutput(mlir::ModuleOp module, const std::string &path) {
 }
 
 int runCompile() {
+  auto start = std::chrono::steady_clock::now();
   mlir::MLIRContext ctx;
   ctx.printOpOnDiagnostic(false);
   symc::NodeDiagnosticPrinter diagnostics(ctx, llvm::errs());
@@ -193,9 +195,14 @@ int runCompile() {
     return writeSymOutput(*module, path) ? 0 : 1;
   symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet, batchChunk,
                                  embedParams ? paramsPath.getValue() : std::string(), !noMonitor};
-  if (shapeSets->size() > 1)
-    return symc::emitShapeVariants(*module, options, *shapeSets, artifact) ? 0 : 1;
-  return symc::emitArtifact(*module, artifact) ? 0 : 1;
+  bool emitted = shapeSets->size() > 1 ? symc::emitShapeVariants(*module, options, *shapeSets, artifact)
+                                       : symc::emitArtifact(*module, artifact);
+  if (emitted && !quiet)
+    llvm::errs() << "[symc] total: "
+                 << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
+                        .count()
+                 << " ms\n";
+  return emitted ? 0 : 1;
 }
 
 } // namespace
