@@ -256,13 +256,15 @@ bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, const sy
                        options.batchChunk, options.embeddedParams,
                        options.monitor,    options.shapeVariants};
   symc::buildCPUPipeline(pm, cpu);
-  auto times = std::make_unique<PassTimes>();
-  PassTimes *passTimes = times.get();
-  if (slowestPasses)
+  PassTimes *passTimes = nullptr;
+  if (slowestPasses) {
+    auto times = std::make_unique<PassTimes>();
+    passTimes = times.get();
     pm.addInstrumentation(std::move(times));
+  }
   if (failed(pm.run(module)))
     return false;
-  if (slowestPasses)
+  if (passTimes)
     *slowestPasses = passTimes->slowest(3);
   return true;
 }
