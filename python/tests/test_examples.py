@@ -115,7 +115,10 @@ if sys.argv[1] == "differ":
     except symc.MXNetError as e:
         print("rank %d: %s" % (kv.rank, e))
 elif kv.rank == 1:
-    sys.exit(3)  # dies before the collective rank 0 waits in
+    if sys.argv[1] == "dies":
+        sys.exit(3)  # before the collective rank 0 waits in
+    import time
+    time.sleep(600)  # stalls: never reaches the collective
 else:
     check_call(kv._mpi.SymcMpiCheckSame(b"x", b"y"))
 """
@@ -129,7 +132,12 @@ def test_mpi_errors_reach_every_rank(tmp_path):
     for rank in (0, 1):
         assert ("rank %d: the workers differ in the compiled artifact: rank(s) 1 differ from rank 0" % rank
                 in result.stdout)
-    # A rank that dies ends the job on every rank, not a hang.
-    result = mpirun(sys.executable, str(script), "dies", timeout=120, collective_timeout=10)
+    # A rank that stalls ends the job on every rank after the collective's
+    # timeout, not a hang.
+    result = mpirun(sys.executable, str(script), "stalls", timeout=120, collective_timeout=10)
     assert result.returncode != 0
     assert "symc: rank 0: the check of the workers' models did not complete within 10 s" in result.stderr
+    # A rank that dies ends it too: mpirun sees the exit, or rank 0's wait
+    # times out, whichever comes first.
+    result = mpirun(sys.executable, str(script), "dies", timeout=120, collective_timeout=10)
+    assert result.returncode != 0
