@@ -129,10 +129,12 @@ static llvm::json::Object describeVariant(StringRef name, std::string entry, boo
   return llvm::json::Object{{"name", name}, {"entry", std::move(entry)}, {"is_train", isTrain}};
 }
 
-/// An attribute of strings, integers, arrays and dictionaries as JSON.
+/// An attribute of strings, booleans, integers, arrays and dictionaries as JSON.
 static llvm::json::Value toJson(Attribute attr) {
   if (auto str = dyn_cast<StringAttr>(attr))
     return str.getValue();
+  if (auto flag = dyn_cast<BoolAttr>(attr))
+    return flag.getValue();
   if (auto integer = dyn_cast<IntegerAttr>(attr))
     return integer.getInt();
   if (auto array = dyn_cast<ArrayAttr>(attr)) {

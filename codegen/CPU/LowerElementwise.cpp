@@ -24,7 +24,8 @@ Lowered single(Value v) { return SmallVector<Value>{v}; }
 
 Lowered unary(OpBuilder &b, Operation *op, llvm::function_ref<Value(OpBuilder &, Location, Value)> fn) {
   if (!isa<FloatType>(tensorType(op->getOperand(0)).getElementType()) &&
-      !isa<sym::AbsOp, sym::NegativeOp, sym::SquareOp, sym::ReluOp>(op))
+      !isa<sym::AbsOp, sym::NegativeOp, sym::SquareOp, sym::ReluOp, sym::FloorOp, sym::CeilOp, sym::RoundOp,
+           sym::RintOp, sym::FixOp, sym::TruncOp>(op))
     return op->emitError("the CPU backend supports '") << op->getName().stripDialect()
                                                        << "' on floating-point tensors only";
   return single(resultMap(b, op, op->getOperand(0),
@@ -197,6 +198,63 @@ Lowered lowerClip(OpBuilder &b, sym::ClipOp op) {
 
 Value power(OpBuilder &b, Location loc, Value x, Value y) { return b.create<math::PowFOp>(loc, x, y); }
 
+/// 1 where `x (predicate) y` holds, else 0, in x's type.
+template <arith::CmpFPredicate FloatPredicate, arith::CmpIPredicate IntPredicate>
+Value compare(OpBuilder &b, Location loc, Value x, Value y) {
+  Value holds = isa<FloatType>(x.getType())
+                    ? b.create<arith::CmpFOp>(loc, FloatPredicate, x, y).getResult()
+                    : b.create<arith::CmpIOp>(loc, IntPredicate, x, y).getResult();
+  return b.create<arith::SelectOp>(loc, holds, scalarConstant(b, loc, x.getType(), 1.0),
+                                   scalarConstant(b, loc, x.getType(), 0.0));
+}
+constexpr BinaryFn greater = compare<arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt>;
+constexpr BinaryFn greaterEqual = compare<arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge>;
+constexpr BinaryFn lesser = compare<arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt>;
+constexpr BinaryFn lesserEqual = compare<arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle>;
+constexpr BinaryFn equal = compare<arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq>;
+constexpr BinaryFn notEqual = compare<arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne>;
+
+/// x where the condition is nonzero, else y; a vector condition picks rows.
+Lowered lowerWhere(OpBuilder &b, sym::WhereOp op) {
+  Location loc = op.getLoc();
+  auto select = [](OpBuilder &b, Location loc, ValueRange args) -> Value {
+    Value cond = args[2];
+    Value zero = scalarConstant(b, loc, cond.getType(), 0.0);
+    Value holds = isa<FloatType>(cond.getType())
+                      ? b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNE, cond, zero).getResult()
+                      : b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, cond, zero).getResult();
+    return b.create<arith::SelectOp>(loc, holds, args[0], args[1]);
+  };
+  SmallVector<Value> values{op.getX(), op.getY()};
+  if (tensorType(op.getCondition()).getRank() == tensorType(op.getX()).getRank()) {
+    values.push_back(op.getCondition());
+    return single(mapElementwise(b, loc, tensorType(op.getOutput()), values, select));
+  }
+  return single(mapAlongAxis(b, loc, values, 0, op.getCondition(), select));
+}
+
+/// sinh and cosh from expm1, exact near 0 as libm's are.
+Value hyperbolic(OpBuilder &b, Location loc, Value x, bool isSinh) {
+  Value half = scalarConstant(b, loc, x.getType(), 0.5);
+  if (isSinh) {
+    Value up = b.create<math::ExpM1Op>(loc, x), down = b.create<math::ExpM1Op>(loc, b.create<arith::NegFOp>(loc, x));
+    return mul(b, loc, half, sub(b, loc, up, down));
+  }
+  Value up = b.create<math::ExpOp>(loc, x), down = b.create<math::ExpOp>(loc, b.create<arith::NegFOp>(loc, x));
+  return mul(b, loc, half, add(b, loc, up, down));
+}
+
+template <typename MathOpTy> Lowered mathUnary(OpBuilder &b, Operation *op) {
+  return unary(b, op, [](OpBuilder &b, Location l, Value x) -> Value { return b.create<MathOpTy>(l, x); });
+}
+
+/// Rounding leaves integers as they are.
+template <typename MathOpTy> Lowered rounding(OpBuilder &b, Operation *op) {
+  return unary(b, op, [](OpBuilder &b, Location l, Value x) -> Value {
+    return isa<FloatType>(x.getType()) ? b.create<MathOpTy>(l, x).getResult() : x;
+  });
+}
+
 Lowered lowerFill(OpBuilder &b, Operation *op, double value) {
   return single(filledTensor(b, op->getLoc(), tensorType(op->getResult(0)), value));
 }
@@ -218,12 +276,54 @@ std::optional<Lowered> lowerElementwiseOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::DivScalarOp s) { return scalarOp(b, op, s.getScalar(), div); })
       .Case([&](sym::RDivScalarOp s) { return scalarOp(b, op, s.getScalar(), div, true); })
       .Case([&](sym::PowerScalarOp s) { return scalarOp(b, op, s.getScalar(), power); })
-      .Case([&](sym::ExpOp) { return unary(b, op, [](OpBuilder &b, Location l, Value x) -> Value { return b.create<math::ExpOp>(l, x); }); })
-      .Case([&](sym::LogOp) { return unary(b, op, [](OpBuilder &b, Location l, Value x) -> Value { return b.create<math::LogOp>(l, x); }); })
-      .Case([&](sym::SqrtOp) { return unary(b, op, [](OpBuilder &b, Location l, Value x) -> Value { return b.create<math::SqrtOp>(l, x); }); })
-      .Case([&](sym::SinOp) { return unary(b, op, [](OpBuilder &b, Location l, Value x) -> Value { return b.create<math::SinOp>(l, x); }); })
-      .Case([&](sym::CosOp) { return unary(b, op, [](OpBuilder &b, Location l, Value x) -> Value { return b.create<math::CosOp>(l, x); }); })
-      .Case([&](sym::TanhOp) { return unary(b, op, [](OpBuilder &b, Location l, Value x) -> Value { return b.create<math::TanhOp>(l, x); }); })
+      .Case([&](sym::MaximumScalarOp s) { return scalarOp(b, op, s.getScalar(), max); })
+      .Case([&](sym::MinimumScalarOp s) { return scalarOp(b, op, s.getScalar(), min); })
+      .Case([&](sym::GreaterScalarOp s) { return scalarOp(b, op, s.getScalar(), greater); })
+      .Case([&](sym::GreaterEqualScalarOp s) { return scalarOp(b, op, s.getScalar(), greaterEqual); })
+      .Case([&](sym::LesserScalarOp s) { return scalarOp(b, op, s.getScalar(), lesser); })
+      .Case([&](sym::LesserEqualScalarOp s) { return scalarOp(b, op, s.getScalar(), lesserEqual); })
+      .Case([&](sym::EqualScalarOp s) { return scalarOp(b, op, s.getScalar(), equal); })
+      .Case([&](sym::NotEqualScalarOp s) { return scalarOp(b, op, s.getScalar(), notEqual); })
+      .Case<sym::GreaterOp, sym::BroadcastGreaterOp>([&](auto) { return binary(b, op, greater); })
+      .Case<sym::GreaterEqualOp, sym::BroadcastGreaterEqualOp>([&](auto) { return binary(b, op, greaterEqual); })
+      .Case<sym::LesserOp, sym::BroadcastLesserOp>([&](auto) { return binary(b, op, lesser); })
+      .Case<sym::LesserEqualOp, sym::BroadcastLesserEqualOp>([&](auto) { return binary(b, op, lesserEqual); })
+      .Case<sym::EqualOp, sym::BroadcastEqualOp>([&](auto) { return binary(b, op, equal); })
+      .Case<sym::NotEqualOp, sym::BroadcastNotEqualOp>([&](auto) { return binary(b, op, notEqual); })
+      .Case([&](sym::WhereOp w) { return lowerWhere(b, w); })
+      .Case([&](sym::ExpOp) { return mathUnary<math::ExpOp>(b, op); })
+      .Case([&](sym::LogOp) { return mathUnary<math::LogOp>(b, op); })
+      .Case([&](sym::SqrtOp) { return mathUnary<math::SqrtOp>(b, op); })
+      .Case([&](sym::SinOp) { return mathUnary<math::SinOp>(b, op); })
+      .Case([&](sym::CosOp) { return mathUnary<math::CosOp>(b, op); })
+      .Case([&](sym::TanhOp) { return mathUnary<math::TanhOp>(b, op); })
+      .Case([&](sym::FloorOp) { return rounding<math::FloorOp>(b, op); })
+      .Case([&](sym::CeilOp) { return rounding<math::CeilOp>(b, op); })
+      .Case([&](sym::RoundOp) { return rounding<math::RoundOp>(b, op); })
+      .Case([&](sym::RintOp) {
+        // MXNet's rint: the nearer of floor and ceil, floor on a tie.
+        return unary(b, op, [](OpBuilder &b, Location l, Value x) -> Value {
+          if (!isa<FloatType>(x.getType()))
+            return x;
+          Value down = b.create<math::FloorOp>(l, x), up = b.create<math::CeilOp>(l, x);
+          Value nearerDown = b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, sub(b, l, x, down), sub(b, l, up, x));
+          return b.create<arith::SelectOp>(l, nearerDown, down, up);
+        });
+      })
+      .Case<sym::FixOp, sym::TruncOp>([&](auto) { return rounding<math::TruncOp>(b, op); })
+      .Case([&](sym::RsqrtOp) { return mathUnary<math::RsqrtOp>(b, op); })
+      .Case([&](sym::ErfOp) { return mathUnary<math::ErfOp>(b, op); })
+      .Case([&](sym::Log1pOp) { return mathUnary<math::Log1pOp>(b, op); })
+      .Case([&](sym::Expm1Op) { return mathUnary<math::ExpM1Op>(b, op); })
+      .Case([&](sym::Log2Op) { return mathUnary<math::Log2Op>(b, op); })
+      .Case([&](sym::Log10Op) { return mathUnary<math::Log10Op>(b, op); })
+      .Case([&](sym::TanOp) { return mathUnary<math::TanOp>(b, op); })
+      .Case([&](sym::ArctanOp) { return mathUnary<math::AtanOp>(b, op); })
+      .Case([&](sym::SinhOp) { return unary(b, op, [](OpBuilder &b, Location l, Value x) { return hyperbolic(b, l, x, true); }); })
+      .Case([&](sym::CoshOp) { return unary(b, op, [](OpBuilder &b, Location l, Value x) { return hyperbolic(b, l, x, false); }); })
+      .Case([&](sym::ReciprocalOp) {
+        return unary(b, op, [](OpBuilder &b, Location l, Value x) { return div(b, l, scalarConstant(b, l, x.getType(), 1.0), x); });
+      })
       .Case([&](sym::SigmoidOp) { return unary(b, op, sigmoid); })
       .Case([&](sym::ReluOp) { return unary(b, op, relu); })
       .Case([&](sym::SquareOp) { return unary(b, op, [](OpBuilder &b, Location l, Value x) { return mul(b, l, x, x); }); })
@@ -268,6 +368,8 @@ std::optional<Lowered> lowerElementwiseOp(Operation *op, OpBuilder &b) {
           [&](auto) { return single(op->getOperand(0)); })
       .Case([&](sym::ZerosOp) { return lowerFill(b, op, 0.0); })
       .Case([&](sym::OnesOp) { return lowerFill(b, op, 1.0); })
+      .Case([&](sym::ZerosLikeOp) { return lowerFill(b, op, 0.0); })
+      .Case([&](sym::OnesLikeOp) { return lowerFill(b, op, 1.0); })
       .Default([](Operation *) { return std::nullopt; });
 }
 

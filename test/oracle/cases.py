@@ -44,6 +44,11 @@ def run_checks(label, checks, tools):
     return 1 if failed else 0
 
 
+MATH = ("rsqrt", "reciprocal", "erf", "log1p", "expm1", "log2", "log10", "tan", "arctan", "sinh", "cosh")
+ROUNDING = ("floor", "ceil", "round", "rint", "fix", "trunc")
+COMPARISONS = ("greater", "greater_equal", "lesser", "lesser_equal", "equal", "not_equal")
+
+
 def cases():
     d = V("data")
     lhs, rhs = V("lhs"), V("rhs")
@@ -194,6 +199,28 @@ def cases():
     for op in ("exp", "log", "sqrt", "square", "abs", "negative", "sin", "cos", "tanh", "sigmoid", "relu"):
         yield case("unary_" + op, getattr(S, op)(d, name="u"), data=(3, 4))
     yield case("clip", S.clip(d, a_min=-1, a_max=2.5, name="c"), data=(3, 4))
+    for op in MATH:
+        yield case("unary_" + op, getattr(S, op)(d, name="u"), data=(3, 4))
+    # Rounding of values a few units wide, halves included.
+    halves = S.round(d * 8) / 4
+    for op in ROUNDING:
+        yield case("unary_" + op, getattr(S, op)(halves, name="u"), data=(3, 4))
+    yield case("zeros_like", S.zeros_like(d, name="z") + d, data=(3, 4))
+    yield case("ones_like", S.ones_like(d, name="o") + d, data=(3, 4))
+    # Comparisons of values on a grid of quarters, so that equality occurs.
+    ql, qr = S.round(lhs * 4) / 4, S.round(rhs * 4) / 4
+    for op in COMPARISONS:
+        yield case(op + "_scalar", getattr(S._internal, "_%s_scalar" % op)(S.round(d * 4) / 4, scalar=0.25, name="c"),
+                   data=(3, 4))
+        yield case("elemwise_" + op, getattr(S._internal, "_" + op)(ql, qr, name="c"), lhs=(3, 4), rhs=(3, 4))
+        yield case("broadcast_" + op, getattr(S, "broadcast_" + op)(ql, qr, name="c"), lhs=(2, 1, 4), rhs=(3, 1))
+    yield case("python_compare", (d > 0.5) + (d <= -0.25) * 2 + (d != 0.0) * 4, data=(3, 4))
+    yield case("maximum_scalar", S.maximum(d, 0.25), data=(3, 4))
+    yield case("minimum_scalar", S.minimum(d, -0.25), data=(3, 4))
+    yield case("where", S.where(S._internal._greater_scalar(V("cond"), scalar=0), lhs, rhs, name="w"),
+               cond=(3, 4), lhs=(3, 4), rhs=(3, 4))
+    yield case("where_rows", S.where(S._internal._greater_scalar(V("cond"), scalar=0), lhs, rhs, name="w"),
+               cond=(3,), lhs=(3, 4), rhs=(3, 4))
     for op in ("sum", "mean"):
         yield case(op + "_all", getattr(S, op)(d, name="r"), data=(2, 3, 4))
         yield case(op + "_axis", getattr(S, op)(d, axis=1, name="r"), data=(2, 3, 4))

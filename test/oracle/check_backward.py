@@ -29,7 +29,7 @@ from check_forward import POSITIVE, compile_command, embedding_indices, random_a
 import mxnet as mx
 import numpy as np
 
-from cases import cases, check_parser, run_checks
+from cases import COMPARISONS, MATH, ROUNDING, cases, check_parser, run_checks
 from models import lenet, lstm_lm, mlp, zoo
 
 # The cases whose ops all have gradient rules so far (dialects/Sym/IR/Gradients.cpp).
@@ -58,8 +58,10 @@ DIFFERENTIABLE = (
     "dot_nd", "dot_vec", "dot_nd_ta", "dot_nd_tb", "dot_vec_mat", "batch_dot_4d", "softmaxoutput_4d",
     "softmaxoutput_prob_batch", "softmaxoutput_preserve", "softmaxoutput_4d_valid", "cast_int64",
     "softmax_length", "MakeLoss_valid", "upsampling_bilinear",
-    "upsampling_bilinear_s3",
-)
+    "upsampling_bilinear_s3", "zeros_like", "ones_like", "python_compare", "maximum_scalar", "minimum_scalar",
+    "where", "where_rows",
+) + tuple("unary_" + op for op in MATH + ROUNDING) + tuple(
+    kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")) + tuple(op + "_scalar" for op in COMPARISONS)
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py
 # checks what MXNet defines of them instead.
 # Whole models whose training step is checked: every parameter's gradient.

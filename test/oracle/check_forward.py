@@ -29,7 +29,8 @@ from cases import cases, check_parser, run_checks
 from models import models
 
 # Cases whose inputs must be positive (logarithms, roots, fractional powers).
-POSITIVE = {"unary_log", "unary_sqrt", "scalars", "scalar_ops"}
+POSITIVE = {"unary_log", "unary_sqrt", "scalars", "scalar_ops", "unary_rsqrt", "unary_reciprocal", "unary_log2",
+            "unary_log10"}
 
 # Looser tolerances where MXNet (oneDNN) sums in a different order or uses a
 # different transcendental implementation.

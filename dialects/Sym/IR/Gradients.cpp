@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialects/Sym/IR/SymOps.h"
 
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -442,6 +443,20 @@ LogicalResult blockGradRule(GradBuilder &, Operation *, ValueRange, Grads &grads
   return success();
 }
 
+/// MakeZeroGradNodes: no input gets a gradient.
+LogicalResult zeroGradRule(GradBuilder &, Operation *op, ValueRange, Grads &grads) {
+  grads.append(op->getNumOperands(), Value());
+  return success();
+}
+
+/// x gets g where the condition holds, y elsewhere; the condition none.
+LogicalResult whereRule(GradBuilder &gb, WhereOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads), cond = op.getCondition();
+  Value zeros = gb.same<ZerosLikeOp>(g, g);
+  grads.append({Value(), gb.same<WhereOp>(g, {cond, g, zeros}), gb.same<WhereOp>(g, {cond, zeros, g})});
+  return success();
+}
+
 /// make_loss: the gradient is ones, whatever the head gradient.
 LogicalResult identityLossRule(GradBuilder &gb, IdentityLossOp op, ValueRange, Grads &grads) {
   FailureOr<Value> ones = gb.filledLike<OnesOp>(op.getData());
@@ -667,6 +682,39 @@ Value sameGrad(GradBuilder &, Value g, Value, Value) { return g; }
 Value rdivGrad(GradBuilder &gb, Value g, Value x, Value out) { return gb.neg(gb.div(gb.mul(g, out), x)); }
 
 Value absGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.mul(g, gb.same<SignOp>(x, x)); }
+/// -x ** -1.5 / 2 = -out / (2 x)
+Value rsqrtGrad(GradBuilder &gb, Value g, Value x, Value out) {
+  return gb.mul(g, gb.scalar<MulScalarOp>(gb.div(out, x), -0.5));
+}
+Value reciprocalGrad(GradBuilder &gb, Value g, Value x, Value) {
+  return gb.neg(gb.div(g, gb.same<SquareOp>(x, x)));
+}
+/// 2 / sqrt(pi) e ** -x²
+Value erfGrad(GradBuilder &gb, Value g, Value x, Value) {
+  Value density = gb.same<ExpOp>(x, gb.neg(gb.same<SquareOp>(x, x)));
+  return gb.mul(g, gb.scalar<MulScalarOp>(density, M_2_SQRTPI));
+}
+Value log1pGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.div(g, gb.scalar<PlusScalarOp>(x, 1.0)); }
+Value expm1Grad(GradBuilder &gb, Value g, Value x, Value) { return gb.mul(g, gb.same<ExpOp>(x, x)); }
+template <int Base> Value logBaseGrad(GradBuilder &gb, Value g, Value x, Value) {
+  return gb.div(g, gb.scalar<MulScalarOp>(x, std::log(static_cast<double>(Base))));
+}
+Value tanGrad(GradBuilder &gb, Value g, Value, Value out) {
+  return gb.mul(g, gb.scalar<PlusScalarOp>(gb.same<SquareOp>(out, out), 1.0));
+}
+Value arctanGrad(GradBuilder &gb, Value g, Value x, Value) {
+  return gb.div(g, gb.scalar<PlusScalarOp>(gb.same<SquareOp>(x, x), 1.0));
+}
+Value sinhGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.mul(g, gb.same<CoshOp>(x, x)); }
+Value coshGrad(GradBuilder &gb, Value g, Value x, Value) { return gb.mul(g, gb.same<SinhOp>(x, x)); }
+
+/// g where x >= scalar (maximum) or x <= scalar (minimum), as MXNet's ge/le.
+template <typename OpTy, typename CompareOpTy>
+LogicalResult extremumScalarRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
+  Value x = op.getData();
+  grads.push_back(gb.mul(resultGrad(resultGrads), gb.scalar<CompareOpTy>(x, op.getScalar())));
+  return success();
+}
 
 /// g inside [a_min, a_max], 0 outside.
 LogicalResult clipRule(GradBuilder &gb, ClipOp op, ValueRange resultGrads, Grads &grads) {
@@ -740,6 +788,11 @@ void attachUnary(MLIRContext &ctx) {
   attach<OpTy, unaryRule<OpTy, Fn>>(ctx);
 }
 
+/// MakeZeroGradNodes ops read no head gradient.
+template <typename... OpTys> void attachZeroGradient(MLIRContext &ctx) {
+  (attach<OpTys, generic<OpTys, zeroGradRule>, /*reads=*/false>(ctx), ...);
+}
+
 template <typename OpTy> LogicalResult scaledRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
   Value g = resultGrad(resultGrads);
   double s = op.getScalar();
@@ -782,6 +835,25 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attachUnary<ReluOp, reluGrad>(ctx);
   attachUnary<AbsOp, absGrad>(ctx);
   attach<SignOp, generic<SignOp, blockGradRule>>(ctx); // piecewise constant: no gradient
+  attachUnary<RsqrtOp, rsqrtGrad>(ctx);
+  attachUnary<ReciprocalOp, reciprocalGrad>(ctx);
+  attachUnary<ErfOp, erfGrad>(ctx);
+  attachUnary<Log1pOp, log1pGrad>(ctx);
+  attachUnary<Expm1Op, expm1Grad>(ctx);
+  attachUnary<Log2Op, logBaseGrad<2>>(ctx);
+  attachUnary<Log10Op, logBaseGrad<10>>(ctx);
+  attachUnary<TanOp, tanGrad>(ctx);
+  attachUnary<ArctanOp, arctanGrad>(ctx);
+  attachUnary<SinhOp, sinhGrad>(ctx);
+  attachUnary<CoshOp, coshGrad>(ctx);
+  attach<MaximumScalarOp, extremumScalarRule<MaximumScalarOp, GreaterEqualScalarOp>>(ctx);
+  attach<MinimumScalarOp, extremumScalarRule<MinimumScalarOp, LesserEqualScalarOp>>(ctx);
+  attach<WhereOp, whereRule>(ctx);
+  attachZeroGradient<FloorOp, CeilOp, RoundOp, RintOp, FixOp, TruncOp, ZerosLikeOp, OnesLikeOp, GreaterScalarOp,
+                     GreaterEqualScalarOp, LesserScalarOp, LesserEqualScalarOp, EqualScalarOp, NotEqualScalarOp,
+                     GreaterOp, GreaterEqualOp, LesserOp, LesserEqualOp, EqualOp, NotEqualOp, BroadcastGreaterOp,
+                     BroadcastGreaterEqualOp, BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp,
+                     BroadcastNotEqualOp>(ctx);
   attach<ClipOp, clipRule>(ctx);
   attach<MaximumOp, extremumRule<MaximumOp, ElemwiseSubOp, ElemwiseMulOp, true>>(ctx);
   attach<MinimumOp, extremumRule<MinimumOp, ElemwiseSubOp, ElemwiseMulOp, false>>(ctx);

@@ -28,7 +28,14 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "_minus_scalar", "_rminus_scalar", "_mul_scalar", "_div_scalar",
           "_rdiv_scalar", "_power_scalar", "add_n", "exp", "log", "sqrt", "square",
           "abs", "sign", "negative", "sin", "cos", "tanh", "sigmoid", "relu", "clip", "sum",
-          "mean", "dot", "batch_dot", "_zeros", "_ones"})
+          "mean", "dot", "batch_dot", "_zeros", "_ones", "floor", "ceil", "round", "rint",
+          "fix", "trunc", "rsqrt", "reciprocal", "erf", "log1p", "expm1", "log2", "log10", "tan",
+          "arctan", "sinh", "cosh", "zeros_like", "ones_like", "_greater_scalar",
+          "_greater_equal_scalar", "_lesser_scalar", "_lesser_equal_scalar", "_equal_scalar",
+          "_not_equal_scalar", "_maximum_scalar", "_minimum_scalar", "_greater", "_greater_equal",
+          "_lesser", "_lesser_equal", "_equal", "_not_equal", "broadcast_greater",
+          "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal", "broadcast_equal",
+          "broadcast_not_equal", "where"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -45,7 +52,13 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
         {"_RMinusScalar", "_rminus_scalar"}, {"_MulScalar", "_mul_scalar"},
         {"_DivScalar", "_div_scalar"}, {"_RDivScalar", "_rdiv_scalar"},
         {"_PowerScalar", "_power_scalar"}, {"ElementWiseSum", "add_n"},
-        {"sum_axis", "sum"}, {"_ElementWiseSum", "add_n"}};
+        {"sum_axis", "sum"}, {"_ElementWiseSum", "add_n"}, {"_GreaterScalar", "_greater_scalar"},
+        {"_GreaterEqualScalar", "_greater_equal_scalar"}, {"_LesserScalar", "_lesser_scalar"},
+        {"_LesserEqualScalar", "_lesser_equal_scalar"}, {"_EqualScalar", "_equal_scalar"},
+        {"_NotEqualScalar", "_not_equal_scalar"}, {"_MaximumScalar", "_maximum_scalar"},
+        {"_MinimumScalar", "_minimum_scalar"}, {"_Greater", "_greater"}, {"_GreaterEqual", "_greater_equal"},
+        {"_Lesser", "_lesser"}, {"_LesserEqual", "_lesser_equal"}, {"_Equal", "_equal"},
+        {"_Not_Equal", "_not_equal"}};
     for (auto [alias, canonical] : aliases)
       t[alias] = canonical;
     return t;
@@ -76,6 +89,23 @@ llvm::SmallVector<std::string> numbered(llvm::StringRef prefix, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     names.push_back((prefix + llvm::Twine(i)).str());
   return names;
+}
+
+/// Ops on two equal shapes registered as binary ops (inputs lhs, rhs).
+bool isElemwiseBinary(llvm::StringRef op) {
+  return llvm::is_contained({"_maximum", "_minimum", "_greater", "_greater_equal", "_lesser", "_lesser_equal",
+                             "_equal", "_not_equal"},
+                            op);
+}
+
+/// Ops whose FGradient is MakeZeroGradNodes: piecewise-constant functions.
+bool hasZeroGradient(llvm::StringRef op) {
+  llvm::StringRef comparison = op;
+  comparison.consume_front("broadcast");
+  comparison.consume_back("_scalar");
+  return llvm::is_contained({"floor", "ceil", "round", "rint", "fix", "trunc", "zeros_like", "ones_like"}, op) ||
+         llvm::is_contained({"_greater", "_greater_equal", "_lesser", "_lesser_equal", "_equal", "_not_equal"},
+                            comparison);
 }
 
 llvm::SmallVector<std::string> names(std::initializer_list<const char *> list) {
@@ -140,13 +170,15 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
   } else if (op == "softmax" || op == "log_softmax") {
     sig.inputs = boolParam(params, "use_length", false) ? names({"data", "length"})
                                                         : names({"data"});
-  } else if (op.starts_with("elemwise_") || op.starts_with("broadcast_") ||
-             op == "_maximum" || op == "_minimum" || op == "dot" || op == "batch_dot") {
+  } else if (op.starts_with("elemwise_") || op.starts_with("broadcast_") || isElemwiseBinary(op) ||
+             op == "dot" || op == "batch_dot") {
     sig.inputs = names({"lhs", "rhs"});
   } else if (op == "make_loss") {
     sig.inputs = names({"data"});
     sig.listsInputNames = false;
     withOutputs({"loss"}, 1);
+  } else if (op == "where") {
+    sig.inputs = names({"condition", "x", "y"});
   } else if (op == "_zeros" || op == "_ones") {
     sig.inputs = {};
   } else {
@@ -220,6 +252,21 @@ static llvm::SmallVector<BackwardNodeLayout, 1> batchDotBackward(DictionaryAttr 
   return {half("lhs", 0, "g0 i1", {{false, true}}), half("rhs", 1, "i0 g0", {{true, false}})};
 }
 
+static BackwardNodeLayout zerosOf(unsigned input, std::string suffix) {
+  BackwardNodeLayout zeros{"zeros_like", "i" + std::to_string(input), std::move(suffix), {input}};
+  zeros.zeros = true;
+  return zeros;
+}
+
+llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getZeroGradNodeLayouts(Operation *op) {
+  if (op->getNumOperands() == 1)
+    return {zerosOf(0, "_backward")};
+  llvm::SmallVector<BackwardNodeLayout, 1> all;
+  for (unsigned j = 0; j < op->getNumOperands(); ++j)
+    all.push_back(zerosOf(j, "_in" + std::to_string(j) + "_backward"));
+  return all;
+}
+
 llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Operation *op) {
   StringRef name = getMXNetOpName(op);
   DictionaryAttr params = op->getAttrDictionary();
@@ -243,10 +290,12 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
     return {transposeBackward(params)};
   if (name == "batch_dot")
     return batchDotBackward(params);
-  if (name == "BlockGrad") {
-    BackwardNodeLayout zeros = node("zeros_like", "i0");
-    zeros.zeros = true;
-    return {zeros};
+  if (name == "BlockGrad" || hasZeroGradient(name))
+    return getZeroGradNodeLayouts(op);
+  if (name == "where") {
+    BackwardNodeLayout values = backward("g0 i0");
+    values.gradientsOf = {1, 2};
+    return {zerosOf(0, "_cond_backward"), values};
   }
   return {llvm::StringSwitch<std::function<BackwardNodeLayout()>>(name)
       .Case("FullyConnected", [&] { return backward("g0 i0 i1"); })
@@ -271,7 +320,7 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
       .Case("LogisticRegressionOutput", [&] { return node("_backward_logistic_reg_out", "i1 o0"); })
       .Case("MAERegressionOutput", [&] { return node("_backward_mae_reg_out", "i1 o0"); })
       .Cases("softmax", "log_softmax", [&] { return backward(op->getNumOperands() > 1 ? "g0 i0 i1 o0" : "g0 o0"); })
-      .Cases("SoftmaxActivation", "sqrt", "tanh", "sigmoid", "relu", [&] { return backward("g0 o0"); })
+      .Cases("SoftmaxActivation", "sqrt", "tanh", "sigmoid", "relu", "tan", [&] { return backward("g0 o0"); })
       .Case("elemwise_sub", [&] { return node("_backward_sub", "g0"); })
       .Case("elemwise_mul", [&] { return node("_backward_mul", "g0 i0 i1"); })
       .Case("elemwise_div", [&] { return node("_backward_div", "g0 i0 i1"); })
@@ -281,6 +330,8 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
       .Case("exp", [&] { return node("elemwise_mul", "g0 o0"); })
       .Cases("_rdiv_scalar", "_power_scalar", "log", "square", "abs", "sin", "cos", "clip",
              [&] { return backward("g0 i0"); })
+      .Cases("rsqrt", "reciprocal", "erf", "log1p", "expm1", "log2", "log10", "arctan", [&] { return backward("g0 i0"); })
+      .Cases("sinh", "cosh", "_maximum_scalar", "_minimum_scalar", [&] { return backward("g0 i0"); })
       .Case("UpSampling", [&] { return backward(strParam(params, "sample_type", "") == "bilinear" ? "g0 i0 i1" : "g0"); })
       .Case("Dropout", [&] { return backward("g0 o1"); })
       .Default([&] { return backward("g0"); })()};
@@ -294,7 +345,11 @@ llvm::SmallVector<std::string> mlir::sym::getBackwardInputNames(llvm::StringRef 
   // batch_dot, and the backward ops of unary math, registered as binary ops.
   if (llvm::is_contained({"batch_dot", "elemwise_mul", "_backward_log", "_backward_sqrt", "_backward_square",
                           "_backward_abs", "_backward_sin", "_backward_cos", "_backward_tanh", "_backward_sigmoid",
-                          "_backward_relu", "_backward_rdiv_scalar", "_backward_power_scalar"},
+                          "_backward_relu", "_backward_rdiv_scalar", "_backward_power_scalar", "_backward_rsqrt",
+                          "_backward_reciprocal", "_backward_erf", "_backward_log1p", "_backward_expm1",
+                          "_backward_log2", "_backward_log10", "_backward_tan", "_backward_arctan",
+                          "_backward_sinh", "_backward_cosh", "_backward_maximum_scalar",
+                          "_backward_minimum_scalar"},
                          op))
     return names({"lhs", "rhs"});
   if (op == "_backward_softmax" || op == "_backward_log_softmax")

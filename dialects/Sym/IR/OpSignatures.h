@@ -69,6 +69,12 @@ struct BackwardNodeLayout {
   bool anonymous = false;
 };
 
+/// nnvm's zero gradient nodes (MakeZeroGradNodes, and what the Gradient pass
+/// makes for an op whose output gradients are all zeros): a zeros_like of
+/// each input, "<node>_backward" for one input, "<node>_in<j>_backward" for
+/// several.
+llvm::SmallVector<BackwardNodeLayout, 1> getZeroGradNodeLayouts(Operation *op);
+
 /// MXNet's backward nodes for `op`; none where the op's FGradient passes
 /// the output gradient on to its inputs as it is (elemwise_add, add_n).
 llvm::SmallVector<BackwardNodeLayout, 1> getBackwardNodeLayouts(Operation *op);

@@ -976,6 +976,31 @@ Type EmbeddingOp::inferResultElementType(unsigned, llvm::ArrayRef<Type>) {
 }
 Type CastOp::inferResultElementType(unsigned, llvm::ArrayRef<Type>) { return getDtype(); }
 
+// WhereOpShape: x, y and the output agree; the condition has their shape or
+// is a vector of their first dim.
+LogicalResult WhereOp::inferShapes(ShapeInferenceContext &ctx) {
+  PartialShape common = ctx.input(1);
+  if (!common.merge(ctx.input(2)) || !common.merge(ctx.output(0)))
+    return ctx.fail("x, y and the output must have one shape: " + ctx.input(1).str() + " " +
+                    ctx.input(2).str() + " " + ctx.output(0).str());
+  for (unsigned i : {1u, 2u})
+    if (failed(ctx.refineInput(i, common)))
+      return failure();
+  if (failed(ctx.refineOutput(0, common)))
+    return failure();
+  const PartialShape &condition = ctx.input(0);
+  if (!condition.hasRank() || !common.hasRank())
+    return success();
+  if (condition.rank() == common.rank())
+    return ctx.refineInput(0, common);
+  if (condition.rank() == 1 && common.rank() > 0)
+    return ctx.refineInput(0, PartialShape({common[0]}));
+  return ctx.fail("the condition must have x's shape " + common.str() + " or be a vector of its first dim, not " +
+                  condition.str());
+}
+
+Type WhereOp::inferResultElementType(unsigned, llvm::ArrayRef<Type> operandTypes) { return operandTypes[1]; }
+
 // SoftmaxOutputShape: the label is data.shape[:-1] unless it is a distribution.
 LogicalResult SoftmaxOutputOp::inferShapes(ShapeInferenceContext &ctx) {
   FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);

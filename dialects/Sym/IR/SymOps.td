@@ -397,6 +397,57 @@ def Sym_CosOp : Sym_UnaryOp<"cos", "cosine">;
 def Sym_TanhOp : Sym_UnaryOp<"tanh", "hyperbolic tangent">;
 def Sym_SigmoidOp : Sym_UnaryOp<"sigmoid", "1 / (1 + e ** -x)">;
 def Sym_ReluOp : Sym_UnaryOp<"relu", "max(x, 0)">;
+def Sym_FloorOp : Sym_UnaryOp<"floor", "largest integer <= x">;
+def Sym_CeilOp : Sym_UnaryOp<"ceil", "smallest integer >= x">;
+def Sym_RoundOp : Sym_UnaryOp<"round", "nearest integer, halves away from zero">;
+def Sym_RintOp : Sym_UnaryOp<"rint", "nearest integer, halves down">;
+def Sym_FixOp : Sym_UnaryOp<"fix", "x rounded towards zero">;
+def Sym_TruncOp : Sym_UnaryOp<"trunc", "x rounded towards zero">;
+def Sym_RsqrtOp : Sym_UnaryOp<"rsqrt", "1 / sqrt(x)">;
+def Sym_ReciprocalOp : Sym_UnaryOp<"reciprocal", "1 / x">;
+def Sym_ErfOp : Sym_UnaryOp<"erf", "the Gauss error function">;
+def Sym_Log1pOp : Sym_UnaryOp<"log1p", "log(1 + x)">;
+def Sym_Expm1Op : Sym_UnaryOp<"expm1", "e ** x - 1">;
+def Sym_Log2Op : Sym_UnaryOp<"log2", "base-2 logarithm">;
+def Sym_Log10Op : Sym_UnaryOp<"log10", "base-10 logarithm">;
+def Sym_TanOp : Sym_UnaryOp<"tan", "tangent">;
+def Sym_ArctanOp : Sym_UnaryOp<"arctan", "inverse tangent">;
+def Sym_SinhOp : Sym_UnaryOp<"sinh", "hyperbolic sine">;
+def Sym_CoshOp : Sym_UnaryOp<"cosh", "hyperbolic cosine">;
+def Sym_ZerosLikeOp : Sym_UnaryOp<"zeros_like", "zeros of the input's shape and type">;
+def Sym_OnesLikeOp : Sym_UnaryOp<"ones_like", "ones of the input's shape and type">;
+
+// Comparisons give 1 where they hold and 0 elsewhere, in the input's type.
+def Sym_GreaterScalarOp : Sym_ScalarOp<"_greater_scalar", "data > scalar">;
+def Sym_GreaterEqualScalarOp : Sym_ScalarOp<"_greater_equal_scalar", "data >= scalar">;
+def Sym_LesserScalarOp : Sym_ScalarOp<"_lesser_scalar", "data < scalar">;
+def Sym_LesserEqualScalarOp : Sym_ScalarOp<"_lesser_equal_scalar", "data <= scalar">;
+def Sym_EqualScalarOp : Sym_ScalarOp<"_equal_scalar", "data == scalar">;
+def Sym_NotEqualScalarOp : Sym_ScalarOp<"_not_equal_scalar", "data != scalar">;
+def Sym_MaximumScalarOp : Sym_ScalarOp<"_maximum_scalar", "max(data, scalar)">;
+def Sym_MinimumScalarOp : Sym_ScalarOp<"_minimum_scalar", "min(data, scalar)">;
+def Sym_GreaterOp : Sym_ElemwiseBinaryOp<"_greater", "lhs > rhs">;
+def Sym_GreaterEqualOp : Sym_ElemwiseBinaryOp<"_greater_equal", "lhs >= rhs">;
+def Sym_LesserOp : Sym_ElemwiseBinaryOp<"_lesser", "lhs < rhs">;
+def Sym_LesserEqualOp : Sym_ElemwiseBinaryOp<"_lesser_equal", "lhs <= rhs">;
+def Sym_EqualOp : Sym_ElemwiseBinaryOp<"_equal", "lhs == rhs">;
+def Sym_NotEqualOp : Sym_ElemwiseBinaryOp<"_not_equal", "lhs != rhs">;
+def Sym_BroadcastGreaterOp : Sym_BroadcastBinaryOp<"broadcast_greater", "lhs > rhs">;
+def Sym_BroadcastGreaterEqualOp : Sym_BroadcastBinaryOp<"broadcast_greater_equal", "lhs >= rhs">;
+def Sym_BroadcastLesserOp : Sym_BroadcastBinaryOp<"broadcast_lesser", "lhs < rhs">;
+def Sym_BroadcastLesserEqualOp : Sym_BroadcastBinaryOp<"broadcast_lesser_equal", "lhs <= rhs">;
+def Sym_BroadcastEqualOp : Sym_BroadcastBinaryOp<"broadcast_equal", "lhs == rhs">;
+def Sym_BroadcastNotEqualOp : Sym_BroadcastBinaryOp<"broadcast_not_equal", "lhs != rhs">;
+
+def Sym_WhereOp : Sym_Op<"where", [Pure], ["inferResultElementType"]> {
+  let summary = "x where condition is nonzero, else y";
+  let description = [{
+    condition has x's shape, or is a vector of x's first dim that picks
+    whole rows.
+  }];
+  let arguments = (ins AnyTensor:$condition, AnyTensor:$x, AnyTensor:$y);
+  let results = (outs AnyTensor:$output);
+}
 
 def Sym_ClipOp : Sym_SameShapeOp<"clip", [Pure]> {
   let summary = "clamp to [a_min, a_max]";

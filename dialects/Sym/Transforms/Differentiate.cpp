@@ -111,8 +111,12 @@ LogicalResult GradientBuilder::visit(Operation *op) {
   bool lossHead = rule && llvm::none_of(llvm::seq(op->getNumResults()), [&](unsigned i) {
                     return rule.readsResultGradient(i);
                   });
-  if (!anyGrad && !lossHead)
-    return success(); // nothing flows back through it
+  if (!anyGrad && !lossHead) { // nothing flows back through it
+    if (graph && receivesOnlyZeros(op))
+      for (const BackwardNodeLayout &layout : getZeroGradNodeLayouts(op))
+        recordNode(op, layout, SmallVector<Value>(op->getNumOperands()));
+    return success();
+  }
   if (!rule)
     return op->emitError("no gradient rule for '") << op->getName().stripDialect() << "' yet";
   b.setInsertionPoint(function.getBody().front().getTerminator());
@@ -145,6 +149,15 @@ BackwardEntry GradientBuilder::entryOf(Value forwardValue) {
   auto name = function.getArgAttrOfType<StringAttr>(arg, kNameAttr);
   // A backward node reads an aux state after the forward updated it.
   return forwardEntry(name ? name.str() : "", 0, function.getArgAttr(arg, kAuxAttr) ? 1 : 0);
+}
+
+/// nnvm's CheckGradAllZero: every output's gradient is a zeros node.
+bool GradientBuilder::receivesOnlyZeros(Operation *op) const {
+  return op->getNumOperands() && llvm::all_of(op->getResults(), [&](Value result) {
+    auto it = contributions.find(result);
+    return it != contributions.end() && !it->second.empty() &&
+           llvm::all_of(it->second, [](const Contribution &c) { return c.zeros; });
+  });
 }
 
 int GradientBuilder::addNode(BackwardNode node) {
@@ -211,6 +224,7 @@ void GradientBuilder::recordNode(Operation *op, const BackwardNodeLayout &layout
   BackwardNode node = layout.anonymous ? makeNode("", layout.op)
                                        : makeNode((forward + layout.suffix).str(), layout.op, forward.str());
   node.attrs.assign(layout.attrs.begin(), layout.attrs.end());
+  node.forwardAttrs = !layout.zeros;
   SmallVector<StringRef> tokens;
   StringRef(layout.inputs).split(tokens, ' ', -1, /*KeepEmpty=*/false);
   for (StringRef token : tokens) {

@@ -36,6 +36,7 @@ struct BackwardNode {
   /// The forward node it differentiates: its control dependency, whose
   /// attributes it repeats; empty for sums, copies and head gradients.
   std::string forward;
+  bool forwardAttrs = true;
   std::vector<std::pair<std::string, std::string>> attrs;
   std::vector<BackwardEntry> inputs;
   std::vector<Value> inputValues; // the arrays behind `inputs`
@@ -81,6 +82,7 @@ private:
   void accumulate(Value value, Value grad);
   LogicalResult visit(Operation *op);
   void record(Operation *op, ArrayRef<Value> operandGrads);
+  bool receivesOnlyZeros(Operation *op) const;
   void recordNode(Operation *op, const BackwardNodeLayout &layout, ArrayRef<Value> operandGrads);
   Aggregate aggregate(Value value);
   Aggregate zerosWithoutDtype(Value like);

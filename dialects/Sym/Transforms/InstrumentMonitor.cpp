@@ -163,6 +163,7 @@ DictionaryAttr describeGraph(Builder &b, const BackwardGraph &graph, MonitorResu
     nodes.push_back(b.getDictionaryAttr({b.getNamedAttr("name", b.getStringAttr(node.name)),
                                          b.getNamedAttr("op", b.getStringAttr(node.op)),
                                          b.getNamedAttr("forward", b.getStringAttr(node.forward)),
+                                         b.getNamedAttr("forward_attrs", b.getBoolAttr(node.forwardAttrs)),
                                          b.getNamedAttr("attrs", b.getDictionaryAttr(attrs)),
                                          b.getNamedAttr("inputs", b.getArrayAttr(inputs)),
                                          b.getNamedAttr("outputs", b.getArrayAttr(outputs))}));

@@ -82,6 +82,9 @@ struct MonitorNode {
 struct BackwardNodeSpec : MonitorNode {
   std::string op, forward;
   std::map<std::string, std::string> attrs;
+  /// Whether it repeats the forward node's attributes (a zeros_like node
+  /// of nnvm's Gradient pass has none).
+  bool forwardAttrs = true;
 };
 /// The entry MXNet's backward graph outputs as an argument's gradient.
 struct GradientEntry {

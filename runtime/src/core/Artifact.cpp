@@ -126,6 +126,7 @@ template <typename Resolve> BackwardMonitorSpec readBackwardMonitor(const json::
     readMonitorNode(n, spec.values.size(), node);
     node.op = n.at("op").str();
     node.forward = n.at("forward").str();
+    node.forwardAttrs = !n.has("forward_attrs") || n.at("forward_attrs").flag();
     for (const auto &[key, value] : n.at("attrs").members())
       node.attrs[key] = value.str();
     spec.nodes.push_back(std::move(node));

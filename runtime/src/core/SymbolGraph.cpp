@@ -138,9 +138,11 @@ SymbolGraph SymbolGraph::withBackward(const BackwardMonitorSpec &backward, const
       auto forward = byName.find(spec.forward);
       if (forward == byName.end())
         malformed("backward node " + spec.name + " of unknown node " + spec.forward);
-      node->attrs = forward->second->attrs;
-      for (const auto &[key, value] : spec.attrs) // set over the forward node's
-        node->attrs[key] = value;
+      if (spec.forwardAttrs) {
+        node->attrs = forward->second->attrs;
+        for (const auto &[key, value] : spec.attrs) // set over the forward node's
+          node->attrs[key] = value;
+      }
       node->controlDeps = {forward->second};
     }
     for (const MonitorInput &input : spec.inputs)
