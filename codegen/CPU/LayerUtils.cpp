@@ -22,6 +22,59 @@ Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs, Value init,
       .getResult(0);
 }
 
+Value IndexMath::c(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
+Value IndexMath::add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
+Value IndexMath::sub(Value x, Value y) { return b.create<arith::SubIOp>(loc, x, y); }
+Value IndexMath::mul(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
+Value IndexMath::div(Value x, Value y) { return b.create<arith::DivUIOp>(loc, x, y); }
+Value IndexMath::min(Value x, Value y) { return b.create<arith::MinSIOp>(loc, x, y); }
+Value IndexMath::max(Value x, Value y) { return b.create<arith::MaxSIOp>(loc, x, y); }
+Value IndexMath::toFloat(Value x, Type type) {
+  return b.create<arith::SIToFPOp>(loc, type, b.create<arith::IndexCastOp>(loc, b.getI64Type(), x));
+}
+
+Value forEachPlane(OpBuilder &b, Location loc, Value init, PlaneFn fillPlane) {
+  RankedTensorType type = tensorType(init);
+  SmallVector<OpFoldResult> planes{b.getIndexAttr(type.getDimSize(0)), b.getIndexAttr(type.getDimSize(1))};
+  auto forall = b.create<scf::ForallOp>(loc, planes, ValueRange{init}, std::nullopt,
+                                        [&](OpBuilder &pb, Location l, ValueRange args) {
+    Value n = args[0], c = args[1], shared = args[2];
+    SmallVector<OpFoldResult> offsets{n, c}, sizes(2, pb.getIndexAttr(1));
+    for (int64_t size : type.getShape().drop_front(2)) {
+      offsets.push_back(pb.getIndexAttr(0));
+      sizes.push_back(pb.getIndexAttr(size));
+    }
+    SmallVector<OpFoldResult> unit(type.getRank(), pb.getIndexAttr(1));
+    Value plane = pb.create<tensor::ExtractSliceOp>(l, shared, offsets, sizes, unit);
+    Value filled = fillPlane(pb, l, n, c, plane);
+    auto terminator = pb.create<scf::InParallelOp>(l);
+    OpBuilder::InsertionGuard guard(pb);
+    pb.setInsertionPointToStart(terminator.getBody());
+    pb.create<tensor::ParallelInsertSliceOp>(l, filled, shared, offsets, sizes, unit);
+  });
+  return forall.getResult(0);
+}
+
+scf::LoopNest loopNest(OpBuilder &b, Location loc, ValueRange begins, ValueRange ends, ValueRange iterArgs,
+                       function_ref<scf::ValueVector(OpBuilder &, Location, ValueRange, ValueRange)> body) {
+  SmallVector<Value> steps(begins.size(), b.create<arith::ConstantIndexOp>(loc, 1));
+  return scf::buildLoopNest(b, loc, begins, ends, steps, iterArgs, body);
+}
+
+Value addToPlane(OpBuilder &b, Location loc, Value plane, ValueRange at, Value v) {
+  SmallVector<Value> index(2, b.create<arith::ConstantIndexOp>(loc, 0));
+  llvm::append_range(index, at);
+  Value old = b.create<tensor::ExtractOp>(loc, plane, index);
+  return b.create<tensor::InsertOp>(loc, add(b, loc, old, v), plane, index);
+}
+
+scf::ValueVector spreadOverPlane(OpBuilder &b, Location loc, Value plane, ValueRange begins, ValueRange ends,
+                                 Value share) {
+  return loopNest(b, loc, begins, ends, plane, [&](OpBuilder &sb, Location l, ValueRange x, ValueRange acc) {
+           return scf::ValueVector{addToPlane(sb, l, acc[0], x, share)};
+         }).results;
+}
+
 Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Type elementType) {
   return filledTensor(b, loc, RankedTensorType::get(shape, elementType), 0.0);
 }

@@ -4,6 +4,8 @@
 
 #include "codegen/CPU/LoweringUtils.h"
 
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+
 namespace symc::cpu {
 
 Value addFn(OpBuilder &b, Location loc, ValueRange args);
@@ -32,6 +34,38 @@ struct Window {
 
 /// `o * stride + k * dilate` for spatial dim i, with loop positions given.
 mlir::AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim, unsigned kDim);
+
+/// Index arithmetic for hand-built loops.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v);
+  Value add(Value x, Value y);
+  Value sub(Value x, Value y);
+  Value mul(Value x, Value y);
+  Value div(Value x, Value y); // of non-negative values
+  Value min(Value x, Value y);
+  Value max(Value x, Value y);
+  /// An index as a floating-point scalar of `type`.
+  Value toFloat(Value x, Type type);
+};
+
+/// Fills `init` (N, C, S...) one (n, c) plane per parallel iteration:
+/// `fillPlane` gets n, c and the plane as a (1, 1, S...) slice of `init`,
+/// indexed [0, 0, s...], and returns its new value.
+using PlaneFn = llvm::function_ref<Value(OpBuilder &, Location, Value n, Value c, Value plane)>;
+Value forEachPlane(OpBuilder &b, Location loc, Value init, PlaneFn fillPlane);
+
+/// plane[0, 0, at...] += v.
+Value addToPlane(OpBuilder &b, Location loc, Value plane, ValueRange at, Value v);
+/// Adds `share` to every element of plane[0, 0, begins..ends).
+mlir::scf::ValueVector spreadOverPlane(OpBuilder &b, Location loc, Value plane, ValueRange begins, ValueRange ends,
+                                       Value share);
+
+/// A loop nest over [begins, ends) carrying `iterArgs`, whose body returns
+/// their next values.
+mlir::scf::LoopNest loopNest(OpBuilder &b, Location loc, ValueRange begins, ValueRange ends, ValueRange iterArgs,
+                             llvm::function_ref<mlir::scf::ValueVector(OpBuilder &, Location, ValueRange, ValueRange)> body);
 
 } // namespace symc::cpu
 

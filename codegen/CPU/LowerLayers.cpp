@@ -67,18 +67,6 @@ Lowered lowerBatchDot(OpBuilder &b, sym::BatchDotOp op) {
   return SmallVector<Value>{reshapeTo(b, loc, out, tensorType(op.getOutput()).getShape())};
 }
 
-/// Index arithmetic for the pooling backward's loops.
-struct IndexMath {
-  OpBuilder &b;
-  Location loc;
-  Value c(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
-  Value add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
-  Value sub(Value x, Value y) { return b.create<arith::SubIOp>(loc, x, y); }
-  Value mul(Value x, Value y) { return b.create<arith::MulIOp>(loc, x, y); }
-  Value min(Value x, Value y) { return b.create<arith::MinSIOp>(loc, x, y); }
-  Value max(Value x, Value y) { return b.create<arith::MaxSIOp>(loc, x, y); }
-};
-
 /// One pooling window of output position o along a spatial dim: [begin, end)
 /// clipped to the input as MXNet's kernels do, and its extent before that
 /// clipping (avg's divisor with count_include_pad).
@@ -105,23 +93,13 @@ Value poolingGrad(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const W
   StringRef kind = op.getPoolType();
   bool includePad = op.getCountIncludePad().value_or(true);
   Value init = zeros(b, loc, dataType.getShape(), element);
-  SmallVector<OpFoldResult> planes{b.getIndexAttr(dataType.getDimSize(0)), b.getIndexAttr(dataType.getDimSize(1))};
-  auto forall = b.create<scf::ForallOp>(loc, planes, ValueRange{init}, std::nullopt,
-                                        [&](OpBuilder &pb, Location l, ValueRange args) {
-    Value n = args[0], ch = args[1], shared = args[2];
+  return forEachPlane(b, loc, init, [&](OpBuilder &pb, Location l, Value n, Value ch, Value plane) {
     IndexMath m{pb, l};
-    SmallVector<OpFoldResult> offsets{n, ch}, sizes(2, pb.getIndexAttr(1));
-    for (int64_t size : spatial) {
-      offsets.push_back(pb.getIndexAttr(0));
-      sizes.push_back(pb.getIndexAttr(size));
-    }
-    SmallVector<OpFoldResult> unit(d + 2, pb.getIndexAttr(1));
-    Value plane = pb.create<tensor::ExtractSliceOp>(l, shared, offsets, sizes, unit);
-    SmallVector<Value> zeroes(d, m.c(0)), ones(d, m.c(1)), outSizes;
+    SmallVector<Value> zeroes(d, m.c(0)), outSizes;
     for (int64_t size : gType.getShape().drop_front(2))
       outSizes.push_back(m.c(size));
-    scf::LoopNest positions = scf::buildLoopNest(pb, l, zeroes, outSizes, ones, ValueRange{plane},
-                                                 [&](OpBuilder &ob, Location l, ValueRange o, ValueRange acc) {
+    scf::LoopNest positions = loopNest(pb, l, zeroes, outSizes, ValueRange{plane},
+                                       [&](OpBuilder &ob, Location l, ValueRange o, ValueRange acc) {
       IndexMath m{ob, l};
       SmallVector<Value> begins, ends, gAt{n, ch};
       Value count = m.c(1);
@@ -133,21 +111,12 @@ Value poolingGrad(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const W
         gAt.push_back(o[i]);
       }
       Value g = ob.create<tensor::ExtractOp>(l, op.getOutGrad(), gAt);
-      auto planeIndex = [&](ValueRange spatialAt) {
-        SmallVector<Value> at(2, m.c(0));
-        llvm::append_range(at, spatialAt);
-        return at;
-      };
-      auto addAt = [&](OpBuilder &ab, Location l, Value acc, ValueRange at, Value v) -> Value {
-        Value old = ab.create<tensor::ExtractOp>(l, acc, at);
-        return ab.create<tensor::InsertOp>(l, add(ab, l, old, v), acc, at);
-      };
       if (kind == "max") {
         // The first largest element, in row-major order.
         SmallVector<Value> start{scalarConstant(ob, l, element, -std::numeric_limits<double>::infinity())};
         llvm::append_range(start, begins);
-        scf::LoopNest scan = scf::buildLoopNest(ob, l, begins, ends, ones, start,
-                                                [&](OpBuilder &sb, Location l, ValueRange x, ValueRange best) {
+        scf::LoopNest scan = loopNest(ob, l, begins, ends, start,
+                                      [&](OpBuilder &sb, Location l, ValueRange x, ValueRange best) {
           SmallVector<Value> at{n, ch};
           llvm::append_range(at, x);
           Value v = sb.create<tensor::ExtractOp>(l, op.getData(), at);
@@ -157,23 +126,13 @@ Value poolingGrad(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const W
             next.push_back(sb.create<arith::SelectOp>(l, better, x[i], best[1 + i]));
           return next;
         });
-        return scf::ValueVector{addAt(ob, l, acc[0], planeIndex(ArrayRef<Value>(scan.results).drop_front()), g)};
+        return scf::ValueVector{addToPlane(ob, l, acc[0], ArrayRef<Value>(scan.results).drop_front(), g)};
       }
-      Value share = g;
-      if (kind == "avg")
-        share = div(ob, l, g, ob.create<arith::SIToFPOp>(l, element, ob.create<arith::IndexCastOp>(l, ob.getI64Type(), count)));
-      scf::LoopNest spread = scf::buildLoopNest(ob, l, begins, ends, ones, acc,
-                                                [&](OpBuilder &sb, Location l, ValueRange x, ValueRange sacc) {
-        return scf::ValueVector{addAt(sb, l, sacc[0], planeIndex(x), share)};
-      });
-      return spread.results;
+      Value share = kind == "avg" ? div(ob, l, g, m.toFloat(count, element)) : g;
+      return spreadOverPlane(ob, l, acc[0], begins, ends, share);
     });
-    auto terminator = pb.create<scf::InParallelOp>(l);
-    OpBuilder::InsertionGuard guard(pb);
-    pb.setInsertionPointToStart(terminator.getBody());
-    pb.create<tensor::ParallelInsertSliceOp>(l, positions.results.front(), shared, offsets, sizes, unit);
+    return positions.results.front();
   });
-  return forall.getResult(0);
 }
 
 Lowered lowerPoolingBackward(OpBuilder &b, sym::BackwardPoolingOp op) {

@@ -39,7 +39,7 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
       .Cases("a_min", "a_max", {Kind::Float})
       .Cases("temperature", "min_calib_range", "max_calib_range", {Kind::Float, true})
       .Cases("kernel", "stride", "dilate", "pad", "axes", {Kind::Tuple})
-      .Cases("shape", "target_shape", {Kind::Tuple})
+      .Cases("shape", "target_shape", "output_size", {Kind::Tuple})
       .Cases("count_include_pad", "cudnn_off", {Kind::Bool, true})
       .Cases("layout", "cudnn_tune", "forward_stype", {Kind::String, true})
       .Case("dtype", {Kind::DType, op == "softmax" || op == "log_softmax"})

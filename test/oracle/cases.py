@@ -118,6 +118,12 @@ def cases():
                data=(1, 2, 5, 6, 5))
     yield case("pool_avg_nopad", S.Pooling(d, kernel=(2, 2), pad=(1, 1), pool_type="avg",
                                            count_include_pad=False, name="p"), data=(1, 2, 5, 5))
+    # Bins of unequal, overlapping sizes; the default 1x1; a square size.
+    yield case("adaptive_avg_pool", S.contrib.AdaptiveAvgPooling2D(d, output_size=(3, 4), name="ap"),
+               data=(2, 3, 7, 9))
+    yield case("adaptive_avg_pool_global", S.contrib.AdaptiveAvgPooling2D(d, name="ap"), data=(2, 3, 5, 6))
+    yield case("adaptive_avg_pool_square", S.contrib.AdaptiveAvgPooling2D(d, output_size=2, name="ap"),
+               data=(1, 2, 6, 6))
     for act in ("relu", "sigmoid", "tanh", "softrelu", "softsign"):
         yield case("act_" + act, S.Activation(d, act_type=act, name="a"), data=(4, 5))
     for act in ("leaky", "elu", "selu", "gelu", "prelu", "rrelu"):

@@ -59,7 +59,7 @@ DIFFERENTIABLE = (
     "softmaxoutput_prob_batch", "softmaxoutput_preserve", "softmaxoutput_4d_valid", "cast_int64",
     "softmax_length", "MakeLoss_valid", "upsampling_bilinear",
     "upsampling_bilinear_s3", "zeros_like", "ones_like", "python_compare", "maximum_scalar", "minimum_scalar",
-    "where", "where_rows",
+    "where", "where_rows", "adaptive_avg_pool", "adaptive_avg_pool_global", "adaptive_avg_pool_square",
 ) + tuple("unary_" + op for op in MATH + ROUNDING) + tuple(
     kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")) + tuple(op + "_scalar" for op in COMPARISONS)
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py

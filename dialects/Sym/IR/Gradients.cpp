@@ -484,6 +484,13 @@ LogicalResult convolutionRule(GradBuilder &gb, ConvolutionOp op, ValueRange resu
   return success();
 }
 
+LogicalResult adaptiveAvgPoolingRule(GradBuilder &gb, AdaptiveAvgPooling2DOp op, ValueRange resultGrads,
+                                     Grads &grads) {
+  grads.push_back(gb.same<BackwardAdaptiveAvgPooling2DOp>(op.getData(), {resultGrad(resultGrads), op.getData()},
+                                                          op->getAttrDictionary().getValue()));
+  return success();
+}
+
 LogicalResult poolingRule(GradBuilder &gb, PoolingOp op, ValueRange resultGrads, Grads &grads) {
   grads.push_back(gb.same<BackwardPoolingOp>(op.getData(), {resultGrad(resultGrads), op.getData()},
                                              op->getAttrDictionary().getValue()));
@@ -867,6 +874,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<SoftmaxOutputOp, softmaxOutputRule>(ctx);
   attach<ConvolutionOp, convolutionRule>(ctx);
   attach<PoolingOp, poolingRule>(ctx);
+  attach<AdaptiveAvgPooling2DOp, adaptiveAvgPoolingRule>(ctx);
   attach<ActivationOp, activationRule>(ctx);
   attach<AddNOp, addNRule>(ctx);
   attach<CopyOp, generic<CopyOp, identityRule>>(ctx);

@@ -35,7 +35,7 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "_not_equal_scalar", "_maximum_scalar", "_minimum_scalar", "_greater", "_greater_equal",
           "_lesser", "_lesser_equal", "_equal", "_not_equal", "broadcast_greater",
           "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal", "broadcast_equal",
-          "broadcast_not_equal", "where"})
+          "broadcast_not_equal", "where", "_contrib_AdaptiveAvgPooling2D"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},

@@ -976,6 +976,28 @@ Type EmbeddingOp::inferResultElementType(unsigned, llvm::ArrayRef<Type>) {
 }
 Type CastOp::inferResultElementType(unsigned, llvm::ArrayRef<Type>) { return getDtype(); }
 
+// AdaptiveAvgPoolOpInferShape: (N, C, H, W) -> (N, C, OH, OW).
+LogicalResult AdaptiveAvgPooling2DOp::inferShapes(ShapeInferenceContext &ctx) {
+  PartialShape data = ctx.input(0), out = ctx.output(0);
+  if (out.hasRank() && out.rank() == 4 && !data.hasRank() && failed(ctx.refineInput(0, PartialShape::ofRank(4))))
+    return failure();
+  data = ctx.input(0);
+  if (!data.hasRank())
+    return success();
+  if (data.rank() != 4)
+    return ctx.fail("AdaptiveAvgPooling2D: Input data should be 4D in (batch, channel, y, x), got " + data.str());
+  llvm::ArrayRef<int64_t> size = getOutputSize();
+  PartialShape expected = data;
+  expected[2] = size.empty() ? 1 : size[0];
+  expected[3] = size.empty() ? 1 : size.back();
+  if (failed(ctx.refineOutput(0, expected)))
+    return failure();
+  PartialShape batchAndChannels = PartialShape::ofRank(4);
+  batchAndChannels[0] = ctx.output(0)[0];
+  batchAndChannels[1] = ctx.output(0)[1];
+  return ctx.refineInput(0, batchAndChannels);
+}
+
 // WhereOpShape: x, y and the output agree; the condition has their shape or
 // is a vector of their first dim.
 LogicalResult WhereOp::inferShapes(ShapeInferenceContext &ctx) {

@@ -52,6 +52,14 @@ LogicalResult ConvolutionOp::verify() {
   return verifyOptionalOperand(*this, getBias(), !getNoBias(), "bias", "no_bias = false");
 }
 
+LogicalResult AdaptiveAvgPooling2DOp::verify() {
+  if (getOutputSize().size() > 2)
+    return emitOpError() << "output_size must have at most 2 dims, got " << getOutputSize().size();
+  if (llvm::any_of(getOutputSize(), [](int64_t s) { return s <= 0; }))
+    return emitOpError("output_size dims must be positive");
+  return success();
+}
+
 LogicalResult PoolingOp::verify() {
   size_t dims = getKernel().size();
   if (!getGlobalPool() && (dims < 1 || dims > 3))

@@ -122,6 +122,18 @@ def Sym_PoolingOp : Sym_Op<"Pooling", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Sym_AdaptiveAvgPooling2DOp : Sym_Op<"_contrib_AdaptiveAvgPooling2D", [Pure]> {
+  let summary = "average pooling to an output size, over bins that cover the input";
+  let description = [{
+    Output row o averages input rows [floor(o H / OH), ceil((o + 1) H / OH));
+    likewise for columns. output_size: empty for 1x1, one value for a square.
+  }];
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$output_size);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
 def Sym_ActivationOp : Sym_SameShapeOp<"Activation", [Pure]> {
   let summary = "relu, sigmoid, tanh, softrelu or softsign";
   let arguments = (ins AnyTensor:$data,
@@ -573,6 +585,18 @@ def Sym_BackwardPoolingOp : Sym_Op<"_backward_Pooling", [Pure]> {
                    OptionalAttr<Sym_IntAttr>:$p_value,
                    OptionalAttr<BoolAttr>:$count_include_pad,
                    OptionalAttr<Sym_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"]>>:$layout);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(1));
+    }
+  }];
+}
+
+def Sym_BackwardAdaptiveAvgPooling2DOp : Sym_Op<"_backward_contrib_AdaptiveAvgPooling2D", [Pure]> {
+  let summary = "AdaptiveAvgPooling2D's data gradient: each bin's gradient spread over it";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$output_size);
   let results = (outs AnyTensor:$data_grad);
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {

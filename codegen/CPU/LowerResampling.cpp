@@ -1,0 +1,107 @@
+//===- LowerResampling.cpp - adaptive pooling and resizing -> loops -------===//
+//
+// Ops whose windows vary with the output position (AdaptiveAvgPooling2D's
+// bins) or read interpolated positions (BilinearResize2D): one (n, c) plane
+// per parallel iteration, loops over the output positions inside, as
+// MXNet's CPU kernels compute them.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/CPU/LayerUtils.h"
+#include "codegen/CPU/OpLowerings.h"
+
+#include "dialects/Sym/IR/SymOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+
+namespace symc::cpu {
+namespace {
+
+/// Output position o's bin along a dim of `in` inputs and `out` outputs:
+/// [floor(o in / out), ceil((o + 1) in / out)).
+std::pair<Value, Value> adaptiveBin(IndexMath &m, Value o, int64_t in, int64_t out) {
+  Value begin = m.div(m.mul(o, m.c(in)), m.c(out));
+  Value end = m.div(m.add(m.mul(m.add(o, m.c(1)), m.c(in)), m.c(out - 1)), m.c(out));
+  return {begin, end};
+}
+
+/// A bin's value (its sum, or its share of a gradient) divided by its
+/// height, then its width, as MXNet's kernels divide.
+Value perBinElement(IndexMath &m, Value v, ValueRange begins, ValueRange ends) {
+  for (unsigned i = 0; i < begins.size(); ++i)
+    v = div(m.b, m.loc, v, m.toFloat(m.sub(ends[i], begins[i]), v.getType()));
+  return v;
+}
+
+/// Fills `init` (N, C, ...) plane by plane, visiting each output position
+/// `o` of an (N, C, OH, OW) output with its bins over an (H, W) input;
+/// `body` returns the plane's next value.
+using BinFn = function_ref<Value(OpBuilder &, Location, Value n, Value c, ValueRange o, ValueRange begins,
+                                 ValueRange ends, Value plane)>;
+Value forEachBin(OpBuilder &b, Location loc, Value init, ArrayRef<int64_t> in, ArrayRef<int64_t> out, BinFn body) {
+  return forEachPlane(b, loc, init, [&](OpBuilder &pb, Location l, Value n, Value ch, Value plane) {
+    IndexMath m{pb, l};
+    SmallVector<Value> zeroes(out.size(), m.c(0)), sizes;
+    for (int64_t size : out)
+      sizes.push_back(m.c(size));
+    return loopNest(pb, l, zeroes, sizes, plane, [&](OpBuilder &ob, Location l, ValueRange o, ValueRange acc) {
+             IndexMath m{ob, l};
+             SmallVector<Value> begins, ends;
+             for (unsigned i = 0; i < out.size(); ++i) {
+               auto [begin, end] = adaptiveBin(m, o[i], in[i], out[i]);
+               begins.push_back(begin);
+               ends.push_back(end);
+             }
+             return scf::ValueVector{body(ob, l, n, ch, o, begins, ends, acc[0])};
+           })
+        .results.front();
+  });
+}
+
+Lowered lowerAdaptiveAvgPooling(OpBuilder &b, sym::AdaptiveAvgPooling2DOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType dataType = tensorType(op.getData()), outType = tensorType(op.getOutput());
+  Type element = outType.getElementType();
+  if (!isa<FloatType>(element))
+    return op.emitError("the CPU backend supports AdaptiveAvgPooling2D of floats only");
+  Value init = emptyTensor(b, loc, outType.getShape(), element);
+  return SmallVector<Value>{forEachBin(
+      b, loc, init, dataType.getShape().drop_front(2), outType.getShape().drop_front(2),
+      [&](OpBuilder &ob, Location l, Value n, Value ch, ValueRange o, ValueRange begins, ValueRange ends,
+          Value plane) -> Value {
+        IndexMath m{ob, l};
+        Value sum = loopNest(ob, l, begins, ends, scalarConstant(ob, l, element, 0.0),
+                             [&](OpBuilder &sb, Location l, ValueRange x, ValueRange s) {
+                               Value v = sb.create<tensor::ExtractOp>(l, op.getData(), ValueRange{n, ch, x[0], x[1]});
+                               return scf::ValueVector{add(sb, l, s[0], v)};
+                             })
+                        .results.front();
+        Value at[] = {m.c(0), m.c(0), o[0], o[1]};
+        return ob.create<tensor::InsertOp>(l, perBinElement(m, sum, begins, ends), plane, at);
+      })};
+}
+
+Lowered lowerAdaptiveAvgPoolingBackward(OpBuilder &b, sym::BackwardAdaptiveAvgPooling2DOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType dataType = tensorType(op.getData()), gType = tensorType(op.getOutGrad());
+  Value init = zeros(b, loc, dataType.getShape(), dataType.getElementType());
+  return SmallVector<Value>{forEachBin(
+      b, loc, init, dataType.getShape().drop_front(2), gType.getShape().drop_front(2),
+      [&](OpBuilder &ob, Location l, Value n, Value ch, ValueRange o, ValueRange begins, ValueRange ends,
+          Value plane) -> Value {
+        IndexMath m{ob, l};
+        Value g = ob.create<tensor::ExtractOp>(l, op.getOutGrad(), ValueRange{n, ch, o[0], o[1]});
+        return spreadOverPlane(ob, l, plane, begins, ends, perBinElement(m, g, begins, ends)).front();
+      })};
+}
+
+} // namespace
+
+std::optional<Lowered> lowerResamplingOp(Operation *op, OpBuilder &b) {
+  return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
+      .Case([&](sym::AdaptiveAvgPooling2DOp o) { return lowerAdaptiveAvgPooling(b, o); })
+      .Case([&](sym::BackwardAdaptiveAvgPooling2DOp o) { return lowerAdaptiveAvgPoolingBackward(b, o); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+} // namespace symc::cpu
