@@ -4,6 +4,7 @@
 // the target type; slices and concatenations become tensor slice ops.
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/CPU/LayerUtils.h"
 #include "codegen/CPU/OpLowerings.h"
 
 #include "dialects/Sym/IR/SymOps.h"
@@ -91,6 +92,80 @@ Lowered lowerConcat(OpBuilder &b, sym::ConcatOp op) {
   return SmallVector<Value>{result};
 }
 
+/// The input position output position `i` of a padded dim copies: the
+/// nearest (edge) or the mirror image (reflect) inside [0, size).
+Value padSource(IndexMath &m, StringRef mode, Value i, int64_t before, int64_t size) {
+  Value j = m.sub(i, m.c(before));
+  if (mode == "edge")
+    return m.max(m.min(j, m.c(size - 1)), m.c(0));
+  Value mirrored = m.max(j, m.sub(m.c(0), j));
+  return m.min(mirrored, m.sub(m.c(2 * (size - 1)), mirrored));
+}
+
+Lowered lowerPad(OpBuilder &b, sym::PadOp op) {
+  Location loc = op.getLoc();
+  ArrayRef<int64_t> pads = op.getPadWidth();
+  RankedTensorType type = tensorType(op.getData()), outType = tensorType(op.getOutput());
+  if (op.getMode() == "constant") {
+    SmallVector<int64_t> low, high;
+    for (unsigned i = 0; i < type.getRank(); ++i) {
+      low.push_back(pads[2 * i]);
+      high.push_back(pads[2 * i + 1]);
+    }
+    return SmallVector<Value>{padConstant(b, loc, op.getData(), low, high, op.getConstantValue())};
+  }
+  // Each output element reads its source element.
+  unsigned rank = type.getRank();
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
+  Value padded = buildGeneric(b, loc, {}, emptyLike(b, loc, outType), maps, iterators,
+                              [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+    IndexMath m{nb, l};
+    SmallVector<Value> at;
+    for (unsigned i = 0; i < rank; ++i) {
+      Value position = nb.create<linalg::IndexOp>(l, i);
+      at.push_back(i < 2 ? position : padSource(m, op.getMode(), position, pads[2 * i], type.getDimSize(i)));
+    }
+    return nb.create<tensor::ExtractOp>(l, op.getData(), at);
+  });
+  return SmallVector<Value>{padded};
+}
+
+/// The interior of the output gradient, plus, for edge and reflect, the
+/// gradient of every padded element added to its source.
+Lowered lowerPadBackward(OpBuilder &b, sym::BackwardPadOp op) {
+  Location loc = op.getLoc();
+  ArrayRef<int64_t> pads = op.getPadWidth();
+  RankedTensorType type = tensorType(op.getDataGrad()), gType = tensorType(op.getOutGrad());
+  unsigned rank = type.getRank();
+  if (op.getMode() == "constant") {
+    SmallVector<int64_t> offsets, strides(rank, 1);
+    for (unsigned i = 0; i < rank; ++i)
+      offsets.push_back(pads[2 * i]);
+    return SmallVector<Value>{b.create<tensor::ExtractSliceOp>(loc, op.getOutGrad(), folds(b, offsets),
+                                                              folds(b, type.getShape()), folds(b, strides))};
+  }
+  Value init = zeros(b, loc, type.getShape(), type.getElementType());
+  Value grad = forEachPlane(b, loc, init, [&](OpBuilder &pb, Location l, Value n, Value ch, Value plane) {
+    IndexMath m{pb, l};
+    SmallVector<Value> begins(rank - 2, m.c(0)), ends;
+    for (int64_t size : gType.getShape().drop_front(2))
+      ends.push_back(m.c(size));
+    return loopNest(pb, l, begins, ends, plane, [&](OpBuilder &ob, Location l, ValueRange o, ValueRange acc) {
+             IndexMath m{ob, l};
+             SmallVector<Value> gAt{n, ch}, source;
+             for (unsigned i = 2; i < rank; ++i) {
+               gAt.push_back(o[i - 2]);
+               source.push_back(padSource(m, op.getMode(), o[i - 2], pads[2 * i], type.getDimSize(i)));
+             }
+             Value g = ob.create<tensor::ExtractOp>(l, op.getOutGrad(), gAt);
+             return scf::ValueVector{addToPlane(ob, l, acc[0], source, g)};
+           })
+        .results.front();
+  });
+  return SmallVector<Value>{grad};
+}
+
 } // namespace
 
 std::optional<Lowered> lowerShapeOp(Operation *op, OpBuilder &b) {
@@ -102,6 +177,8 @@ std::optional<Lowered> lowerShapeOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::SliceAxisOp s) { return lowerSliceAxis(b, s); })
       .Case([&](sym::SliceChannelOp s) { return lowerSliceChannel(b, s); })
       .Case([&](sym::ConcatOp c) { return lowerConcat(b, c); })
+      .Case([&](sym::PadOp p) { return lowerPad(b, p); })
+      .Case([&](sym::BackwardPadOp p) { return lowerPadBackward(b, p); })
       .Default([](Operation *) { return std::nullopt; });
 }
 

@@ -118,6 +118,11 @@ def cases():
                data=(1, 2, 5, 6, 5))
     yield case("pool_avg_nopad", S.Pooling(d, kernel=(2, 2), pad=(1, 1), pool_type="avg",
                                            count_include_pad=False, name="p"), data=(1, 2, 5, 5))
+    for mode in ("constant", "edge", "reflect"):
+        yield case("pad_" + mode, S.pad(d, mode=mode, pad_width=(0, 0, 0, 0, 1, 2, 2, 1), constant_value=1.5,
+                                        name="pad"), data=(2, 3, 4, 5))
+    yield case("pad_reflect_3d", S.Pad(d, mode="reflect", pad_width=(0, 0, 0, 0, 1, 0, 2, 2, 0, 1), name="pad"),
+               data=(1, 2, 3, 4, 5))
     # Bins of unequal, overlapping sizes; the default 1x1; a square size.
     yield case("adaptive_avg_pool", S.contrib.AdaptiveAvgPooling2D(d, output_size=(3, 4), name="ap"),
                data=(2, 3, 7, 9))

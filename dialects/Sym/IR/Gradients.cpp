@@ -491,6 +491,11 @@ LogicalResult adaptiveAvgPoolingRule(GradBuilder &gb, AdaptiveAvgPooling2DOp op,
   return success();
 }
 
+LogicalResult padRule(GradBuilder &gb, PadOp op, ValueRange resultGrads, Grads &grads) {
+  grads.push_back(gb.same<BackwardPadOp>(op.getData(), resultGrad(resultGrads), op->getAttrDictionary().getValue()));
+  return success();
+}
+
 LogicalResult poolingRule(GradBuilder &gb, PoolingOp op, ValueRange resultGrads, Grads &grads) {
   grads.push_back(gb.same<BackwardPoolingOp>(op.getData(), {resultGrad(resultGrads), op.getData()},
                                              op->getAttrDictionary().getValue()));
@@ -874,6 +879,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<SoftmaxOutputOp, softmaxOutputRule>(ctx);
   attach<ConvolutionOp, convolutionRule>(ctx);
   attach<PoolingOp, poolingRule>(ctx);
+  attach<PadOp, padRule>(ctx);
   attach<AdaptiveAvgPooling2DOp, adaptiveAvgPoolingRule>(ctx);
   attach<ActivationOp, activationRule>(ctx);
   attach<AddNOp, addNRule>(ctx);

@@ -35,12 +35,12 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "_not_equal_scalar", "_maximum_scalar", "_minimum_scalar", "_greater", "_greater_equal",
           "_lesser", "_lesser_equal", "_equal", "_not_equal", "broadcast_greater",
           "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal", "broadcast_equal",
-          "broadcast_not_equal", "where", "_contrib_AdaptiveAvgPooling2D"})
+          "broadcast_not_equal", "where", "_contrib_AdaptiveAvgPooling2D", "Pad"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
         {"BatchNorm_v1", "BatchNorm"}, {"concat", "Concat"}, {"split", "SliceChannel"},
-        {"flatten", "Flatten"}, {"reshape", "Reshape"},
+        {"flatten", "Flatten"}, {"reshape", "Reshape"}, {"pad", "Pad"},
         {"swapaxes", "SwapAxis"}, {"cast", "Cast"}, {"identity", "_copy"},
         {"stop_gradient", "BlockGrad"}, {"Softmax", "SoftmaxOutput"},
         {"_plus", "elemwise_add"}, {"_Plus", "elemwise_add"}, {"_add", "elemwise_add"},
@@ -185,7 +185,7 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
     // Of the remaining ops, only the legacy operators register
     // FListInputNames.
     sig.inputs = names({"data"});
-    sig.listsInputNames = op == "Pooling" || op == "SwapAxis" || op == "MakeLoss";
+    sig.listsInputNames = op == "Pooling" || op == "SwapAxis" || op == "MakeLoss" || op == "Pad";
   }
   return sig;
 }

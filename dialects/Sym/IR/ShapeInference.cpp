@@ -998,6 +998,44 @@ LogicalResult AdaptiveAvgPooling2DOp::inferShapes(ShapeInferenceContext &ctx) {
   return ctx.refineInput(0, batchAndChannels);
 }
 
+/// PadProp::InferShape: each dim grows by its two pads; a gradient's shape
+/// is its output's less them.
+static LogicalResult inferPadShape(ShapeInferenceContext &ctx, llvm::ArrayRef<int64_t> padWidth, bool reflect,
+                                   bool isGradient) {
+  unsigned rank = padWidth.size() / 2;
+  for (const PartialShape &s : {ctx.input(0), ctx.output(0)})
+    if (s.hasRank() && (s.rank() != 4 && s.rank() != 5))
+      return ctx.fail("Current implementation only supports 4-D or 5-D input.");
+  for (const PartialShape &s : {ctx.input(0), ctx.output(0)})
+    if (s.hasRank() && 2 * s.rank() != padWidth.size())
+      return ctx.fail("Input shape vs padding spec mismatch.");
+  const PartialShape &small = isGradient ? ctx.output(0) : ctx.input(0);
+  const PartialShape &large = isGradient ? ctx.input(0) : ctx.output(0);
+  PartialShape grown = PartialShape::ofRank(rank), shrunk = PartialShape::ofRank(rank);
+  for (unsigned i = 0; i < rank; ++i) {
+    int64_t pads = padWidth[2 * i] + padWidth[2 * i + 1];
+    if (small.hasRank() && small.isKnown(i)) {
+      grown[i] = small[i] + pads;
+      if (reflect && (padWidth[2 * i] >= small[i] || padWidth[2 * i + 1] >= small[i]))
+        return ctx.fail("Current implementation of reflection padding only supports padding sizes smaller "
+                        "than the input size.");
+    }
+    if (large.hasRank() && large.isKnown(i))
+      shrunk[i] = large[i] - pads;
+  }
+  if (isGradient)
+    return failure(failed(ctx.refineInput(0, grown)) || failed(ctx.refineOutput(0, shrunk)));
+  return failure(failed(ctx.refineOutput(0, grown)) || failed(ctx.refineInput(0, shrunk)));
+}
+
+LogicalResult PadOp::inferShapes(ShapeInferenceContext &ctx) {
+  return inferPadShape(ctx, getPadWidth(), getMode() == "reflect", /*isGradient=*/false);
+}
+
+LogicalResult BackwardPadOp::inferShapes(ShapeInferenceContext &ctx) {
+  return inferPadShape(ctx, getPadWidth(), getMode() == "reflect", /*isGradient=*/true);
+}
+
 // WhereOpShape: x, y and the output agree; the condition has their shape or
 // is a vector of their first dim.
 LogicalResult WhereOp::inferShapes(ShapeInferenceContext &ctx) {

@@ -60,6 +60,14 @@ LogicalResult AdaptiveAvgPooling2DOp::verify() {
   return success();
 }
 
+LogicalResult PadOp::verify() {
+  if (llvm::any_of(getPadWidth(), [](int64_t p) { return p < 0; }))
+    return emitOpError("pad_width must not be negative");
+  if (getPadWidth().size() < 4 || llvm::any_of(getPadWidth().take_front(4), [](int64_t p) { return p != 0; }))
+    return emitOpError("Current implementation expects padding on the first two axes to be zero.");
+  return success();
+}
+
 LogicalResult PoolingOp::verify() {
   size_t dims = getKernel().size();
   if (!getGlobalPool() && (dims < 1 || dims > 3))

@@ -212,6 +212,21 @@ def Sym_UpSamplingOp : Sym_Op<"UpSampling", [Pure]> {
 // Shape manipulation
 //===----------------------------------------------------------------------===//
 
+def Sym_PadOp : Sym_Op<"Pad", [Pure]> {
+  let summary = "pads the spatial dims of a 4-d or 5-d tensor";
+  let description = [{
+    pad_width holds (before, after) per dim, zero for the first two dims.
+    constant: constant_value; edge: the nearest element; reflect: the
+    mirror image without the edge (pads smaller than the dim).
+  }];
+  let arguments = (ins AnyTensor:$data,
+                   Sym_StrEnumAttr<["constant", "edge", "reflect"]>:$mode,
+                   DenseI64ArrayAttr:$pad_width,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.0">:$constant_value);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
 def Sym_ConcatOp : Sym_Op<"Concat", [Pure]> {
   let summary = "concatenation along `dim`";
   let arguments = (ins Variadic<AnyTensor>:$inputs,
@@ -603,6 +618,15 @@ def Sym_BackwardAdaptiveAvgPooling2DOp : Sym_Op<"_backward_contrib_AdaptiveAvgPo
       return ctx.refineOutput(0, ctx.input(1));
     }
   }];
+}
+
+def Sym_BackwardPadOp : Sym_Op<"_backward_Pad", [Pure]> {
+  let summary = "Pad's data gradient: the interior, plus what edge and reflect copied";
+  let arguments = (ins AnyTensor:$out_grad,
+                   Sym_StrEnumAttr<["constant", "edge", "reflect"]>:$mode,
+                   DenseI64ArrayAttr:$pad_width,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.0">:$constant_value);
+  let results = (outs AnyTensor:$data_grad);
 }
 
 def Sym_BackwardSoftmaxOutputOp : Sym_Op<"_backward_SoftmaxOutput", [Pure]> {
