@@ -95,12 +95,93 @@ Lowered lowerAdaptiveAvgPoolingBackward(OpBuilder &b, sym::BackwardAdaptiveAvgPo
       })};
 }
 
+/// Where output position `o` of a resized dim reads: input positions
+/// `first` and `second` (the same at the last one), weighted by
+/// `firstWeight` and `secondWeight`, in MXNet's float arithmetic.
+struct Taps {
+  Value first, second, firstWeight, secondWeight;
+};
+
+Taps bilinearTaps(IndexMath &m, Value o, int64_t in, int64_t out, bool alignCorners, Type element) {
+  OpBuilder &b = m.b;
+  Location loc = m.loc;
+  Type f32 = b.getF32Type();
+  float scale = alignCorners ? (out > 1 ? static_cast<float>(in - 1) / (out - 1) : 0.f)
+                             : static_cast<float>(in) / out;
+  Value position = m.toFloat(o, f32), c = scalarConstant(b, loc, f32, scale);
+  Value source;
+  if (alignCorners) {
+    source = mul(b, loc, c, position);
+  } else { // pixel centers, clamped at 0
+    Value half = scalarConstant(b, loc, f32, 0.5);
+    source = max(b, loc, sub(b, loc, mul(b, loc, c, add(b, loc, position, half)), half),
+                 scalarConstant(b, loc, f32, 0.0));
+  }
+  Value first = b.create<arith::IndexCastOp>(loc, b.getIndexType(), b.create<arith::FPToSIOp>(loc, b.getI64Type(), source));
+  Value second = m.min(m.add(first, m.c(1)), m.c(in - 1));
+  Value secondWeight = convertScalar(b, loc, sub(b, loc, source, m.toFloat(first, f32)), element);
+  Value firstWeight = sub(b, loc, scalarConstant(b, loc, element, 1.0), secondWeight);
+  return {first, second, firstWeight, secondWeight};
+}
+
+Lowered lowerBilinearResize(OpBuilder &b, sym::BilinearResize2DOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType dataType = tensorType(op.getData()), outType = tensorType(op.getOutput());
+  Type element = outType.getElementType();
+  if (!isa<FloatType>(element))
+    return op.emitError("the CPU backend supports BilinearResize2D of floats only");
+  ArrayRef<int64_t> in = dataType.getShape().drop_front(2), out = outType.getShape().drop_front(2);
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(4)};
+  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
+  Value resized = buildGeneric(b, loc, {}, emptyLike(b, loc, outType), maps, iterators,
+                               [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+    IndexMath m{nb, l};
+    Value n = nb.create<linalg::IndexOp>(l, 0), ch = nb.create<linalg::IndexOp>(l, 1);
+    Taps h = bilinearTaps(m, nb.create<linalg::IndexOp>(l, 2), in[0], out[0], op.getAlignCorners(), element);
+    Taps w = bilinearTaps(m, nb.create<linalg::IndexOp>(l, 3), in[1], out[1], op.getAlignCorners(), element);
+    auto row = [&](Value y) {
+      Value left = nb.create<tensor::ExtractOp>(l, op.getData(), ValueRange{n, ch, y, w.first});
+      Value right = nb.create<tensor::ExtractOp>(l, op.getData(), ValueRange{n, ch, y, w.second});
+      return add(nb, l, mul(nb, l, w.firstWeight, left), mul(nb, l, w.secondWeight, right));
+    };
+    return add(nb, l, mul(nb, l, h.firstWeight, row(h.first)), mul(nb, l, h.secondWeight, row(h.second)));
+  });
+  return SmallVector<Value>{resized};
+}
+
+Lowered lowerBilinearResizeBackward(OpBuilder &b, sym::BackwardBilinearResize2DOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType dataType = tensorType(op.getData()), gType = tensorType(op.getOutGrad());
+  Type element = dataType.getElementType();
+  ArrayRef<int64_t> in = dataType.getShape().drop_front(2), out = gType.getShape().drop_front(2);
+  Value init = zeros(b, loc, dataType.getShape(), element);
+  Value grad = forEachPlane(b, loc, init, [&](OpBuilder &pb, Location l, Value n, Value ch, Value plane) {
+    IndexMath m{pb, l};
+    SmallVector<Value> zeroes(2, m.c(0)), sizes{m.c(out[0]), m.c(out[1])};
+    return loopNest(pb, l, zeroes, sizes, plane, [&](OpBuilder &ob, Location l, ValueRange o, ValueRange acc) {
+             IndexMath m{ob, l};
+             Taps h = bilinearTaps(m, o[0], in[0], out[0], op.getAlignCorners(), element);
+             Taps w = bilinearTaps(m, o[1], in[1], out[1], op.getAlignCorners(), element);
+             Value g = ob.create<tensor::ExtractOp>(l, op.getOutGrad(), ValueRange{n, ch, o[0], o[1]});
+             Value next = acc[0];
+             for (auto [y, hw] : {std::pair{h.first, h.firstWeight}, std::pair{h.second, h.secondWeight}})
+               for (auto [x, ww] : {std::pair{w.first, w.firstWeight}, std::pair{w.second, w.secondWeight}})
+                 next = addToPlane(ob, l, next, ValueRange{y, x}, mul(ob, l, mul(ob, l, hw, ww), g));
+             return scf::ValueVector{next};
+           })
+        .results.front();
+  });
+  return SmallVector<Value>{grad};
+}
+
 } // namespace
 
 std::optional<Lowered> lowerResamplingOp(Operation *op, OpBuilder &b) {
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
       .Case([&](sym::AdaptiveAvgPooling2DOp o) { return lowerAdaptiveAvgPooling(b, o); })
       .Case([&](sym::BackwardAdaptiveAvgPooling2DOp o) { return lowerAdaptiveAvgPoolingBackward(b, o); })
+      .Case([&](sym::BilinearResize2DOp o) { return lowerBilinearResize(b, o); })
+      .Case([&](sym::BackwardBilinearResize2DOp o) { return lowerBilinearResizeBackward(b, o); })
       .Default([](Operation *) { return std::nullopt; });
 }
 

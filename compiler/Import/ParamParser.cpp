@@ -32,6 +32,8 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
       .Cases("num_hidden", "num_filter", "num_group", "workspace", "num_args", {Kind::Int})
       .Cases("num_outputs", "nsize", "input_dim", "output_dim", "scale", {Kind::Int})
       .Cases("dim", "dim1", "dim2", "begin", "axis", {Kind::Int})
+      .Cases("height", "width", {Kind::Int})
+      .Cases("scale_height", "scale_width", {Kind::Float, true})
       .Cases("p_value", "end", {Kind::Int, true})
       .Cases("slope", "lower_bound", "upper_bound", "eps", "momentum", {Kind::Float})
       .Cases("p", "alpha", "beta", "knorm", "grad_scale", {Kind::Float})

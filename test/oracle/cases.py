@@ -123,6 +123,17 @@ def cases():
                                         name="pad"), data=(2, 3, 4, 5))
     yield case("pad_reflect_3d", S.Pad(d, mode="reflect", pad_width=(0, 0, 0, 0, 1, 0, 2, 2, 0, 1), name="pad"),
                data=(1, 2, 3, 4, 5))
+    yield case("bilinear_resize", S.contrib.BilinearResize2D(d, height=7, width=5, name="rs"), data=(2, 3, 4, 6))
+    yield case("bilinear_resize_centers", S.contrib.BilinearResize2D(d, height=9, width=4, align_corners=False,
+                                                                      name="rs"), data=(1, 2, 4, 6))
+    yield case("bilinear_resize_scale", S.contrib.BilinearResize2D(d, scale_height=1.7, scale_width=0.6, name="rs"),
+               data=(1, 2, 5, 7))
+    yield case("bilinear_resize_odd", S.contrib.BilinearResize2D(d, scale_height=2.0, scale_width=0.5,
+                                                                  mode="odd_scale", name="rs"), data=(1, 2, 5, 8))
+    yield case("bilinear_resize_like", S.contrib.BilinearResize2D(d, V("like"), mode="like", name="rs"),
+               data=(1, 2, 3, 4), like=(1, 1, 6, 5))
+    for mode in ("to_even_down", "to_even_up", "to_odd_down", "to_odd_up"):
+        yield case("bilinear_resize_" + mode, S.contrib.BilinearResize2D(d, mode=mode, name="rs"), data=(1, 2, 5, 6))
     # Bins of unequal, overlapping sizes; the default 1x1; a square size.
     yield case("adaptive_avg_pool", S.contrib.AdaptiveAvgPooling2D(d, output_size=(3, 4), name="ap"),
                data=(2, 3, 7, 9))

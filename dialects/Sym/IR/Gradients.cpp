@@ -496,6 +496,16 @@ LogicalResult padRule(GradBuilder &gb, PadOp op, ValueRange resultGrads, Grads &
   return success();
 }
 
+/// The data gradient; `like` gets none (MXNet writes it zeros).
+LogicalResult bilinearResizeRule(GradBuilder &gb, BilinearResize2DOp op, ValueRange resultGrads, Grads &grads) {
+  grads.push_back(gb.same<BackwardBilinearResize2DOp>(
+      op.getData(), {resultGrad(resultGrads), op.getData()},
+      {gb.attr("align_corners", gb.b.getBoolAttr(op.getAlignCorners()))}));
+  if (op.getLike())
+    grads.push_back(Value());
+  return success();
+}
+
 LogicalResult poolingRule(GradBuilder &gb, PoolingOp op, ValueRange resultGrads, Grads &grads) {
   grads.push_back(gb.same<BackwardPoolingOp>(op.getData(), {resultGrad(resultGrads), op.getData()},
                                              op->getAttrDictionary().getValue()));
@@ -880,6 +890,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<ConvolutionOp, convolutionRule>(ctx);
   attach<PoolingOp, poolingRule>(ctx);
   attach<PadOp, padRule>(ctx);
+  attach<BilinearResize2DOp, bilinearResizeRule>(ctx);
   attach<AdaptiveAvgPooling2DOp, adaptiveAvgPoolingRule>(ctx);
   attach<ActivationOp, activationRule>(ctx);
   attach<AddNOp, addNRule>(ctx);

@@ -35,7 +35,8 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "_not_equal_scalar", "_maximum_scalar", "_minimum_scalar", "_greater", "_greater_equal",
           "_lesser", "_lesser_equal", "_equal", "_not_equal", "broadcast_greater",
           "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal", "broadcast_equal",
-          "broadcast_not_equal", "where", "_contrib_AdaptiveAvgPooling2D", "Pad"})
+          "broadcast_not_equal", "where", "_contrib_AdaptiveAvgPooling2D", "Pad",
+          "_contrib_BilinearResize2D"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -177,6 +178,8 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
     sig.inputs = names({"data"});
     sig.listsInputNames = false;
     withOutputs({"loss"}, 1);
+  } else if (op == "_contrib_BilinearResize2D") {
+    sig.inputs = strParam(params, "mode", "size") == "like" ? names({"data", "like"}) : names({"data"});
   } else if (op == "where") {
     sig.inputs = names({"condition", "x", "y"});
   } else if (op == "_zeros" || op == "_ones") {

@@ -1036,6 +1036,50 @@ LogicalResult BackwardPadOp::inferShapes(ShapeInferenceContext &ctx) {
   return inferPadShape(ctx, getPadWidth(), getMode() == "reflect", /*isGradient=*/true);
 }
 
+/// BilinearSampleOpInferShape: one output size of an input size.
+static int64_t resizedDim(llvm::StringRef mode, int64_t size, int64_t requested, std::optional<double> scale) {
+  bool even = size % 2 == 0;
+  if (mode == "size")
+    return scale ? static_cast<int64_t>(*scale * size) : requested;
+  if (mode == "odd_scale")
+    return even ? static_cast<int64_t>(size * *scale) : static_cast<int64_t>((size - 1) * *scale) + 1;
+  if (mode == "to_even_down")
+    return even ? size : size - 1;
+  if (mode == "to_even_up")
+    return even ? size : size + 1;
+  if (mode == "to_odd_down")
+    return even ? size - 1 : size;
+  return even ? size + 1 : size; // to_odd_up
+}
+
+LogicalResult BilinearResize2DOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0);
+  if (!data.hasRank())
+    return success();
+  if (data.rank() != 4)
+    return ctx.fail("BilinearResize2D: input data should be 4D in (batch, channel, y, x), got " + data.str());
+  PartialShape out = PartialShape::ofRank(4);
+  out[0] = data[0];
+  out[1] = data[1];
+  if (getMode() == "like") {
+    const PartialShape &like = ctx.input(1);
+    if (like.hasRank() && like.rank() != 4)
+      return ctx.fail("BilinearResize2D: like should be 4D, got " + like.str());
+    if (like.hasRank())
+      for (unsigned i = 2; i < 4; ++i)
+        out[i] = like[i];
+  } else {
+    if (data.isKnown(2))
+      out[2] = resizedDim(getMode(), data[2], getHeight(), getScaleHeight());
+    if (data.isKnown(3))
+      out[3] = resizedDim(getMode(), data[3], getWidth(), getScaleWidth());
+  }
+  for (unsigned i = 2; i < 4; ++i)
+    if (out.isKnown(i) && out[i] <= 0)
+      return ctx.fail("BilinearResize2D: the output size " + out.str() + " must be positive");
+  return ctx.refineOutput(0, out);
+}
+
 // WhereOpShape: x, y and the output agree; the condition has their shape or
 // is a vector of their first dim.
 LogicalResult WhereOp::inferShapes(ShapeInferenceContext &ctx) {

@@ -68,6 +68,12 @@ LogicalResult PadOp::verify() {
   return success();
 }
 
+LogicalResult BilinearResize2DOp::verify() {
+  if (getMode() == "odd_scale" && (!getScaleHeight() || !getScaleWidth()))
+    return emitOpError("mode odd_scale needs scale_height and scale_width");
+  return verifyOptionalOperand(*this, getLike(), getMode() == "like", "like", "mode = like");
+}
+
 LogicalResult PoolingOp::verify() {
   size_t dims = getKernel().size();
   if (!getGlobalPool() && (dims < 1 || dims > 3))

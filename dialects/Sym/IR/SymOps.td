@@ -134,6 +134,26 @@ def Sym_AdaptiveAvgPooling2DOp : Sym_Op<"_contrib_AdaptiveAvgPooling2D", [Pure]>
   let hasVerifier = 1;
 }
 
+def Sym_BilinearResize2DOp : Sym_Op<"_contrib_BilinearResize2D", [Pure]> {
+  let summary = "bilinear resampling of the last two dims";
+  let description = [{
+    The output size: height and width, or the input's scaled (mode size);
+    see MXNet for the other modes; like takes a second input's size.
+    align_corners maps the corner pixels onto each other, otherwise pixel
+    centers are scaled.
+  }];
+  let arguments = (ins AnyTensor:$data, Optional<AnyTensor>:$like,
+                   DefaultValuedAttr<Sym_IntAttr, "1">:$height,
+                   DefaultValuedAttr<Sym_IntAttr, "1">:$width,
+                   OptionalAttr<Sym_FloatAttr>:$scale_height,
+                   OptionalAttr<Sym_FloatAttr>:$scale_width,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["size", "odd_scale", "like", "to_even_down", "to_even_up",
+                                                      "to_odd_down", "to_odd_up"]>, "\"size\"">:$mode,
+                   DefaultValuedAttr<BoolAttr, "true">:$align_corners);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
 def Sym_ActivationOp : Sym_SameShapeOp<"Activation", [Pure]> {
   let summary = "relu, sigmoid, tanh, softrelu or softsign";
   let arguments = (ins AnyTensor:$data,
@@ -627,6 +647,18 @@ def Sym_BackwardPadOp : Sym_Op<"_backward_Pad", [Pure]> {
                    DenseI64ArrayAttr:$pad_width,
                    DefaultValuedAttr<Sym_FloatAttr, "0.0">:$constant_value);
   let results = (outs AnyTensor:$data_grad);
+}
+
+def Sym_BackwardBilinearResize2DOp : Sym_Op<"_backward_contrib_BilinearResize2D", [Pure]> {
+  let summary = "BilinearResize2D's data gradient: each output's gradient split over its four taps";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data,
+                   DefaultValuedAttr<BoolAttr, "true">:$align_corners);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(1));
+    }
+  }];
 }
 
 def Sym_BackwardSoftmaxOutputOp : Sym_Op<"_backward_SoftmaxOutput", [Pure]> {
