@@ -1001,18 +1001,54 @@ Value ungroupedConvolutionDataGrad(OpBuilder &b, Location loc, Value g, Value we
   return convolutionDataGrad(b, loc, g, weight, w, 1, dataType);
 }
 
+/// The data gradient of a convolution with `groups`, by the fastest plan.
+Value anyConvolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, int64_t groups,
+                             RankedTensorType dataType) {
+  return groups == 1 ? ungroupedConvolutionDataGrad(b, loc, g, weight, w, dataType)
+                     : convolutionDataGrad(b, loc, g, weight, w, groups, dataType);
+}
+
+/// The weight gradient of a convolution of `data` with `groups`.
+Value anyConvolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value data, const Window &w, int64_t groups,
+                               RankedTensorType weightType) {
+  return groups == 1 ? convolutionWeightGrad(b, loc, g, data, w, weightType)
+                     : groupedConvolutionWeightGrad(b, loc, g, padForWindow(b, loc, data, w), w, groups, weightType);
+}
+
 Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op) {
   Location loc = op.getLoc();
   int64_t groups = op.getNumGroup();
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
-  RankedTensorType dataType = tensorType(op.getDataGrad());
-  Value dataGrad = groups == 1 ? ungroupedConvolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, dataType)
-                               : convolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups, dataType);
-  RankedTensorType weightType = tensorType(op.getWeightGrad());
-  Value weightGrad = groups == 1
-                         ? convolutionWeightGrad(b, loc, op.getOutGrad(), op.getData(), w, weightType)
-                         : groupedConvolutionWeightGrad(b, loc, op.getOutGrad(), padForWindow(b, loc, op.getData(), w),
-                                                        w, groups, weightType);
+  Value dataGrad = anyConvolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups,
+                                          tensorType(op.getDataGrad()));
+  Value weightGrad = anyConvolutionWeightGrad(b, loc, op.getOutGrad(), op.getData(), w, groups,
+                                              tensorType(op.getWeightGrad()));
+  return SmallVector<Value>{dataGrad, weightGrad};
+}
+
+/// Deconvolution is the data gradient of the convolution of its output by
+/// its weight; its own gradients are that convolution (data) and its
+/// weight gradient with data and output gradient swapped.
+Lowered lowerDeconvolution(OpBuilder &b, sym::DeconvolutionOp op) {
+  Location loc = op.getLoc();
+  if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW"}, *op.getLayout()))
+    return op.emitError("the CPU backend supports channel-first layouts only, got ") << *op.getLayout();
+  RankedTensorType dataType = tensorType(op.getData());
+  Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPadAndAdj(dataType.getShape().drop_front(2)).first);
+  Value out = anyConvolutionDataGrad(b, loc, op.getData(), op.getWeight(), w, op.getNumGroup(),
+                                     tensorType(op.getOutput()));
+  if (op.getBias())
+    out = addBias(b, loc, out, op.getBias());
+  return SmallVector<Value>{out};
+}
+
+Lowered lowerDeconvolutionBackward(OpBuilder &b, sym::BackwardDeconvolutionOp op) {
+  Location loc = op.getLoc();
+  int64_t groups = op.getNumGroup();
+  Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
+  Value dataGrad = convolve(b, loc, op.getOutGrad(), op.getWeight(), w, groups, tensorType(op.getDataGrad()));
+  Value weightGrad = anyConvolutionWeightGrad(b, loc, op.getData(), op.getOutGrad(), w, groups,
+                                              tensorType(op.getWeightGrad()));
   return SmallVector<Value>{dataGrad, weightGrad};
 }
 
@@ -1033,6 +1069,8 @@ std::optional<Lowered> lowerConvolutionOp(Operation *op, OpBuilder &b) {
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
       .Case([&](sym::ConvolutionOp o) { return lowerConvolution(b, o); })
       .Case([&](sym::BackwardConvolutionOp o) { return lowerConvolutionBackward(b, o); })
+      .Case([&](sym::DeconvolutionOp o) { return lowerDeconvolution(b, o); })
+      .Case([&](sym::BackwardDeconvolutionOp o) { return lowerDeconvolutionBackward(b, o); })
       .Case([&](sym::UpSamplingOp o) -> std::optional<Lowered> {
         if (o.getSampleType() != "bilinear")
           return std::nullopt;

@@ -40,7 +40,7 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
       .Cases("valid_thresh", "ignore_label", "smooth_alpha", "scalar", {Kind::Float})
       .Cases("a_min", "a_max", "constant_value", {Kind::Float})
       .Cases("temperature", "min_calib_range", "max_calib_range", {Kind::Float, true})
-      .Cases("kernel", "stride", "dilate", "pad", "axes", {Kind::Tuple})
+      .Cases("kernel", "stride", "dilate", "pad", "axes", "adj", {Kind::Tuple})
       .Cases("shape", "target_shape", "output_size", "pad_width", {Kind::Tuple})
       .Cases("count_include_pad", "cudnn_off", {Kind::Bool, true})
       .Cases("layout", "cudnn_tune", "forward_stype", {Kind::String, true})

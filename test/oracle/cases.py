@@ -101,6 +101,16 @@ def cases():
                                                num_filter=3, name="c"), data=(1, 2, 5, 6, 5))
     yield case("conv_depthwise", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=8, num_group=8,
                                                no_bias=True, name="dw"), data=(1, 8, 7, 7))
+    # Deconvolution: strided with adj and bias, grouped and dilated, a target
+    # shape, 1-d.
+    yield case("deconv", S.Deconvolution(d, kernel=(3, 3), stride=(2, 2), pad=(1, 1), adj=(1, 0), num_filter=5,
+                                         no_bias=False, name="dc"), data=(2, 4, 5, 6))
+    yield case("deconv_grouped", S.Deconvolution(d, kernel=(3, 2), dilate=(2, 1), num_filter=6, num_group=2,
+                                                 name="dc"), data=(2, 4, 5, 5))
+    yield case("deconv_target", S.Deconvolution(d, kernel=(4, 4), stride=(2, 2), target_shape=(12, 11), num_filter=3,
+                                                name="dc"), data=(1, 2, 6, 6))
+    yield case("deconv1d", S.Deconvolution(d, kernel=(4,), stride=(3,), pad=(1,), num_filter=3, name="dc"),
+               data=(2, 3, 7))
     for pool_type in ("max", "avg", "sum"):
         for conv in ("valid", "full"):
             yield case("pool_%s_%s" % (pool_type, conv),

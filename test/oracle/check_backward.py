@@ -62,7 +62,7 @@ DIFFERENTIABLE = (
     "where", "where_rows", "adaptive_avg_pool", "adaptive_avg_pool_global", "adaptive_avg_pool_square",
     "pad_constant", "pad_edge", "pad_reflect", "pad_reflect_3d", "bilinear_resize", "bilinear_resize_centers",
     "bilinear_resize_scale", "bilinear_resize_odd", "bilinear_resize_like", "bilinear_resize_to_even_down",
-    "bilinear_resize_to_odd_up",
+    "bilinear_resize_to_odd_up", "deconv", "deconv_grouped", "deconv_target", "deconv1d",
 ) + tuple("unary_" + op for op in MATH + ROUNDING) + tuple(
     kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")) + tuple(op + "_scalar" for op in COMPARISONS)
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py

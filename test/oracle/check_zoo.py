@@ -67,7 +67,6 @@ SIZES = {"inceptionv3": 299, "xception": 299, "cifar_resnet20_v1": 32, "cifar_wi
 SHAPES = {"simple_pose_resnet18_v1b": (1, 3, 256, 192)}
 # Networks whose ops symc lacks so far: the ops the unknown-op error must name.
 UNSUPPORTED = {
-    "simple_pose_resnet18_v1b": ["Deconvolution"],
     "ssd_512_mobilenet1.0_voc": ["_arange", "slice_like", "_contrib_box_decode", "_contrib_box_nms"],
     "yolo3_mobilenet1.0_voc": ["_arange", "slice_like", "tile", "repeat", "_contrib_box_nms"],
     "faster_rcnn_resnet50_v1b_voc": ["_arange", "repeat", "slice_like", "_contrib_box_decode", "shape_array",
@@ -76,7 +75,8 @@ UNSUPPORTED = {
 # The default run: one net per new op family, small inputs where the net
 # allows them.
 SUBSET = {"squeezenet1.1": 224, "cifar_resnet20_v1": 32, "se_resnet18_v1": 64, "mobilenetv3_small": 64,
-          "resnest50": 64, "xception": 71, "simple_pose_resnet18_v1b": None}
+          "resnest50": 64, "xception": 71, "simple_pose_resnet18_v1b": None,
+          "yolo3_mobilenet1.0_voc": None}
 
 
 def load_gluoncv():

@@ -466,6 +466,15 @@ LogicalResult identityLossRule(GradBuilder &gb, IdentityLossOp op, ValueRange, G
   return success();
 }
 
+/// The bias gradient of a convolution-like op: g summed over all but dim 1.
+Value biasGradient(GradBuilder &gb, Value g, Type biasType) {
+  auto type = cast<RankedTensorType>(g.getType());
+  SmallVector<int64_t> axes{0};
+  for (int64_t i = 2; i < type.getRank(); ++i)
+    axes.push_back(i);
+  return gb.make<SumOp>(biasType, g, {gb.attr("axis", gb.b.getDenseI64ArrayAttr(axes))});
+}
+
 /// Data and weight gradients by one backward op; the bias gradient sums the
 /// output gradient over all but the channel dim.
 LogicalResult convolutionRule(GradBuilder &gb, ConvolutionOp op, ValueRange resultGrads, Grads &grads) {
@@ -474,13 +483,26 @@ LogicalResult convolutionRule(GradBuilder &gb, ConvolutionOp op, ValueRange resu
       gb.loc, TypeRange{op.getData().getType(), op.getWeight().getType()},
       ValueRange{g, op.getData(), op.getWeight()}, op->getAttrDictionary().getValue());
   grads.append({backward.getDataGrad(), backward.getWeightGrad()});
-  if (op.getBias()) {
-    auto type = cast<RankedTensorType>(g.getType());
-    SmallVector<int64_t> axes{0};
-    for (int64_t i = 2; i < type.getRank(); ++i)
-      axes.push_back(i);
-    grads.push_back(gb.make<SumOp>(op.getBias().getType(), g, {gb.attr("axis", gb.b.getDenseI64ArrayAttr(axes))}));
-  }
+  if (op.getBias())
+    grads.push_back(biasGradient(gb, g, op.getBias().getType()));
+  return success();
+}
+
+/// Data and weight gradients by one backward op with the pads resolved.
+LogicalResult deconvolutionRule(GradBuilder &gb, DeconvolutionOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  auto dataType = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!dataType || !dataType.hasStaticShape())
+    return noShape(op);
+  NamedAttrList attrs(op->getAttrDictionary());
+  attrs.set("pad", gb.b.getDenseI64ArrayAttr(op.getPadAndAdj(dataType.getShape().drop_front(2)).first));
+  attrs.erase("target_shape");
+  auto backward = gb.b.create<BackwardDeconvolutionOp>(
+      gb.loc, TypeRange{op.getData().getType(), op.getWeight().getType()},
+      ValueRange{g, op.getData(), op.getWeight()}, attrs.getAttrs());
+  grads.append({backward.getDataGrad(), backward.getWeightGrad()});
+  if (op.getBias())
+    grads.push_back(biasGradient(gb, g, op.getBias().getType()));
   return success();
 }
 
@@ -889,6 +911,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<SoftmaxOutputOp, softmaxOutputRule>(ctx);
   attach<ConvolutionOp, convolutionRule>(ctx);
   attach<PoolingOp, poolingRule>(ctx);
+  attach<DeconvolutionOp, deconvolutionRule>(ctx);
   attach<PadOp, padRule>(ctx);
   attach<BilinearResize2DOp, bilinearResizeRule>(ctx);
   attach<AdaptiveAvgPooling2DOp, adaptiveAvgPoolingRule>(ctx);

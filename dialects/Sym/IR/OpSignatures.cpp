@@ -36,7 +36,7 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "_lesser", "_lesser_equal", "_equal", "_not_equal", "broadcast_greater",
           "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal", "broadcast_equal",
           "broadcast_not_equal", "where", "_contrib_AdaptiveAvgPooling2D", "Pad",
-          "_contrib_BilinearResize2D"})
+          "_contrib_BilinearResize2D", "Deconvolution"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -131,9 +131,9 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
     sig.namesOutputs = true;
   };
 
-  if (op == "FullyConnected" || op == "Convolution") {
-    sig.inputs = boolParam(params, "no_bias", false) ? names({"data", "weight"})
-                                                     : names({"data", "weight", "bias"});
+  if (op == "FullyConnected" || op == "Convolution" || op == "Deconvolution") {
+    sig.inputs = boolParam(params, "no_bias", op == "Deconvolution") ? names({"data", "weight"})
+                                                                      : names({"data", "weight", "bias"});
   } else if (op == "LeakyReLU") {
     llvm::StringRef act = strParam(params, "act_type", "leaky");
     sig.inputs = act == "prelu" ? names({"data", "gamma"}) : names({"data"});
@@ -302,7 +302,7 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
   }
   return {llvm::StringSwitch<std::function<BackwardNodeLayout()>>(name)
       .Case("FullyConnected", [&] { return backward("g0 i0 i1"); })
-      .Cases("Convolution", "Concat", [&] { return backward("g0 i*"); })
+      .Cases("Convolution", "Deconvolution", "Concat", [&] { return backward("g0 i*"); })
       // oneDNN's max pooling has a second output, its workspace (the
       // indices of the maxima); its zero gradient is read too.
       .Case("Pooling", [&] { return backward(strParam(params, "pool_type", "max") == "max" ? "g0 g1 i0 o0 o1" : "g0 i0 o0"); })

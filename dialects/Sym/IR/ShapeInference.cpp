@@ -417,6 +417,45 @@ LogicalResult ConvolutionOp::inferShapes(ShapeInferenceContext &ctx) {
 }
 
 // PoolingShape (NC* layouts).
+// DeconvolutionProp::InferShape.
+LogicalResult DeconvolutionOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0);
+  llvm::ArrayRef<int64_t> kernel = getKernel();
+  size_t n = kernel.size();
+  if (!data.hasRank())
+    return success();
+  if (data.rank() != n + 2)
+    return ctx.fail("data must be " + llvm::Twine(n + 2) + "-d for a " + llvm::Twine(n) + "-d kernel, got " +
+                    data.str());
+  int64_t groups = getNumGroup(), filters = getNumFilter();
+  if (data.isKnown(1) && data[1] % groups != 0)
+    return ctx.fail("input num_filter must divide group size");
+  if (filters % groups != 0)
+    return ctx.fail("output num_filter must divide group size");
+  llvm::SmallVector<int64_t> weight = {data[1], filters / groups};
+  weight.append(kernel.begin(), kernel.end());
+  if (failed(ctx.refineInput(1, PartialShape(weight))))
+    return failure();
+  if (getBias() && failed(ctx.refineInput(2, PartialShape({filters}))))
+    return failure();
+  if (!data.isFullyKnown())
+    return success();
+  auto [pad, adj] = getPadAndAdj(data.getDims().drop_front(2));
+  auto stride = perDim(getStride(), n, 1), dilate = perDim(getDilate(), n, 1);
+  PartialShape out = PartialShape::ofRank(n + 2);
+  out[0] = data[0];
+  out[1] = filters;
+  for (size_t i = 0; i < n; ++i) {
+    if (pad[i] < 0)
+      return ctx.fail("too big target shape");
+    out[i + 2] = stride[i] * (data[i + 2] - 1) + 1 + (kernel[i] - 1) * dilate[i] - 2 * pad[i] + adj[i];
+    if (out[i + 2] <= 0)
+      return ctx.fail("the output size " + llvm::Twine(out[i + 2]) + " of spatial dim " + llvm::Twine(i) +
+                      " is not positive");
+  }
+  return ctx.refineOutput(0, out);
+}
+
 LogicalResult PoolingOp::inferShapes(ShapeInferenceContext &ctx) {
   const PartialShape &data = ctx.input(0);
   if (!data.hasRank())

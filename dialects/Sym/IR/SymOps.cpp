@@ -74,6 +74,45 @@ LogicalResult BilinearResize2DOp::verify() {
   return verifyOptionalOperand(*this, getLike(), getMode() == "like", "like", "mode = like");
 }
 
+LogicalResult DeconvolutionOp::verify() {
+  size_t dims = getKernel().size();
+  if (dims < 1 || dims > 3)
+    return emitOpError() << "kernel must have 1, 2 or 3 dims, got " << dims;
+  if (llvm::any_of(getKernel(), [](int64_t k) { return k <= 0; }))
+    return emitOpError("kernel dims must be positive");
+  if (failed(verifySpatialTuple(*this, "stride", getStride(), dims, true)) ||
+      failed(verifySpatialTuple(*this, "dilate", getDilate(), dims, true)) ||
+      failed(verifySpatialTuple(*this, "pad", getPad(), dims, false)) ||
+      failed(verifySpatialTuple(*this, "adj", getAdj(), dims, false)) ||
+      failed(verifySpatialTuple(*this, "target_shape", getTargetShape(), dims, false)))
+    return failure();
+  for (auto [i, adj] : llvm::enumerate(getAdj()))
+    if (adj >= (getStride().empty() ? 1 : getStride()[i]))
+      return emitOpError("adj must be smaller than stride");
+  if (std::optional<llvm::StringRef> layout = getLayout(); layout && !layout->starts_with("NC"))
+    return emitOpError() << "layout " << *layout << " is not supported (NCW, NCHW, NCDHW are)";
+  return verifyOptionalOperand(*this, getBias(), !getNoBias(), "bias", "no_bias = false");
+}
+
+std::pair<SmallVector<int64_t>, SmallVector<int64_t>> DeconvolutionOp::getPadAndAdj(ArrayRef<int64_t> input) {
+  size_t n = getKernel().size();
+  auto at = [](ArrayRef<int64_t> values, size_t i, int64_t dflt) { return values.empty() ? dflt : values[i]; };
+  SmallVector<int64_t> pad, adj;
+  for (size_t i = 0; i < n; ++i) {
+    // DeconvolutionParam::InferPad: a target shape centers the output.
+    if (!getTargetShape().empty() && llvm::any_of(getTargetShape(), [](int64_t t) { return t != 0; })) {
+      int64_t full = at(getStride(), i, 1) * (input[i] - 1) + 1 + (getKernel()[i] - 1) * at(getDilate(), i, 1) -
+                     getTargetShape()[i];
+      adj.push_back(full % 2);
+      pad.push_back((full + 1) / 2);
+    } else {
+      pad.push_back(at(getPad(), i, 0));
+      adj.push_back(at(getAdj(), i, 0));
+    }
+  }
+  return {pad, adj};
+}
+
 LogicalResult PoolingOp::verify() {
   size_t dims = getKernel().size();
   if (!getGlobalPool() && (dims < 1 || dims > 3))

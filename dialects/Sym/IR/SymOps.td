@@ -105,6 +105,35 @@ def Sym_ConvolutionOp : Sym_Op<"Convolution", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Sym_DeconvolutionOp : Sym_Op<"Deconvolution", [Pure]> {
+  let summary = "transposed convolution: Convolution's data gradient as a layer";
+  let description = [{
+    weight is (C, num_filter / num_group, k...) for C input channels. Each
+    output dim is stride (x - 1) + dilated kernel - 2 pad + adj; a
+    target_shape sets pad and adj instead.
+  }];
+  let arguments = (ins AnyTensor:$data, AnyTensor:$weight, Optional<AnyTensor>:$bias,
+                   DenseI64ArrayAttr:$kernel,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilate,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$adj,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$target_shape,
+                   Sym_PositiveIntAttr:$num_filter,
+                   DefaultValuedAttr<Sym_PositiveIntAttr, "1">:$num_group,
+                   DefaultValuedAttr<Sym_IntAttr, "512">:$workspace,
+                   DefaultValuedAttr<BoolAttr, "true">:$no_bias,
+                   OptionalAttr<Sym_StrEnumAttr<["off", "limited_workspace", "fastest"]>>:$cudnn_tune,
+                   DefaultValuedAttr<BoolAttr, "false">:$cudnn_off,
+                   OptionalAttr<Sym_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"]>>:$layout);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The pad and adj of each spatial dim for input spatial dims `input`.
+    std::pair<llvm::SmallVector<int64_t>, llvm::SmallVector<int64_t>> getPadAndAdj(llvm::ArrayRef<int64_t> input);
+  }];
+}
+
 def Sym_PoolingOp : Sym_Op<"Pooling", [Pure]> {
   let summary = "max/avg/sum/lp pooling with MXNet's size conventions";
   let arguments = (ins AnyTensor:$data,
@@ -657,6 +686,37 @@ def Sym_BackwardBilinearResize2DOp : Sym_Op<"_backward_contrib_BilinearResize2D"
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
       return ctx.refineOutput(0, ctx.input(1));
+    }
+  }];
+}
+
+def Sym_BackwardDeconvolutionOp : Sym_Op<"_backward_Deconvolution", [Pure]> {
+  let summary = "Deconvolution's data and weight gradients from the output gradient";
+  let description = [{
+    data_grad convolves out_grad with the weight; weight_grad correlates
+    out_grad with the data. The attributes are the forward op's, with pad
+    resolved (no target_shape).
+  }];
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data, AnyTensor:$weight,
+                   DenseI64ArrayAttr:$kernel,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$dilate,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$pad,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$adj,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$target_shape,
+                   Sym_PositiveIntAttr:$num_filter,
+                   DefaultValuedAttr<Sym_PositiveIntAttr, "1">:$num_group,
+                   DefaultValuedAttr<Sym_IntAttr, "512">:$workspace,
+                   DefaultValuedAttr<BoolAttr, "true">:$no_bias,
+                   OptionalAttr<Sym_StrEnumAttr<["off", "limited_workspace", "fastest"]>>:$cudnn_tune,
+                   DefaultValuedAttr<BoolAttr, "false">:$cudnn_off,
+                   OptionalAttr<Sym_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"]>>:$layout);
+  let results = (outs AnyTensor:$data_grad, AnyTensor:$weight_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      if (::mlir::failed(ctx.refineOutput(0, ctx.input(1))))
+        return ::mlir::failure();
+      return ctx.refineOutput(1, ctx.input(2));
     }
   }];
 }
