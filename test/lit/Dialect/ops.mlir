@@ -161,3 +161,99 @@ func.func @arith(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %c: tensor<3xf32>, %k
   %35 = sym.batch_dot %p, %q : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
   return
 }
+
+// CHECK-LABEL: func @model_zoo_ops
+func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x8x8xf32>,
+                         %dw: tensor<3x4x3x3xf32>, %db: tensor<4xf32>, %bc: tensor<1x3xf32>) {
+  // CHECK: sym.floor %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = sym.floor %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.ceil %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = sym.ceil %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.round %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = sym.round %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.rint %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = sym.rint %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.fix %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = sym.fix %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.trunc %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = sym.trunc %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.rsqrt %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %6 = sym.rsqrt %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.reciprocal %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %7 = sym.reciprocal %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.erf %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %8 = sym.erf %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.log1p %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %9 = sym.log1p %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.expm1 %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %10 = sym.expm1 %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.log2 %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %11 = sym.log2 %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.log10 %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %12 = sym.log10 %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.tan %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %13 = sym.tan %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.arctan %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %14 = sym.arctan %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.sinh %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %15 = sym.sinh %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.cosh %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %16 = sym.cosh %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.zeros_like %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %17 = sym.zeros_like %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.ones_like %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %18 = sym.ones_like %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._greater_scalar {{.*}}scalar = 5.000000e-01
+  %19 = sym._greater_scalar %a {scalar = 0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._greater_equal_scalar {{.*}}scalar = 5.000000e-01
+  %20 = sym._greater_equal_scalar %a {scalar = 0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._lesser_scalar {{.*}}scalar = 5.000000e-01
+  %21 = sym._lesser_scalar %a {scalar = 0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._lesser_equal_scalar {{.*}}scalar = 5.000000e-01
+  %22 = sym._lesser_equal_scalar %a {scalar = 0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._equal_scalar {{.*}}scalar = 5.000000e-01
+  %23 = sym._equal_scalar %a {scalar = 0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._not_equal_scalar {{.*}}scalar = 5.000000e-01
+  %24 = sym._not_equal_scalar %a {scalar = 0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._maximum_scalar {{.*}}scalar = 5.000000e-01
+  %25 = sym._maximum_scalar %a {scalar = 0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._minimum_scalar {{.*}}scalar = 5.000000e-01
+  %26 = sym._minimum_scalar %a {scalar = 0.5 : f64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._greater %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %27 = sym._greater %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._greater_equal %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %28 = sym._greater_equal %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._lesser %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %29 = sym._lesser %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._lesser_equal %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %30 = sym._lesser_equal %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._equal %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %31 = sym._equal %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._not_equal %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %32 = sym._not_equal %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_greater {{.*}} -> tensor<2x3xf32>
+  %33 = sym.broadcast_greater %a, %bc : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_greater_equal {{.*}} -> tensor<2x3xf32>
+  %34 = sym.broadcast_greater_equal %a, %bc : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_lesser {{.*}} -> tensor<2x3xf32>
+  %35 = sym.broadcast_lesser %a, %bc : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_lesser_equal {{.*}} -> tensor<2x3xf32>
+  %36 = sym.broadcast_lesser_equal %a, %bc : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_equal {{.*}} -> tensor<2x3xf32>
+  %37 = sym.broadcast_equal %a, %bc : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.broadcast_not_equal {{.*}} -> tensor<2x3xf32>
+  %38 = sym.broadcast_not_equal %a, %bc : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.where {{.*}} : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %39 = sym.where %a, %a, %a : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._contrib_AdaptiveAvgPooling2D {{.*}}output_size = array<i64: 3, 2>{{.*}} -> tensor<2x3x3x2xf32>
+  %40 = sym._contrib_AdaptiveAvgPooling2D %x {output_size = array<i64: 3, 2>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x3x2xf32>
+  // CHECK: sym.Pad {{.*}}mode = "reflect"{{.*}} -> tensor<2x3x11x9xf32>
+  %41 = sym.Pad %x {mode = "reflect", pad_width = array<i64: 0, 0, 0, 0, 1, 2, 0, 1>} : (tensor<2x3x8x8xf32>) -> tensor<2x3x11x9xf32>
+  // CHECK: sym._contrib_BilinearResize2D {{.*}}height = 5{{.*}} -> tensor<2x3x5x16xf32>
+  %42 = sym._contrib_BilinearResize2D %x {height = 5 : i64, width = 16 : i64} : (tensor<2x3x8x8xf32>) -> tensor<2x3x5x16xf32>
+  // CHECK: sym._contrib_BilinearResize2D {{.*}}mode = "like"{{.*}} -> tensor<2x3x5x16xf32>
+  %43 = sym._contrib_BilinearResize2D %x, %42 {mode = "like"} : (tensor<2x3x8x8xf32>, tensor<2x3x5x16xf32>) -> tensor<2x3x5x16xf32>
+  // CHECK: sym.Deconvolution {{.*}}stride = array<i64: 2, 2>{{.*}} -> tensor<2x4x17x17xf32>
+  %44 = sym.Deconvolution %x, %dw, %db {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, num_filter = 4 : i64, no_bias = false} : (tensor<2x3x8x8xf32>, tensor<3x4x3x3xf32>, tensor<4xf32>) -> tensor<2x4x17x17xf32>
+  return
+}

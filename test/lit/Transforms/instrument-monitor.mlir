@@ -52,7 +52,7 @@ func.func @main(%x: tensor<2x4xf32> {sym.name = "data"}) -> (tensor<2x4xf32> {sy
 // CHECK-SAME: sym.backward_graph = {gradients = [{argument = "fc_weight", backward = 2 : i64, index = 1 : i64}]
 // CHECK-SAME: name = "_head_grad_0_id_lhs", node = "_head_grad_0", value = 0 : i64, variable = "_head_grad_0"
 // CHECK-SAME: name = "_head_grad_0_id", op = "_identity_with_attr_like_rhs", outputs = [0]
-// CHECK-SAME: forward = "act", inputs = [{backward = 0 : i64, index = 0 : i64, name = "act_backward_lhs", value = 0 : i64
+// CHECK-SAME: forward = "act", forward_attrs = true, inputs = [{backward = 0 : i64, index = 0 : i64, name = "act_backward_lhs", value = 0 : i64
 // CHECK-SAME: name = "act_backward", op = "_backward_relu", outputs = [2]
 // CHECK-SAME: {argument = 1 : i64, index = 0 : i64, name = "fc_backward_input2", node = "fc_weight", variable = "fc_weight"
 // CHECK-SAME: name = "fc_backward", op = "_backward_FullyConnected", outputs = [3, 4, 5]
