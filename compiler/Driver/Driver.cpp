@@ -10,6 +10,7 @@
 #include "compiler/Import/SymbolImporter.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Pipelines/Registration.h"
+#include "dialects/Sym/IR/OpSignatures.h"
 #include "dialects/Sym/IR/SymDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,6 +22,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -458,4 +460,62 @@ bool symc::checkParams(ModuleOp module, const std::string &paramsPath) {
     }
   }
   return ok;
+}
+
+/// A parameter's default as MXNet writes it: (1, 1), 0.5, true, "valid".
+static void printDefault(Attribute value, llvm::raw_ostream &os) {
+  if (auto array = dyn_cast<DenseI64ArrayAttr>(value)) {
+    os << "(";
+    llvm::interleaveComma(array.asArrayRef(), os);
+    os << ")";
+  } else if (auto flag = dyn_cast<BoolAttr>(value)) {
+    os << (flag.getValue() ? "true" : "false");
+  } else if (auto integer = dyn_cast<IntegerAttr>(value)) {
+    os << integer.getInt();
+  } else if (auto real = dyn_cast<FloatAttr>(value)) {
+    os << llvm::format("%g", real.getValueAsDouble());
+  } else if (auto str = dyn_cast<StringAttr>(value)) {
+    os << '"' << str.getValue() << '"';
+  } else {
+    os << value;
+  }
+}
+
+void symc::printOpCatalogue(MLIRContext &ctx, llvm::raw_ostream &os) {
+  loadDialects(ctx);
+  os << "# The MXNet ops symc compiles: name(inputs) and parameters; a parameter without '=' has no "
+        "default\n# (required, or None when absent). Inputs shown are those of the default parameters.\n";
+  llvm::SmallVector<RegisteredOperationName> ops;
+  for (RegisteredOperationName name : ctx.getRegisteredOperations())
+    if (name.getDialectNamespace() == sym::SymDialect::getDialectNamespace() &&
+        sym::resolveOpName(name.stripDialect()) == name.stripDialect()) // not backward ops
+      ops.push_back(name);
+  llvm::sort(ops, [](RegisteredOperationName a, RegisteredOperationName b) {
+    return a.stripDialect().compare_insensitive(b.stripDialect()) < 0;
+  });
+  for (RegisteredOperationName name : ops) {
+    llvm::StringRef op = name.stripDialect();
+    sym::OpSignature sig = sym::getOpSignature(op, DictionaryAttr());
+    os << op << "(";
+    llvm::interleaveComma(sig.inputs, os);
+    os << ")";
+    // A bare op holds its parameters' defaults in its properties.
+    Operation *bare = Operation::create(OperationState(UnknownLoc::get(&ctx), name));
+    auto defaults = dyn_cast_or_null<DictionaryAttr>(bare->getPropertiesAsAttribute());
+    bare->destroy();
+    for (StringAttr attr : name.getAttributeNames()) {
+      os << (attr == name.getAttributeNames().front() ? "  " : ", ") << attr.getValue();
+      if (Attribute value = defaults ? defaults.get(attr) : Attribute()) {
+        os << "=";
+        printDefault(value, os);
+      }
+    }
+    llvm::SmallVector<llvm::StringRef> aliases = sym::getOpAliases(op);
+    if (!aliases.empty()) {
+      os << "  [aliases: ";
+      llvm::interleaveComma(aliases, os);
+      os << "]";
+    }
+    os << "\n";
+  }
 }

@@ -103,6 +103,10 @@ bool checkParams(mlir::ModuleOp module, const std::string &paramsPath);
 /// their names, shapes (-1 for dynamic dims) and dtypes, in MXNet's orders.
 void printInterface(mlir::ModuleOp module, llvm::raw_ostream &os);
 
+/// `symc ops`: every MXNet op symc compiles, with its inputs, parameters
+/// (defaults after '='), and aliases, from the sym dialect's definitions.
+void printOpCatalogue(mlir::MLIRContext &ctx, llvm::raw_ostream &os);
+
 } // namespace symc
 
 #endif

@@ -4,6 +4,7 @@
 //   symc compile MODEL-symbol.json --shape data=?,3,224|320,224|320 -o model.so
 //   symc compile MODEL-symbol.json --shape data=1,3,224,224 --emit=sym
 //   symc verify model.so
+//   symc ops
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Driver/Driver.h"
@@ -97,6 +98,8 @@ cl::opt<bool> noMonitor("no-monitor",
                         cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::opt<bool> quiet("q", cl::desc("do not print the compile phases"), cl::sub(compileCommand), cl::cat(symcOptions));
+
+cl::SubCommand opsCommand("ops", "List the MXNet ops symc compiles, with their inputs, parameters and aliases");
 
 cl::SubCommand verifyCommand("verify", "Check artifacts against their seal and print each one's SHA-256");
 cl::list<std::string> verifyPaths(cl::Positional, cl::desc("<artifact.so>..."), cl::OneOrMore,
@@ -218,6 +221,11 @@ int main(int argc, char **argv) {
     return runCompile();
   if (verifyCommand)
     return runVerify();
+  if (opsCommand) {
+    mlir::MLIRContext ctx;
+    symc::printOpCatalogue(ctx, llvm::outs());
+    return 0;
+  }
   llvm::errs() << "symc: no command given; try 'symc compile --help' or 'symc verify --help'\n";
   return 1;
 }

@@ -122,6 +122,15 @@ std::optional<llvm::StringRef> mlir::sym::resolveOpName(llvm::StringRef name) {
   return it->second;
 }
 
+llvm::SmallVector<llvm::StringRef> mlir::sym::getOpAliases(llvm::StringRef canonical) {
+  llvm::SmallVector<llvm::StringRef> aliases;
+  for (const auto &entry : aliasTable())
+    if (entry.second == canonical && entry.first() != canonical)
+      aliases.push_back(entry.first());
+  llvm::sort(aliases);
+  return aliases;
+}
+
 OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params) {
   OpSignature sig;
   sig.outputs = names({"output"});

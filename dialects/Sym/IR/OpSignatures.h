@@ -35,6 +35,9 @@ struct OpSignature {
 /// The canonical MXNet op name for `name` (itself or an alias), if supported.
 std::optional<llvm::StringRef> resolveOpName(llvm::StringRef name);
 
+/// The aliases MXNet registers for canonical op `canonical`, sorted.
+llvm::SmallVector<llvm::StringRef> getOpAliases(llvm::StringRef canonical);
+
 /// The signature of canonical op `opName` given its (possibly partial) params.
 OpSignature getOpSignature(llvm::StringRef opName, DictionaryAttr params);
 OpSignature getOpSignature(Operation *op);
