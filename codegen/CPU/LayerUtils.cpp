@@ -22,6 +22,20 @@ Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs, Value init,
       .getResult(0);
 }
 
+Value generateElements(OpBuilder &b, Location loc, RankedTensorType type,
+                       function_ref<Value(OpBuilder &, Location, ValueRange indices)> body) {
+  unsigned rank = type.getRank();
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+  return buildGeneric(b, loc, {}, emptyLike(b, loc, type), maps, iterators,
+                      [&](OpBuilder &nb, Location l, ValueRange) {
+                        SmallVector<Value> indices;
+                        for (unsigned i = 0; i < rank; ++i)
+                          indices.push_back(nb.create<linalg::IndexOp>(l, i));
+                        return body(nb, l, indices);
+                      });
+}
+
 Value IndexMath::c(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
 Value IndexMath::add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
 Value IndexMath::sub(Value x, Value y) { return b.create<arith::SubIOp>(loc, x, y); }

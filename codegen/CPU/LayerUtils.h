@@ -35,6 +35,11 @@ struct Window {
 /// `o * stride + k * dilate` for spatial dim i, with loop positions given.
 mlir::AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim, unsigned kDim);
 
+/// A tensor of `type` whose each element `body` computes from its indices
+/// (linalg.index), without inputs: gathers and interpolations.
+Value generateElements(OpBuilder &b, Location loc, RankedTensorType type,
+                       llvm::function_ref<Value(OpBuilder &, Location, ValueRange indices)> body);
+
 /// Index arithmetic for hand-built loops.
 struct IndexMath {
   OpBuilder &b;

@@ -131,14 +131,11 @@ Lowered lowerBilinearResize(OpBuilder &b, sym::BilinearResize2DOp op) {
   if (!isa<FloatType>(element))
     return op.emitError("the CPU backend supports BilinearResize2D of floats only");
   ArrayRef<int64_t> in = dataType.getShape().drop_front(2), out = outType.getShape().drop_front(2);
-  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(4)};
-  SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
-  Value resized = buildGeneric(b, loc, {}, emptyLike(b, loc, outType), maps, iterators,
-                               [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+  Value resized = generateElements(b, loc, outType, [&](OpBuilder &nb, Location l, ValueRange at) -> Value {
     IndexMath m{nb, l};
-    Value n = nb.create<linalg::IndexOp>(l, 0), ch = nb.create<linalg::IndexOp>(l, 1);
-    Taps h = bilinearTaps(m, nb.create<linalg::IndexOp>(l, 2), in[0], out[0], op.getAlignCorners(), element);
-    Taps w = bilinearTaps(m, nb.create<linalg::IndexOp>(l, 3), in[1], out[1], op.getAlignCorners(), element);
+    Value n = at[0], ch = at[1];
+    Taps h = bilinearTaps(m, at[2], in[0], out[0], op.getAlignCorners(), element);
+    Taps w = bilinearTaps(m, at[3], in[1], out[1], op.getAlignCorners(), element);
     auto row = [&](Value y) {
       Value left = nb.create<tensor::ExtractOp>(l, op.getData(), ValueRange{n, ch, y, w.first});
       Value right = nb.create<tensor::ExtractOp>(l, op.getData(), ValueRange{n, ch, y, w.second});

@@ -115,17 +115,11 @@ Lowered lowerPad(OpBuilder &b, sym::PadOp op) {
     return SmallVector<Value>{padConstant(b, loc, op.getData(), low, high, op.getConstantValue())};
   }
   // Each output element reads its source element.
-  unsigned rank = type.getRank();
-  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  Value padded = buildGeneric(b, loc, {}, emptyLike(b, loc, outType), maps, iterators,
-                              [&](OpBuilder &nb, Location l, ValueRange) -> Value {
+  Value padded = generateElements(b, loc, outType, [&](OpBuilder &nb, Location l, ValueRange indices) -> Value {
     IndexMath m{nb, l};
-    SmallVector<Value> at;
-    for (unsigned i = 0; i < rank; ++i) {
-      Value position = nb.create<linalg::IndexOp>(l, i);
-      at.push_back(i < 2 ? position : padSource(m, op.getMode(), position, pads[2 * i], type.getDimSize(i)));
-    }
+    SmallVector<Value> at(indices.take_front(2));
+    for (unsigned i = 2; i < type.getRank(); ++i)
+      at.push_back(padSource(m, op.getMode(), indices[i], pads[2 * i], type.getDimSize(i)));
     return nb.create<tensor::ExtractOp>(l, op.getData(), at);
   });
   return SmallVector<Value>{padded};

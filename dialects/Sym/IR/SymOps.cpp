@@ -37,20 +37,24 @@ LogicalResult FullyConnectedOp::verify() {
   return verifyOptionalOperand(*this, getBias(), !getNoBias(), "bias", "no_bias = false");
 }
 
-LogicalResult ConvolutionOp::verify() {
-  size_t dims = getKernel().size();
+/// What Convolution and Deconvolution check alike: the window, the layout
+/// and the bias.
+template <typename OpTy> LogicalResult verifyConvolutionLike(OpTy op) {
+  size_t dims = op.getKernel().size();
   if (dims < 1 || dims > 3)
-    return emitOpError() << "kernel must have 1, 2 or 3 dims, got " << dims;
-  if (llvm::any_of(getKernel(), [](int64_t k) { return k <= 0; }))
-    return emitOpError("kernel dims must be positive");
-  if (failed(verifySpatialTuple(*this, "stride", getStride(), dims, true)) ||
-      failed(verifySpatialTuple(*this, "dilate", getDilate(), dims, true)) ||
-      failed(verifySpatialTuple(*this, "pad", getPad(), dims, false)))
+    return op.emitOpError() << "kernel must have 1, 2 or 3 dims, got " << dims;
+  if (llvm::any_of(op.getKernel(), [](int64_t k) { return k <= 0; }))
+    return op.emitOpError("kernel dims must be positive");
+  if (failed(verifySpatialTuple(op, "stride", op.getStride(), dims, true)) ||
+      failed(verifySpatialTuple(op, "dilate", op.getDilate(), dims, true)) ||
+      failed(verifySpatialTuple(op, "pad", op.getPad(), dims, false)))
     return failure();
-  if (std::optional<llvm::StringRef> layout = getLayout(); layout && !layout->starts_with("NC"))
-    return emitOpError() << "layout " << *layout << " is not supported (NCW, NCHW, NCDHW are)";
-  return verifyOptionalOperand(*this, getBias(), !getNoBias(), "bias", "no_bias = false");
+  if (std::optional<llvm::StringRef> layout = op.getLayout(); layout && !layout->starts_with("NC"))
+    return op.emitOpError() << "layout " << *layout << " is not supported (NCW, NCHW, NCDHW are)";
+  return verifyOptionalOperand(op, op.getBias(), !op.getNoBias(), "bias", "no_bias = false");
 }
+
+LogicalResult ConvolutionOp::verify() { return verifyConvolutionLike(*this); }
 
 LogicalResult AdaptiveAvgPooling2DOp::verify() {
   if (getOutputSize().size() > 2)
@@ -76,22 +80,13 @@ LogicalResult BilinearResize2DOp::verify() {
 
 LogicalResult DeconvolutionOp::verify() {
   size_t dims = getKernel().size();
-  if (dims < 1 || dims > 3)
-    return emitOpError() << "kernel must have 1, 2 or 3 dims, got " << dims;
-  if (llvm::any_of(getKernel(), [](int64_t k) { return k <= 0; }))
-    return emitOpError("kernel dims must be positive");
-  if (failed(verifySpatialTuple(*this, "stride", getStride(), dims, true)) ||
-      failed(verifySpatialTuple(*this, "dilate", getDilate(), dims, true)) ||
-      failed(verifySpatialTuple(*this, "pad", getPad(), dims, false)) ||
-      failed(verifySpatialTuple(*this, "adj", getAdj(), dims, false)) ||
+  if (failed(verifyConvolutionLike(*this)) || failed(verifySpatialTuple(*this, "adj", getAdj(), dims, false)) ||
       failed(verifySpatialTuple(*this, "target_shape", getTargetShape(), dims, false)))
     return failure();
   for (auto [i, adj] : llvm::enumerate(getAdj()))
     if (adj >= (getStride().empty() ? 1 : getStride()[i]))
       return emitOpError("adj must be smaller than stride");
-  if (std::optional<llvm::StringRef> layout = getLayout(); layout && !layout->starts_with("NC"))
-    return emitOpError() << "layout " << *layout << " is not supported (NCW, NCHW, NCDHW are)";
-  return verifyOptionalOperand(*this, getBias(), !getNoBias(), "bias", "no_bias = false");
+  return success();
 }
 
 std::pair<SmallVector<int64_t>, SmallVector<int64_t>> DeconvolutionOp::getPadAndAdj(ArrayRef<int64_t> input) {
