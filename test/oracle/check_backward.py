@@ -228,10 +228,14 @@ def run_case(name, sym, shapes, work, tools, rng):
 def main():
     tools = check_parser(__doc__).parse_args()
     rng = np.random.default_rng(0)
-    work_items = [c for c in cases() if is_differentiable(c[0])] + list(MODELS)
-    return run_checks("oracle backward", [
-        (name, lambda work, n=name, s=sym, shp=shapes: run_case(n, s, shp, work, tools, rng))
-        for name, sym, shapes in work_items], tools)
+    checks = [(name, lambda work, n=name, s=sym, shp=shapes: run_case(n, s, shp, work, tools, rng))
+              for name, sym, shapes in cases() if is_differentiable(name)]
+    # Each model draws its own inputs, the same whatever op cases precede
+    # it: the deep models' float32-vs-float64 distance depends on the draw.
+    checks += [(name, lambda work, n=name, s=sym, shp=shapes: run_case(n, s, shp, work, tools,
+                                                                      np.random.default_rng(0)))
+               for name, sym, shapes in MODELS]
+    return run_checks("oracle backward", checks, tools)
 
 
 if __name__ == "__main__":
