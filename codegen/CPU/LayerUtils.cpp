@@ -69,6 +69,19 @@ Value forEachPlane(OpBuilder &b, Location loc, Value init, PlaneFn fillPlane) {
   return forall.getResult(0);
 }
 
+Value forEachOutputPosition(OpBuilder &b, Location loc, Value init, ArrayRef<int64_t> outSpatial, PositionFn body) {
+  return forEachPlane(b, loc, init, [&](OpBuilder &pb, Location l, Value n, Value c, Value plane) {
+    IndexMath m{pb, l};
+    SmallVector<Value> zeroes(outSpatial.size(), m.c(0)), sizes;
+    for (int64_t size : outSpatial)
+      sizes.push_back(m.c(size));
+    return loopNest(pb, l, zeroes, sizes, plane, [&](OpBuilder &ob, Location l, ValueRange o, ValueRange acc) {
+             return scf::ValueVector{body(ob, l, n, c, o, acc[0])};
+           })
+        .results.front();
+  });
+}
+
 scf::LoopNest loopNest(OpBuilder &b, Location loc, ValueRange begins, ValueRange ends, ValueRange iterArgs,
                        function_ref<scf::ValueVector(OpBuilder &, Location, ValueRange, ValueRange)> body) {
   SmallVector<Value> steps(begins.size(), b.create<arith::ConstantIndexOp>(loc, 1));

@@ -61,6 +61,12 @@ struct IndexMath {
 using PlaneFn = llvm::function_ref<Value(OpBuilder &, Location, Value n, Value c, Value plane)>;
 Value forEachPlane(OpBuilder &b, Location loc, Value init, PlaneFn fillPlane);
 
+/// forEachPlane, visiting in each plane every position `o` of an output of
+/// spatial shape `outSpatial`; `body` returns the plane's next value.
+using PositionFn = llvm::function_ref<Value(OpBuilder &, Location, Value n, Value c, ValueRange o, Value plane)>;
+Value forEachOutputPosition(OpBuilder &b, Location loc, Value init, llvm::ArrayRef<int64_t> outSpatial,
+                            PositionFn body);
+
 /// plane[0, 0, at...] += v.
 Value addToPlane(OpBuilder &b, Location loc, Value plane, ValueRange at, Value v);
 /// Adds `share` to every element of plane[0, 0, begins..ends).

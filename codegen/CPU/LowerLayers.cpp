@@ -93,45 +93,38 @@ Value poolingGrad(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const W
   StringRef kind = op.getPoolType();
   bool includePad = op.getCountIncludePad().value_or(true);
   Value init = zeros(b, loc, dataType.getShape(), element);
-  return forEachPlane(b, loc, init, [&](OpBuilder &pb, Location l, Value n, Value ch, Value plane) {
-    IndexMath m{pb, l};
-    SmallVector<Value> zeroes(d, m.c(0)), outSizes;
-    for (int64_t size : gType.getShape().drop_front(2))
-      outSizes.push_back(m.c(size));
-    scf::LoopNest positions = loopNest(pb, l, zeroes, outSizes, ValueRange{plane},
-                                       [&](OpBuilder &ob, Location l, ValueRange o, ValueRange acc) {
-      IndexMath m{ob, l};
-      SmallVector<Value> begins, ends, gAt{n, ch};
-      Value count = m.c(1);
-      for (unsigned i = 0; i < d; ++i) {
-        WindowRange r = windowRange(m, o[i], w.kernel[i], w.stride[i], w.pad[i], spatial[i]);
-        begins.push_back(r.begin);
-        ends.push_back(r.end);
-        count = m.mul(count, includePad ? r.unclippedExtent : m.sub(r.end, r.begin));
-        gAt.push_back(o[i]);
-      }
-      Value g = ob.create<tensor::ExtractOp>(l, op.getOutGrad(), gAt);
-      if (kind == "max") {
-        // The first largest element, in row-major order.
-        SmallVector<Value> start{scalarConstant(ob, l, element, -std::numeric_limits<double>::infinity())};
-        llvm::append_range(start, begins);
-        scf::LoopNest scan = loopNest(ob, l, begins, ends, start,
-                                      [&](OpBuilder &sb, Location l, ValueRange x, ValueRange best) {
-          SmallVector<Value> at{n, ch};
-          llvm::append_range(at, x);
-          Value v = sb.create<tensor::ExtractOp>(l, op.getData(), at);
-          Value better = sb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v, best[0]);
-          scf::ValueVector next{sb.create<arith::SelectOp>(l, better, v, best[0])};
-          for (unsigned i = 0; i < d; ++i)
-            next.push_back(sb.create<arith::SelectOp>(l, better, x[i], best[1 + i]));
-          return next;
-        });
-        return scf::ValueVector{addToPlane(ob, l, acc[0], ArrayRef<Value>(scan.results).drop_front(), g)};
-      }
-      Value share = kind == "avg" ? div(ob, l, g, m.toFloat(count, element)) : g;
-      return spreadOverPlane(ob, l, acc[0], begins, ends, share);
-    });
-    return positions.results.front();
+  return forEachOutputPosition(b, loc, init, gType.getShape().drop_front(2),
+                               [&](OpBuilder &ob, Location l, Value n, Value ch, ValueRange o, Value plane) -> Value {
+    IndexMath m{ob, l};
+    SmallVector<Value> begins, ends, gAt{n, ch};
+    Value count = m.c(1);
+    for (unsigned i = 0; i < d; ++i) {
+      WindowRange r = windowRange(m, o[i], w.kernel[i], w.stride[i], w.pad[i], spatial[i]);
+      begins.push_back(r.begin);
+      ends.push_back(r.end);
+      count = m.mul(count, includePad ? r.unclippedExtent : m.sub(r.end, r.begin));
+      gAt.push_back(o[i]);
+    }
+    Value g = ob.create<tensor::ExtractOp>(l, op.getOutGrad(), gAt);
+    if (kind == "max") {
+      // The first largest element, in row-major order.
+      SmallVector<Value> start{scalarConstant(ob, l, element, -std::numeric_limits<double>::infinity())};
+      llvm::append_range(start, begins);
+      scf::LoopNest scan = loopNest(ob, l, begins, ends, start,
+                                    [&](OpBuilder &sb, Location l, ValueRange x, ValueRange best) {
+        SmallVector<Value> at{n, ch};
+        llvm::append_range(at, x);
+        Value v = sb.create<tensor::ExtractOp>(l, op.getData(), at);
+        Value better = sb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v, best[0]);
+        scf::ValueVector next{sb.create<arith::SelectOp>(l, better, v, best[0])};
+        for (unsigned i = 0; i < d; ++i)
+          next.push_back(sb.create<arith::SelectOp>(l, better, x[i], best[1 + i]));
+        return next;
+      });
+      return addToPlane(ob, l, plane, ArrayRef<Value>(scan.results).drop_front(), g);
+    }
+    Value share = kind == "avg" ? div(ob, l, g, m.toFloat(count, element)) : g;
+    return spreadOverPlane(ob, l, plane, begins, ends, share).front();
   });
 }
 

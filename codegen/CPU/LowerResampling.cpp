@@ -39,22 +39,16 @@ Value perBinElement(IndexMath &m, Value v, ValueRange begins, ValueRange ends) {
 using BinFn = function_ref<Value(OpBuilder &, Location, Value n, Value c, ValueRange o, ValueRange begins,
                                  ValueRange ends, Value plane)>;
 Value forEachBin(OpBuilder &b, Location loc, Value init, ArrayRef<int64_t> in, ArrayRef<int64_t> out, BinFn body) {
-  return forEachPlane(b, loc, init, [&](OpBuilder &pb, Location l, Value n, Value ch, Value plane) {
-    IndexMath m{pb, l};
-    SmallVector<Value> zeroes(out.size(), m.c(0)), sizes;
-    for (int64_t size : out)
-      sizes.push_back(m.c(size));
-    return loopNest(pb, l, zeroes, sizes, plane, [&](OpBuilder &ob, Location l, ValueRange o, ValueRange acc) {
-             IndexMath m{ob, l};
-             SmallVector<Value> begins, ends;
-             for (unsigned i = 0; i < out.size(); ++i) {
-               auto [begin, end] = adaptiveBin(m, o[i], in[i], out[i]);
-               begins.push_back(begin);
-               ends.push_back(end);
-             }
-             return scf::ValueVector{body(ob, l, n, ch, o, begins, ends, acc[0])};
-           })
-        .results.front();
+  return forEachOutputPosition(b, loc, init, out,
+                               [&](OpBuilder &ob, Location l, Value n, Value ch, ValueRange o, Value plane) {
+    IndexMath m{ob, l};
+    SmallVector<Value> begins, ends;
+    for (unsigned i = 0; i < out.size(); ++i) {
+      auto [begin, end] = adaptiveBin(m, o[i], in[i], out[i]);
+      begins.push_back(begin);
+      ends.push_back(end);
+    }
+    return body(ob, l, n, ch, o, begins, ends, plane);
   });
 }
 
@@ -152,21 +146,16 @@ Lowered lowerBilinearResizeBackward(OpBuilder &b, sym::BackwardBilinearResize2DO
   Type element = dataType.getElementType();
   ArrayRef<int64_t> in = dataType.getShape().drop_front(2), out = gType.getShape().drop_front(2);
   Value init = zeros(b, loc, dataType.getShape(), element);
-  Value grad = forEachPlane(b, loc, init, [&](OpBuilder &pb, Location l, Value n, Value ch, Value plane) {
-    IndexMath m{pb, l};
-    SmallVector<Value> zeroes(2, m.c(0)), sizes{m.c(out[0]), m.c(out[1])};
-    return loopNest(pb, l, zeroes, sizes, plane, [&](OpBuilder &ob, Location l, ValueRange o, ValueRange acc) {
-             IndexMath m{ob, l};
-             Taps h = bilinearTaps(m, o[0], in[0], out[0], op.getAlignCorners(), element);
-             Taps w = bilinearTaps(m, o[1], in[1], out[1], op.getAlignCorners(), element);
-             Value g = ob.create<tensor::ExtractOp>(l, op.getOutGrad(), ValueRange{n, ch, o[0], o[1]});
-             Value next = acc[0];
-             for (auto [y, hw] : {std::pair{h.first, h.firstWeight}, std::pair{h.second, h.secondWeight}})
-               for (auto [x, ww] : {std::pair{w.first, w.firstWeight}, std::pair{w.second, w.secondWeight}})
-                 next = addToPlane(ob, l, next, ValueRange{y, x}, mul(ob, l, mul(ob, l, hw, ww), g));
-             return scf::ValueVector{next};
-           })
-        .results.front();
+  Value grad = forEachOutputPosition(b, loc, init, out,
+                                     [&](OpBuilder &ob, Location l, Value n, Value ch, ValueRange o, Value plane) {
+    IndexMath m{ob, l};
+    Taps h = bilinearTaps(m, o[0], in[0], out[0], op.getAlignCorners(), element);
+    Taps w = bilinearTaps(m, o[1], in[1], out[1], op.getAlignCorners(), element);
+    Value g = ob.create<tensor::ExtractOp>(l, op.getOutGrad(), ValueRange{n, ch, o[0], o[1]});
+    for (auto [y, hw] : {std::pair{h.first, h.firstWeight}, std::pair{h.second, h.secondWeight}})
+      for (auto [x, ww] : {std::pair{w.first, w.firstWeight}, std::pair{w.second, w.secondWeight}})
+        plane = addToPlane(ob, l, plane, ValueRange{y, x}, mul(ob, l, mul(ob, l, hw, ww), g));
+    return plane;
   });
   return SmallVector<Value>{grad};
 }

@@ -140,22 +140,15 @@ Lowered lowerPadBackward(OpBuilder &b, sym::BackwardPadOp op) {
                                                               folds(b, type.getShape()), folds(b, strides))};
   }
   Value init = zeros(b, loc, type.getShape(), type.getElementType());
-  Value grad = forEachPlane(b, loc, init, [&](OpBuilder &pb, Location l, Value n, Value ch, Value plane) {
-    IndexMath m{pb, l};
-    SmallVector<Value> begins(rank - 2, m.c(0)), ends;
-    for (int64_t size : gType.getShape().drop_front(2))
-      ends.push_back(m.c(size));
-    return loopNest(pb, l, begins, ends, plane, [&](OpBuilder &ob, Location l, ValueRange o, ValueRange acc) {
-             IndexMath m{ob, l};
-             SmallVector<Value> gAt{n, ch}, source;
-             for (unsigned i = 2; i < rank; ++i) {
-               gAt.push_back(o[i - 2]);
-               source.push_back(padSource(m, op.getMode(), o[i - 2], pads[2 * i], type.getDimSize(i)));
-             }
-             Value g = ob.create<tensor::ExtractOp>(l, op.getOutGrad(), gAt);
-             return scf::ValueVector{addToPlane(ob, l, acc[0], source, g)};
-           })
-        .results.front();
+  Value grad = forEachOutputPosition(b, loc, init, gType.getShape().drop_front(2),
+                                     [&](OpBuilder &ob, Location l, Value n, Value ch, ValueRange o, Value plane) {
+    IndexMath m{ob, l};
+    SmallVector<Value> gAt{n, ch}, source;
+    for (unsigned i = 2; i < rank; ++i) {
+      gAt.push_back(o[i - 2]);
+      source.push_back(padSource(m, op.getMode(), o[i - 2], pads[2 * i], type.getDimSize(i)));
+    }
+    return addToPlane(ob, l, plane, source, ob.create<tensor::ExtractOp>(l, op.getOutGrad(), gAt));
   });
   return SmallVector<Value>{grad};
 }

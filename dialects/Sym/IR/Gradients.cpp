@@ -832,10 +832,20 @@ void attachUnary(MLIRContext &ctx) {
   attach<OpTy, unaryRule<OpTy, Fn>>(ctx);
 }
 
-/// MakeZeroGradNodes ops read no head gradient.
-template <typename... OpTys> void attachZeroGradient(MLIRContext &ctx) {
+/// The ops whose FGradient is MakeZeroGradNodes: piecewise-constant functions.
+template <typename... OpTys> struct OpList {};
+using ZeroGradientOps =
+    OpList<FloorOp, CeilOp, RoundOp, RintOp, FixOp, TruncOp, ZerosLikeOp, OnesLikeOp, GreaterScalarOp,
+           GreaterEqualScalarOp, LesserScalarOp, LesserEqualScalarOp, EqualScalarOp, NotEqualScalarOp, GreaterOp,
+           GreaterEqualOp, LesserOp, LesserEqualOp, EqualOp, NotEqualOp, BroadcastGreaterOp, BroadcastGreaterEqualOp,
+           BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp, BroadcastNotEqualOp>;
+
+/// They read no head gradient.
+template <typename... OpTys> void attachZeroGradient(MLIRContext &ctx, OpList<OpTys...>) {
   (attach<OpTys, generic<OpTys, zeroGradRule>, /*reads=*/false>(ctx), ...);
 }
+
+template <typename... OpTys> bool isOneOf(Operation *op, OpList<OpTys...>) { return isa<OpTys...>(op); }
 
 template <typename OpTy> LogicalResult scaledRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
   Value g = resultGrad(resultGrads);
@@ -893,11 +903,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<MaximumScalarOp, extremumScalarRule<MaximumScalarOp, GreaterEqualScalarOp>>(ctx);
   attach<MinimumScalarOp, extremumScalarRule<MinimumScalarOp, LesserEqualScalarOp>>(ctx);
   attach<WhereOp, whereRule>(ctx);
-  attachZeroGradient<FloorOp, CeilOp, RoundOp, RintOp, FixOp, TruncOp, ZerosLikeOp, OnesLikeOp, GreaterScalarOp,
-                     GreaterEqualScalarOp, LesserScalarOp, LesserEqualScalarOp, EqualScalarOp, NotEqualScalarOp,
-                     GreaterOp, GreaterEqualOp, LesserOp, LesserEqualOp, EqualOp, NotEqualOp, BroadcastGreaterOp,
-                     BroadcastGreaterEqualOp, BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp,
-                     BroadcastNotEqualOp>(ctx);
+  attachZeroGradient(ctx, ZeroGradientOps());
   attach<ClipOp, clipRule>(ctx);
   attach<MaximumOp, extremumRule<MaximumOp, ElemwiseSubOp, ElemwiseMulOp, true>>(ctx);
   attach<MinimumOp, extremumRule<MinimumOp, ElemwiseSubOp, ElemwiseMulOp, false>>(ctx);
@@ -946,3 +952,5 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<LRNOp, lrnRule>(ctx);
   attach<UpSamplingOp, upSamplingRule>(ctx);
 }
+
+bool mlir::sym::hasZeroGradient(Operation *op) { return isOneOf(op, ZeroGradientOps()); }

@@ -1,5 +1,6 @@
 //===- OpSignatures.cpp - MXNet op names, inputs and outputs --------------===//
 #include "dialects/Sym/IR/OpSignatures.h"
+#include "dialects/Sym/IR/SymOps.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -97,16 +98,6 @@ bool isElemwiseBinary(llvm::StringRef op) {
   return llvm::is_contained({"_maximum", "_minimum", "_greater", "_greater_equal", "_lesser", "_lesser_equal",
                              "_equal", "_not_equal"},
                             op);
-}
-
-/// Ops whose FGradient is MakeZeroGradNodes: piecewise-constant functions.
-bool hasZeroGradient(llvm::StringRef op) {
-  llvm::StringRef comparison = op;
-  comparison.consume_front("broadcast");
-  comparison.consume_back("_scalar");
-  return llvm::is_contained({"floor", "ceil", "round", "rint", "fix", "trunc", "zeros_like", "ones_like"}, op) ||
-         llvm::is_contained({"_greater", "_greater_equal", "_lesser", "_lesser_equal", "_equal", "_not_equal"},
-                            comparison);
 }
 
 llvm::SmallVector<std::string> names(std::initializer_list<const char *> list) {
@@ -302,7 +293,7 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
     return {transposeBackward(params)};
   if (name == "batch_dot")
     return batchDotBackward(params);
-  if (name == "BlockGrad" || hasZeroGradient(name))
+  if (name == "BlockGrad" || hasZeroGradient(op))
     return getZeroGradNodeLayouts(op);
   if (name == "where") {
     BackwardNodeLayout values = backward("g0 i0");

@@ -19,6 +19,10 @@ namespace mlir::sym {
 /// have one.
 void registerGradientRules(MLIRContext &ctx);
 
+/// Whether `op`'s gradient is zero by definition (MXNet's
+/// MakeZeroGradNodes: rounding, comparisons, *_like).
+bool hasZeroGradient(Operation *op);
+
 /// Whether `op`'s training forward differs from its inference forward
 /// (MXNet's is_train): BatchNorm without global stats, Dropout, rrelu.
 bool isTrainSensitive(Operation *op);
