@@ -3,6 +3,7 @@
 // Formulas follow MXNet's mshadow_op functors (src/operator/mshadow_op.h).
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/CPU/LayerUtils.h"
 #include "codegen/CPU/OpLowerings.h"
 
 #include "dialects/Sym/IR/SymOps.h"
@@ -259,6 +260,24 @@ Lowered lowerFill(OpBuilder &b, Operation *op, double value) {
   return single(filledTensor(b, op->getLoc(), tensorType(op->getResult(0)), value));
 }
 
+/// start + (i / repeat) * step at flat (row-major) position i, in the
+/// result's type as MXNet's range kernel computes it.
+Lowered lowerArangeLike(OpBuilder &b, sym::ArangeLikeOp op) {
+  RankedTensorType type = tensorType(op.getOutput());
+  Type element = type.getElementType();
+  Value range = generateElements(b, op.getLoc(), type, [&](OpBuilder &nb, Location l, ValueRange indices) {
+    IndexMath m{nb, l};
+    Value flat = m.c(0);
+    for (auto [index, size] : llvm::zip(indices, type.getShape()))
+      flat = m.add(m.mul(flat, m.c(size)), index);
+    Value step = m.div(flat, m.c(op.getRepeat()));
+    Value count = convertScalar(nb, l, nb.create<arith::IndexCastOp>(l, nb.getI64Type(), step), element);
+    return add(nb, l, scalarConstant(nb, l, element, op.getStart()),
+               mul(nb, l, count, scalarConstant(nb, l, element, op.getStep())));
+  });
+  return single(range);
+}
+
 } // namespace
 
 std::optional<Lowered> lowerElementwiseOp(Operation *op, OpBuilder &b) {
@@ -370,6 +389,7 @@ std::optional<Lowered> lowerElementwiseOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::OnesOp) { return lowerFill(b, op, 1.0); })
       .Case([&](sym::ZerosLikeOp) { return lowerFill(b, op, 0.0); })
       .Case([&](sym::OnesLikeOp) { return lowerFill(b, op, 1.0); })
+      .Case([&](sym::ArangeLikeOp a) { return lowerArangeLike(b, a); })
       .Default([](Operation *) { return std::nullopt; });
 }
 

@@ -301,6 +301,89 @@ Lowered lowerBatchNorm(OpBuilder &b, sym::BatchNormOp op) {
   return SmallVector<Value>{out, mean, invStd};
 }
 
+/// How LayerNorm's operands are read in a loop over data's dims: data by
+/// all, the moments by all but `axis`, gamma and beta by `axis`.
+struct NormMaps {
+  AffineMap all, moments, channel;
+};
+
+NormMaps normMaps(OpBuilder &b, int64_t rank, int64_t axis) {
+  SmallVector<AffineExpr> rest;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      rest.push_back(b.getAffineDimExpr(i));
+  return {b.getMultiDimIdentityMap(rank), AffineMap::get(rank, 0, rest, b.getContext()),
+          AffineMap::get(rank, 0, b.getAffineDimExpr(axis))};
+}
+
+/// The mean of `input` over `axis`, that axis dropped.
+Value meanOverAxis(OpBuilder &b, Location loc, Value input, int64_t axis) {
+  return scaleBy(b, loc, sumOver(b, loc, input, {axis}), 1.0 / tensorType(input).getDimSize(axis));
+}
+
+/// MXNet's LayerNorm: mean and biased variance over `axis`, std =
+/// sqrt(var + eps), out = (x - mean) / std * gamma + beta.
+Lowered lowerLayerNorm(OpBuilder &b, sym::LayerNormOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  int64_t axis = normalizeAxis(op.getAxis(), type.getRank());
+  NormMaps maps = normMaps(b, type.getRank(), axis);
+  Value data = op.getData(), mean = meanOverAxis(b, loc, data, axis);
+  Value squares = mapWithMaps(b, loc, type, {data, mean}, {maps.all, maps.moments},
+                              [](OpBuilder &b, Location loc, ValueRange a) {
+                                Value centered = sub(b, loc, a[0], a[1]);
+                                return mul(b, loc, centered, centered);
+                              });
+  Value var = meanOverAxis(b, loc, squares, axis);
+  Value std = mapElementwise(b, loc, tensorType(var), var, [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+    return b.create<math::SqrtOp>(loc, add(b, loc, a[0], scalarConstant(b, loc, a[0].getType(), op.getEps())));
+  });
+  Value out = mapWithMaps(b, loc, type, {data, mean, std, op.getGamma(), op.getBeta()},
+                          {maps.all, maps.moments, maps.moments, maps.channel, maps.channel},
+                          [](OpBuilder &b, Location loc, ValueRange a) {
+                            Value normalized = div(b, loc, sub(b, loc, a[0], a[1]), a[2]);
+                            return add(b, loc, mul(b, loc, normalized, a[3]), a[4]);
+                          });
+  ArrayRef<int64_t> momentsShape = tensorType(op.getMean()).getShape();
+  return SmallVector<Value>{out, reshapeTo(b, loc, mean, momentsShape), reshapeTo(b, loc, std, momentsShape)};
+}
+
+/// With x^ = (x - mean) / std and h = g * gamma / std (MXNet's
+/// LayerNormGradCompute): dx = h - mean(h) - x^ * mean(h * x^) over axis,
+/// dgamma = sum(g * x^) and dbeta = sum(g) over the other dims.
+Lowered lowerLayerNormBackward(OpBuilder &b, sym::BackwardLayerNormOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  int64_t rank = type.getRank(), axis = normalizeAxis(op.getAxis(), rank);
+  NormMaps maps = normMaps(b, rank, axis);
+  SmallVector<int64_t> restShape(type.getShape()), otherAxes;
+  restShape.erase(restShape.begin() + axis);
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != axis)
+      otherAxes.push_back(i);
+  Value g = op.getOutGrad(), data = op.getData(), gamma = op.getGamma();
+  Value mean = reshapeTo(b, loc, op.getMean(), restShape), std = reshapeTo(b, loc, op.getStd(), restShape);
+  SmallVector<AffineMap> readMaps{maps.all, maps.all, maps.moments, maps.moments, maps.channel};
+  auto normalized = [](OpBuilder &b, Location loc, ValueRange a) { return div(b, loc, sub(b, loc, a[1], a[2]), a[3]); };
+  auto scaled = [](OpBuilder &b, Location loc, ValueRange a) { return div(b, loc, mul(b, loc, a[0], a[4]), a[3]); };
+  SmallVector<Value> inputs{g, data, mean, std, gamma};
+  Value gNormalized = mapWithMaps(b, loc, type, inputs, readMaps, [&](OpBuilder &b, Location loc, ValueRange a) {
+    return mul(b, loc, a[0], normalized(b, loc, a));
+  });
+  Value h = mapWithMaps(b, loc, type, inputs, readMaps, scaled);
+  Value hNormalized = mapWithMaps(b, loc, type, inputs, readMaps, [&](OpBuilder &b, Location loc, ValueRange a) {
+    return mul(b, loc, scaled(b, loc, a), normalized(b, loc, a));
+  });
+  Value meanH = meanOverAxis(b, loc, h, axis), meanHNormalized = meanOverAxis(b, loc, hNormalized, axis);
+  SmallVector<Value> gradInputs{g, data, mean, std, gamma, meanH, meanHNormalized};
+  SmallVector<AffineMap> gradMaps(readMaps);
+  gradMaps.append({maps.moments, maps.moments});
+  Value dataGrad = mapWithMaps(b, loc, type, gradInputs, gradMaps, [&](OpBuilder &b, Location loc, ValueRange a) {
+    return sub(b, loc, sub(b, loc, scaled(b, loc, a), a[5]), mul(b, loc, normalized(b, loc, a), a[6]));
+  });
+  return SmallVector<Value>{dataGrad, sumOver(b, loc, gNormalized, otherAxes), sumOver(b, loc, g, otherAxes)};
+}
+
 /// With batch statistics (N values per channel, x^ = (x - mean) * invstd):
 ///   dx = (g - sum(g) / N - x^ * sum(g * x^) / N) * gamma * invstd;
 /// with fixed statistics dx = g * gamma * invstd. Either way dgamma =
@@ -515,6 +598,8 @@ std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::PoolingOp o) { return lowerPooling(b, o); })
       .Case([&](sym::BatchNormOp o) { return lowerBatchNorm(b, o); })
       .Case([&](sym::BackwardBatchNormOp o) { return lowerBatchNormBackward(b, o); })
+      .Case([&](sym::LayerNormOp o) { return lowerLayerNorm(b, o); })
+      .Case([&](sym::BackwardLayerNormOp o) { return lowerLayerNormBackward(b, o); })
       .Case([&](sym::LRNOp o) { return lowerLRN(b, o); })
       .Case([&](sym::BackwardLRNOp o) { return lowerLRNBackward(b, o); })
       .Case([&](sym::EmbeddingOp o) { return lowerEmbedding(b, o); })

@@ -76,20 +76,122 @@ Lowered lowerSliceChannel(OpBuilder &b, sym::SliceChannelOp op) {
   return results;
 }
 
-Lowered lowerConcat(OpBuilder &b, sym::ConcatOp op) {
-  RankedTensorType resultType = tensorType(op.getOutput());
-  int64_t axis = normalizeAxis(op.getDim(), resultType.getRank());
-  Value result = emptyLike(b, op.getLoc(), resultType);
+/// `inputs` side by side along `axis` in a tensor of `resultType`.
+Value concatenate(OpBuilder &b, Location loc, ValueRange inputs, RankedTensorType resultType, int64_t axis) {
+  Value result = emptyLike(b, loc, resultType);
   int64_t offset = 0;
-  for (Value input : op.getInputs()) {
+  for (Value input : inputs) {
     RankedTensorType type = tensorType(input);
     SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
     offsets[axis] = offset;
-    result = b.create<tensor::InsertSliceOp>(op.getLoc(), input, result, folds(b, offsets),
-                                             folds(b, type.getShape()), folds(b, strides));
+    result = b.create<tensor::InsertSliceOp>(loc, input, result, folds(b, offsets), folds(b, type.getShape()),
+                                             folds(b, strides));
     offset += type.getDimSize(axis);
   }
-  return SmallVector<Value>{result};
+  return result;
+}
+
+Lowered lowerConcat(OpBuilder &b, sym::ConcatOp op) {
+  RankedTensorType resultType = tensorType(op.getOutput());
+  return SmallVector<Value>{
+      concatenate(b, op.getLoc(), op.getInputs(), resultType, normalizeAxis(op.getDim(), resultType.getRank()))};
+}
+
+/// Each input viewed with a unit dim at `axis`, concatenated there.
+Lowered lowerStack(OpBuilder &b, sym::StackOp op) {
+  RankedTensorType resultType = tensorType(op.getOutput());
+  int64_t axis = normalizeAxis(op.getAxis(), resultType.getRank());
+  SmallVector<int64_t> partShape(resultType.getShape());
+  partShape[axis] = 1;
+  SmallVector<Value> parts;
+  for (Value input : op.getInputs())
+    parts.push_back(reshapeTo(b, op.getLoc(), input, partShape));
+  return SmallVector<Value>{concatenate(b, op.getLoc(), parts, resultType, axis)};
+}
+
+/// `input` with the dims `reversed` flipped.
+Value reverseDims(OpBuilder &b, Location loc, Value input, ArrayRef<bool> reversed) {
+  if (!llvm::is_contained(reversed, true))
+    return input;
+  RankedTensorType type = tensorType(input);
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, flip] : llvm::enumerate(reversed)) {
+    AffineExpr d = b.getAffineDimExpr(i);
+    exprs.push_back(flip ? type.getDimSize(i) - 1 - d : d);
+  }
+  return mapWithMaps(b, loc, type, input, AffineMap::get(type.getRank(), 0, exprs, b.getContext()),
+                     [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+}
+
+/// A slice with negative steps is the reverse of one with positive steps
+/// that starts at its last element: the offsets and strides of that one,
+/// and which dims to reverse.
+struct PositiveSlice {
+  SmallVector<int64_t> offsets, sizes, strides;
+  SmallVector<bool> reversed;
+};
+
+FailureOr<PositiveSlice> positiveSlice(Operation *op, ArrayRef<int64_t> begin, ArrayRef<int64_t> end,
+                                       ArrayRef<int64_t> step, RankedTensorType dataType) {
+  std::string error;
+  FailureOr<SmallVector<sym::SliceDim>> dims = sym::getSliceDims(begin, end, step, dataType.getShape(), error);
+  if (failed(dims))
+    return op->emitError(error);
+  PositiveSlice slice;
+  for (const sym::SliceDim &d : *dims) {
+    bool negative = d.step < 0;
+    slice.offsets.push_back(negative ? d.begin + (d.size - 1) * d.step : d.begin);
+    slice.sizes.push_back(d.size);
+    slice.strides.push_back(negative ? -d.step : d.step);
+    slice.reversed.push_back(negative);
+  }
+  return slice;
+}
+
+Lowered lowerSlice(OpBuilder &b, sym::SliceOp op) {
+  FailureOr<PositiveSlice> slice =
+      positiveSlice(op, op.getBegin(), op.getEnd(), op.getStep(), tensorType(op.getData()));
+  if (failed(slice))
+    return failure();
+  Value part = b.create<tensor::ExtractSliceOp>(op.getLoc(), op.getData(), folds(b, slice->offsets),
+                                                folds(b, slice->sizes), folds(b, slice->strides));
+  return SmallVector<Value>{reverseDims(b, op.getLoc(), part, slice->reversed)};
+}
+
+Lowered lowerSliceBackward(OpBuilder &b, sym::BackwardSliceOp op) {
+  RankedTensorType type = tensorType(op.getData());
+  FailureOr<PositiveSlice> slice = positiveSlice(op, op.getBegin(), op.getEnd(), op.getStep(), type);
+  if (failed(slice))
+    return failure();
+  Value g = reverseDims(b, op.getLoc(), op.getOutGrad(), slice->reversed);
+  Value init = zeros(b, op.getLoc(), type.getShape(), type.getElementType());
+  return SmallVector<Value>{b.create<tensor::InsertSliceOp>(op.getLoc(), g, init, folds(b, slice->offsets),
+                                                           folds(b, slice->sizes), folds(b, slice->strides))};
+}
+
+/// broadcast_axis and broadcast_to: numpy broadcasting of equal ranks.
+Lowered broadcastToResult(OpBuilder &b, Operation *op) {
+  return SmallVector<Value>{mapElementwise(b, op->getLoc(), tensorType(op->getResult(0)), op->getOperand(0),
+                                           [](OpBuilder &, Location, ValueRange args) { return args[0]; })};
+}
+
+/// `value` at steps (along axis) at or past their batch entry's length,
+/// which MXNet truncates to an integer.
+Lowered lowerSequenceMask(OpBuilder &b, sym::SequenceMaskOp op) {
+  if (!op.getUseSequenceLength())
+    return SmallVector<Value>{op.getData()};
+  RankedTensorType type = tensorType(op.getData());
+  int64_t axis = op.getAxis(), batchAxis = 1 - axis;
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(type.getRank()),
+                              AffineMap::get(type.getRank(), 0, b.getAffineDimExpr(batchAxis))};
+  Value masked = mapWithMaps(b, op.getLoc(), type, {op.getData(), op.getSequenceLength()}, maps,
+                             [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+    Value step = b.create<arith::IndexCastOp>(loc, b.getI64Type(), b.create<linalg::IndexOp>(loc, axis));
+    Value length = convertScalar(b, loc, args[1], b.getI64Type());
+    Value within = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, step, length);
+    return b.create<arith::SelectOp>(loc, within, args[0], scalarConstant(b, loc, args[0].getType(), op.getValue()));
+  });
+  return SmallVector<Value>{masked};
 }
 
 /// The input position output position `i` of a padded dim copies: the
@@ -164,6 +266,11 @@ std::optional<Lowered> lowerShapeOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::SliceAxisOp s) { return lowerSliceAxis(b, s); })
       .Case([&](sym::SliceChannelOp s) { return lowerSliceChannel(b, s); })
       .Case([&](sym::ConcatOp c) { return lowerConcat(b, c); })
+      .Case([&](sym::StackOp c) { return lowerStack(b, c); })
+      .Case([&](sym::SliceOp s) { return lowerSlice(b, s); })
+      .Case([&](sym::BackwardSliceOp s) { return lowerSliceBackward(b, s); })
+      .Case<sym::BroadcastAxisOp, sym::BroadcastToOp>([&](auto) { return broadcastToResult(b, op); })
+      .Case([&](sym::SequenceMaskOp s) { return lowerSequenceMask(b, s); })
       .Case([&](sym::PadOp p) { return lowerPad(b, p); })
       .Case([&](sym::BackwardPadOp p) { return lowerPadBackward(b, p); })
       .Default([](Operation *) { return std::nullopt; });

@@ -17,6 +17,7 @@ namespace symc::cpu {
 std::optional<Lowered> lowerRandomOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerElementwiseOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerLayerOp(mlir::Operation *op, OpBuilder &b);
+std::optional<Lowered> lowerAttentionOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerResamplingOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerConvolutionOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerShapeOp(mlir::Operation *op, OpBuilder &b);

@@ -8,6 +8,7 @@
 #include "compiler/Import/ParamParser.h"
 
 #include "dialects/Sym/IR/DTypes.h"
+#include "dialects/Sym/IR/SymOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -18,7 +19,8 @@ using namespace mlir;
 
 namespace {
 
-enum class Kind { Int, Float, Bool, Tuple, String, DType };
+/// NoneTuple: a tuple whose entries may be None (sym::kNone).
+enum class Kind { Int, Float, Bool, Tuple, NoneTuple, String, DType };
 
 struct ParamKind {
   Kind kind;
@@ -28,9 +30,16 @@ struct ParamKind {
 ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
   if ((op == "sum" || op == "mean") && name == "axis")
     return {Kind::Tuple, true};
+  if (op == "broadcast_axis" && (name == "axis" || name == "size"))
+    return {Kind::Tuple};
+  if (op == "_contrib_arange_like" && name == "axis")
+    return {Kind::Int, true};
+  if (op == "slice" && (name == "begin" || name == "end" || name == "step"))
+    return {Kind::NoneTuple};
   return llvm::StringSwitch<ParamKind>(name)
       .Cases("num_hidden", "num_filter", "num_group", "workspace", "num_args", {Kind::Int})
       .Cases("num_outputs", "nsize", "input_dim", "output_dim", "scale", {Kind::Int})
+      .Cases("heads", "repeat", {Kind::Int})
       .Cases("dim", "dim1", "dim2", "begin", "axis", {Kind::Int})
       .Cases("height", "width", {Kind::Int})
       .Cases("scale_height", "scale_width", {Kind::Float, true})
@@ -38,7 +47,7 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
       .Cases("slope", "lower_bound", "upper_bound", "eps", "momentum", {Kind::Float})
       .Cases("p", "alpha", "beta", "knorm", "grad_scale", {Kind::Float})
       .Cases("valid_thresh", "ignore_label", "smooth_alpha", "scalar", {Kind::Float})
-      .Cases("a_min", "a_max", "constant_value", {Kind::Float})
+      .Cases("a_min", "a_max", "constant_value", "value", "start", "step", {Kind::Float})
       .Cases("temperature", "min_calib_range", "max_calib_range", {Kind::Float, true})
       .Cases("kernel", "stride", "dilate", "pad", "axes", "adj", {Kind::Tuple})
       .Cases("shape", "target_shape", "output_size", "pad_width", {Kind::Tuple})
@@ -74,8 +83,9 @@ std::optional<double> parseFloat(llvm::StringRef s) {
   return v;
 }
 
-/// "(3, 3)", "[3,3]", "(3,)", "()" or a bare "3".
-std::optional<llvm::SmallVector<int64_t>> parseTuple(llvm::StringRef s) {
+/// "(3, 3)", "[3,3]", "(3,)", "()" or a bare "3"; with `allowNone`, an
+/// entry may be None.
+std::optional<llvm::SmallVector<int64_t>> parseTuple(llvm::StringRef s, bool allowNone = false) {
   s = s.trim();
   llvm::SmallVector<int64_t> values;
   if ((s.consume_front("(") && s.consume_back(")")) || (s.consume_front("[") && s.consume_back("]"))) {
@@ -84,7 +94,7 @@ std::optional<llvm::SmallVector<int64_t>> parseTuple(llvm::StringRef s) {
     for (size_t i = 0; i < parts.size(); ++i) {
       if (parts[i].trim().empty() && i + 1 == parts.size())
         break; // trailing comma: "(3,)" or "()"
-      std::optional<int64_t> v = parseInt(parts[i]);
+      std::optional<int64_t> v = allowNone && parts[i].trim() == "None" ? sym::kNone : parseInt(parts[i]);
       if (!v)
         return std::nullopt;
       values.push_back(*v);
@@ -128,6 +138,10 @@ FailureOr<Attribute> symc::parseParam(MLIRContext *ctx, llvm::StringRef op, llvm
     if (auto v = parseTuple(value))
       return Attribute(b.getDenseI64ArrayAttr(*v));
     return expected("a tuple of integers like (3, 3)");
+  case Kind::NoneTuple:
+    if (auto v = parseTuple(value, /*allowNone=*/true))
+      return Attribute(b.getDenseI64ArrayAttr(*v));
+    return expected("a tuple of integers or None like (0, None)");
   case Kind::String:
     return Attribute(b.getStringAttr(value));
   case Kind::DType:

@@ -111,6 +111,30 @@ def cases():
                                                 name="dc"), data=(1, 2, 6, 6))
     yield case("deconv1d", S.Deconvolution(d, kernel=(4,), stride=(3,), pad=(1,), num_filter=3, name="dc"),
                data=(2, 3, 7))
+    # A transformer encoder's ops (GluonNLP's BERT): LayerNorm, the fused
+    # self-attention products, position ids, masks and the pooler's slice.
+    yield case("layernorm", S.LayerNorm(d, V("gamma"), V("beta"), name="ln"), data=(2, 3, 8))
+    yield case("layernorm_axis1", S.LayerNorm(d, V("gamma"), V("beta"), axis=1, eps=1e-3, name="ln"), data=(2, 5, 3))
+    yield case("layernorm_meanvar", S.LayerNorm(d, V("gamma"), V("beta"), output_mean_var=True, name="ln"),
+               data=(4, 6))
+    yield case("selfatt", S.contrib.interleaved_matmul_selfatt_valatt(
+        d, S.softmax(S.contrib.interleaved_matmul_selfatt_qk(d, heads=2, name="qk"), axis=-1, name="sm"),
+        heads=2, name="va"), data=(5, 2, 24))
+    yield case("slice", S.slice(d, begin=(0, 1), end=(2, 4), name="s"), data=(3, 5, 2))
+    yield case("slice_step", S.slice(d, begin=(None, 0, -1), end=(None, 5, 0), step=(-1, 2, -2), name="s"),
+               data=(3, 5, 4))
+    yield case("slice_none", S.slice(d, begin=(0, 0, 0), end=(None, 1, None), name="s"), data=(3, 4, 5))
+    yield case("stack", S.stack(lhs, rhs, axis=1, name="st"), lhs=(2, 3), rhs=(2, 3))
+    yield case("stack_last", S.stack(lhs, rhs, lhs, axis=-1, name="st"), lhs=(2, 3), rhs=(2, 3))
+    yield case("broadcast_axis", S.broadcast_axis(d, axis=(0, 2), size=(3, 4), name="b"), data=(1, 2, 1))
+    yield case("broadcast_to", S.broadcast_to(d, shape=(3, 0, 4), name="b"), data=(1, 2, 1))
+    yield case("sequence_mask", S.SequenceMask(d, V("length", dtype="int32"), use_sequence_length=True, value=-2.0,
+                                               name="sm"), data=(6, 3, 2))
+    yield case("sequence_mask_axis1", S.SequenceMask(d, V("length", dtype="int32"), use_sequence_length=True, axis=1,
+                                                     name="sm"), data=(3, 6, 2))
+    yield case("arange_like", S.contrib.arange_like(d, start=1.5, step=0.5, repeat=2, name="ar") + d, data=(2, 3))
+    yield case("arange_like_axis", S.broadcast_add(d, S.contrib.arange_like(d, axis=-1, name="ar"), name="add"),
+               data=(2, 3))
     for pool_type in ("max", "avg", "sum"):
         for conv in ("valid", "full"):
             yield case("pool_%s_%s" % (pool_type, conv),

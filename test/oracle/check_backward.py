@@ -62,7 +62,9 @@ DIFFERENTIABLE = (
     "where", "where_rows", "adaptive_avg_pool", "adaptive_avg_pool_global", "adaptive_avg_pool_square",
     "pad_constant", "pad_edge", "pad_reflect", "pad_reflect_3d", "bilinear_resize", "bilinear_resize_centers",
     "bilinear_resize_scale", "bilinear_resize_odd", "bilinear_resize_like", "bilinear_resize_to_even_down",
-    "bilinear_resize_to_odd_up", "deconv", "deconv_grouped", "deconv_target", "deconv1d",
+    "bilinear_resize_to_odd_up", "deconv", "deconv_grouped", "deconv_target", "deconv1d", "layernorm",
+    "layernorm_axis1", "layernorm_meanvar", "selfatt", "slice", "slice_step", "slice_none", "stack", "stack_last",
+    "broadcast_axis", "broadcast_to", "sequence_mask", "sequence_mask_axis1", "arange_like", "arange_like_axis",
 ) + tuple("unary_" + op for op in MATH + ROUNDING) + tuple(
     kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")) + tuple(op + "_scalar" for op in COMPARISONS)
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py
@@ -74,7 +76,8 @@ MODELS = (("model_mlp", mlp(), {"data": (64, 784)}), ("model_lenet", lenet(), {"
           ("model_lstm_lm",) + lstm_lm())
 # Integer inputs: Embedding indices have no gradient (MXNet refuses to write one),
 # softmax lengths a zero one: grad_req null.
-INDEX_INPUTS = {"embedding": ("data",), "model_lstm_lm": ("data",), "softmax_length": ("length",)}
+INDEX_INPUTS = {"embedding": ("data",), "model_lstm_lm": ("data",), "softmax_length": ("length",),
+                "sequence_mask": ("length",), "sequence_mask_axis1": ("length",)}
 REQS = ("write", "add", "null")
 TOLERANCE = 1e-4
 # Whole models sum over many more terms, in an order that depends on threads.
@@ -114,12 +117,14 @@ RELATIVE_L2 = {"model_mobilenet1.0": 5e-2, "model_resnet18_v1": 5e-2}
 MONITOR_DEVIATIONS = ("pool_max_valid", "pool_max_full", "pool_1d", "pool_3d_max", "lenet", "model_lenet")
 # MXNet 1.9.1 allocates without bound (bad_alloc, or the OOM killer) in a
 # monitored backward of its legacy (OperatorProperty) ops SliceChannel,
-# SwapAxis, MakeLoss and Pad: no oracle there.
+# SwapAxis, MakeLoss, Pad and SequenceMask: no oracle there.
 MXNET_MONITOR_FAILS = ("split", "split_squeeze", "split_one", "swapaxes", "MakeLoss", "MakeLoss_valid",
-                       "pad_constant", "pad_edge", "pad_reflect", "pad_reflect_3d")
+                       "pad_constant", "pad_edge", "pad_reflect", "pad_reflect_3d", "sequence_mask",
+                       "sequence_mask_axis1")
 # Arrays MXNet's monitor reports without having written them (the gradients
 # of softmax's length and of Embedding's indices): their RMS is left uncompared.
-UNWRITTEN = {"softmax_length": ("sm_backward_output1",), "embedding": ("emb_backward_output0",)}
+UNWRITTEN = {"softmax_length": ("sm_backward_output1",), "embedding": ("emb_backward_output0",),
+             "arange_like_axis": ("add_backward_output1",)}
 # The whole models whose training step is monitored too.
 MONITORED_MODELS = ("model_mlp", "model_lenet")
 

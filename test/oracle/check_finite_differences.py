@@ -47,10 +47,11 @@ PIECEWISE_CONSTANT = {"unary_" + op for op in ROUNDING} | {
 OTHER_DTYPES = {"cast_float64", "cast_int64", "ones"}
 # Integer inputs: their gradient is refused (Embedding's indices) or zero;
 # the MXNet oracle checks these ops' other gradients.
-INTEGER_INPUTS = {"embedding", "softmax_length"}
+INTEGER_INPUTS = {"embedding", "softmax_length", "sequence_mask", "sequence_mask_axis1"}
 # Outputs whose head gradient the op's backward ignores, as MXNet's does:
 # their heads are zero here, so that they do not enter the objective.
-IGNORED_HEADS = {"batchnorm_meanvar": (1, 2), "multi_head": (2, 3)}  # BatchNorm's mean and var
+# BatchNorm's mean and var, LayerNorm's mean and std.
+IGNORED_HEADS = {"batchnorm_meanvar": (1, 2), "layernorm_meanvar": (1, 2), "multi_head": (2, 3)}
 EPSILON = 1e-3
 TOLERANCE = 1e-2
 

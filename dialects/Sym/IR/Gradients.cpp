@@ -127,10 +127,14 @@ LogicalResult noShape(Operation *op) {
 }
 
 /// The operand gradients `dl` and `dr` of a binary op, summed down to the
-/// operands' shapes where they were broadcast.
+/// operands' shapes where they were broadcast (an operand of the result's
+/// type was not, whatever `d`'s type is yet).
 LogicalResult binaryGrads(Operation *op, GradBuilder &gb, Value dl, Value dr, Grads &grads) {
-  FailureOr<Value> l = gb.sumToShapeOf(dl, op->getOperand(0));
-  FailureOr<Value> r = gb.sumToShapeOf(dr, op->getOperand(1));
+  auto toOperand = [&](Value d, Value operand) -> FailureOr<Value> {
+    return operand.getType() == op->getResult(0).getType() ? d : gb.sumToShapeOf(d, operand);
+  };
+  FailureOr<Value> l = toOperand(dl, op->getOperand(0));
+  FailureOr<Value> r = toOperand(dr, op->getOperand(1));
   if (failed(l) || failed(r))
     return noShape(op);
   grads.append({*l, *r});
@@ -222,7 +226,7 @@ LogicalResult transposeRule(GradBuilder &gb, TransposeOp op, ValueRange resultGr
   for (auto [i, a] : llvm::enumerate(axes))
     inverse[a < 0 ? a + axes.size() : a] = i;
   // No axes reverses the dims, its own inverse.
-  grads.push_back(gb.make<TransposeOp>(gb.unknown(op.getData()), resultGrad(resultGrads),
+  grads.push_back(gb.make<TransposeOp>(op.getData().getType(), resultGrad(resultGrads),
                                        {gb.attr("axes", gb.b.getDenseI64ArrayAttr(inverse))}));
   return success();
 }
@@ -561,6 +565,87 @@ LogicalResult batchNormRule(GradBuilder &gb, BatchNormOp op, ValueRange resultGr
   return success();
 }
 
+/// Data, gamma and beta gradients by one backward op reading the forward's
+/// mean and std.
+LogicalResult layerNormRule(GradBuilder &gb, LayerNormOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  if (!g)
+    return success(); // only the (hidden) mean and std have gradients
+  Type paramType = op.getGamma().getType();
+  auto backward = gb.b.create<BackwardLayerNormOp>(
+      gb.loc, TypeRange{op.getData().getType(), paramType, paramType},
+      ValueRange{g, op.getData(), op.getGamma(), op.getMean(), op.getStd()}, op->getAttrDictionary().getValue());
+  grads.append({backward.getDataGrad(), backward.getGammaGrad(), backward.getBetaGrad()});
+  return success();
+}
+
+/// g masked with 0 (not `value`) where the forward masked; the lengths get
+/// none.
+LogicalResult sequenceMaskRule(GradBuilder &gb, SequenceMaskOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  if (!op.getUseSequenceLength()) {
+    grads.push_back(g);
+    return success();
+  }
+  SmallVector<NamedAttribute> attrs(op->getAttrDictionary().getValue());
+  llvm::erase_if(attrs, [](NamedAttribute a) { return a.getName() == "value"; });
+  grads.append({gb.same<SequenceMaskOp>(g, {g, op.getSequenceLength()}, attrs), Value()});
+  return success();
+}
+
+/// g scattered back into zeros of the data's shape.
+LogicalResult sliceRule(GradBuilder &gb, SliceOp op, ValueRange resultGrads, Grads &grads) {
+  grads.push_back(gb.same<BackwardSliceOp>(op.getData(), {resultGrad(resultGrads), op.getData()},
+                                           op->getAttrDictionary().getValue()));
+  return success();
+}
+
+/// Each input's slice of g along the stacked axis.
+LogicalResult stackRule(GradBuilder &gb, StackOp op, ValueRange resultGrads, Grads &grads) {
+  auto type = dyn_cast<RankedTensorType>(op.getOutput().getType());
+  if (!type)
+    return noShape(op);
+  int64_t axis = op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
+  for (auto [i, input] : llvm::enumerate(op.getInputs())) {
+    Value part = gb.make<SliceAxisOp>(gb.unknown(input), resultGrad(resultGrads),
+                                      {gb.attr("axis", gb.b.getI64IntegerAttr(axis)),
+                                       gb.attr("begin", gb.b.getI64IntegerAttr(i)),
+                                       gb.attr("end", gb.b.getI64IntegerAttr(i + 1))});
+    FailureOr<Value> grad = gb.reshapeLike(part, input);
+    if (failed(grad))
+      return noShape(op);
+    grads.push_back(*grad);
+  }
+  return success();
+}
+
+/// The gradient summed over the broadcast dims (MXNet's _broadcast_backward).
+template <typename OpTy>
+LogicalResult broadcastRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
+  FailureOr<Value> grad = gb.sumToShapeOf(resultGrad(resultGrads), op.getData());
+  if (failed(grad))
+    return noShape(op);
+  grads.push_back(*grad);
+  return success();
+}
+
+LogicalResult selfAttQKRule(GradBuilder &gb, InterleavedMatmulSelfAttQKOp op, ValueRange resultGrads, Grads &grads) {
+  grads.push_back(gb.same<BackwardInterleavedMatmulSelfAttQKOp>(
+      op.getQueriesKeysValues(), {resultGrad(resultGrads), op.getQueriesKeysValues()},
+      {gb.attr("heads", op.getHeadsAttr())}));
+  return success();
+}
+
+LogicalResult selfAttValAttRule(GradBuilder &gb, InterleavedMatmulSelfAttValAttOp op, ValueRange resultGrads,
+                                Grads &grads) {
+  auto backward = gb.b.create<BackwardInterleavedMatmulSelfAttValAttOp>(
+      gb.loc, TypeRange{op.getQueriesKeysValues().getType(), op.getAttention().getType()},
+      ValueRange{resultGrad(resultGrads), op.getQueriesKeysValues(), op.getAttention()},
+      ArrayRef<NamedAttribute>{gb.attr("heads", op.getHeadsAttr())});
+  grads.append({backward.getQueriesKeysValuesGrad(), backward.getAttentionGrad()});
+  return success();
+}
+
 /// g times the mask the forward drew (1/(1-p) or 0, broadcast over `axes`);
 /// Dropout that drew none is the identity.
 LogicalResult dropoutRule(GradBuilder &gb, DropoutOp op, ValueRange resultGrads, Grads &grads) {
@@ -675,7 +760,7 @@ LogicalResult castRule(GradBuilder &gb, CastOp op, ValueRange resultGrads, Grads
 template <typename OpTy> bool readsHeadGradient(OpTy op, unsigned result) {
   if constexpr (std::is_same_v<OpTy, SoftmaxOutputOp>)
     return op.getOutGrad();
-  if constexpr (llvm::is_one_of<OpTy, BatchNormOp, DropoutOp, LeakyReLUOp, LRNOp>::value)
+  if constexpr (llvm::is_one_of<OpTy, BatchNormOp, LayerNormOp, DropoutOp, LeakyReLUOp, LRNOp>::value)
     return result == 0; // the others are hidden (statistics, masks, norms)
   return true;
 }
@@ -838,7 +923,7 @@ using ZeroGradientOps =
     OpList<FloorOp, CeilOp, RoundOp, RintOp, FixOp, TruncOp, ZerosLikeOp, OnesLikeOp, GreaterScalarOp,
            GreaterEqualScalarOp, LesserScalarOp, LesserEqualScalarOp, EqualScalarOp, NotEqualScalarOp, GreaterOp,
            GreaterEqualOp, LesserOp, LesserEqualOp, EqualOp, NotEqualOp, BroadcastGreaterOp, BroadcastGreaterEqualOp,
-           BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp, BroadcastNotEqualOp>;
+           BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp, BroadcastNotEqualOp, ArangeLikeOp>;
 
 /// They read no head gradient.
 template <typename... OpTys> void attachZeroGradient(MLIRContext &ctx, OpList<OpTys...>) {
@@ -931,6 +1016,14 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<IdentityLossOp, identityLossRule, /*reads=*/false>(ctx);
   attach<CastOp, castRule>(ctx);
   attach<BatchNormOp, batchNormRule>(ctx);
+  attach<LayerNormOp, layerNormRule>(ctx);
+  attach<SequenceMaskOp, sequenceMaskRule>(ctx);
+  attach<SliceOp, sliceRule>(ctx);
+  attach<StackOp, stackRule>(ctx);
+  attach<BroadcastAxisOp, broadcastRule<BroadcastAxisOp>>(ctx);
+  attach<BroadcastToOp, broadcastRule<BroadcastToOp>>(ctx);
+  attach<InterleavedMatmulSelfAttQKOp, selfAttQKRule>(ctx);
+  attach<InterleavedMatmulSelfAttValAttOp, selfAttValAttRule>(ctx);
   attach<FlattenOp, generic<FlattenOp, reshapeRule>>(ctx);
   attach<ReshapeOp, generic<ReshapeOp, reshapeRule>>(ctx);
   attach<ExpandDimsOp, generic<ExpandDimsOp, reshapeRule>>(ctx);

@@ -37,7 +37,9 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "_lesser", "_lesser_equal", "_equal", "_not_equal", "broadcast_greater",
           "broadcast_greater_equal", "broadcast_lesser", "broadcast_lesser_equal", "broadcast_equal",
           "broadcast_not_equal", "where", "_contrib_AdaptiveAvgPooling2D", "Pad",
-          "_contrib_BilinearResize2D", "Deconvolution"})
+          "_contrib_BilinearResize2D", "Deconvolution", "LayerNorm", "slice", "stack", "broadcast_axis",
+          "broadcast_to", "SequenceMask", "_contrib_arange_like", "_contrib_interleaved_matmul_selfatt_qk",
+          "_contrib_interleaved_matmul_selfatt_valatt"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -60,7 +62,9 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
         {"_NotEqualScalar", "_not_equal_scalar"}, {"_MaximumScalar", "_maximum_scalar"},
         {"_MinimumScalar", "_minimum_scalar"}, {"_Greater", "_greater"}, {"_GreaterEqual", "_greater_equal"},
         {"_Lesser", "_lesser"}, {"_LesserEqual", "_lesser_equal"}, {"_Equal", "_equal"},
-        {"_Not_Equal", "_not_equal"}};
+        {"_Not_Equal", "_not_equal"}, {"_npx_layer_norm", "LayerNorm"}, {"crop", "slice"},
+        {"_npx_slice", "slice"}, {"broadcast_axes", "broadcast_axis"}, {"_npx_sequence_mask", "SequenceMask"},
+        {"_npx_arange_like", "_contrib_arange_like"}};
     for (auto [alias, canonical] : aliases)
       t[alias] = canonical;
     return t;
@@ -155,7 +159,17 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
     sig.inputs = strParam(params, "sample_type", "nearest") == "bilinear"
                      ? names({"data", "weight"})
                      : numbered("arg", intParam(params, "num_args", 1));
-  } else if (op == "Concat" || op == "add_n") {
+  } else if (op == "LayerNorm") {
+    sig.inputs = names({"data", "gamma", "beta"});
+    withOutputs({"output", "mean", "std"}, boolParam(params, "output_mean_var", false) ? 3 : 1);
+  } else if (op == "SequenceMask") {
+    sig.inputs = boolParam(params, "use_sequence_length", false) ? names({"data", "sequence_length"})
+                                                                 : names({"data"});
+  } else if (op == "_contrib_interleaved_matmul_selfatt_qk") {
+    sig.inputs = names({"queries_keys_values"});
+  } else if (op == "_contrib_interleaved_matmul_selfatt_valatt") {
+    sig.inputs = names({"queries_keys_values", "attention"});
+  } else if (op == "Concat" || op == "add_n" || op == "stack") {
     sig.inputs = numbered("arg", intParam(params, "num_args", 1));
   } else if (op == "SliceChannel") {
     sig.inputs = names({"data"});
@@ -171,6 +185,9 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
   } else if (op == "softmax" || op == "log_softmax") {
     sig.inputs = boolParam(params, "use_length", false) ? names({"data", "length"})
                                                         : names({"data"});
+  } else if (op == "broadcast_axis" || op == "broadcast_to") {
+    sig.inputs = names({"data"});
+    sig.listsInputNames = false;
   } else if (op.starts_with("elemwise_") || op.starts_with("broadcast_") || isElemwiseBinary(op) ||
              op == "dot" || op == "batch_dot") {
     sig.inputs = names({"lhs", "rhs"});
@@ -309,6 +326,17 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
       .Case("Activation", [&] { return backward(strParam(params, "act_type", "") == "relu" ? "g0 o0" : "g0 o0 i0"); })
       .Case("LeakyReLU", [&] { return backward(strParam(params, "act_type", "leaky") == "prelu" ? "g0 i0 i1 o0" : "g0 i0 o0"); })
       .Case("BatchNorm", [&] { return backward("g0 o1 o2 i*"); })
+      .Case("LayerNorm", [&] { return backward("g0 i0 i1 o1 o2"); })
+      .Case("SequenceMask", [&] { return backward(op->getNumOperands() > 1 ? "g0 i1" : "g0"); })
+      .Case("_contrib_interleaved_matmul_selfatt_qk", [&] { return node("_backward_interleaved_matmul_selfatt_qk", "g0 i0"); })
+      .Case("_contrib_interleaved_matmul_selfatt_valatt",
+            [&] { return node("_backward_interleaved_matmul_selfatt_valatt", "g0 i0 i1"); })
+      .Cases("broadcast_axis", "broadcast_to", [&] {
+        BackwardNodeLayout reduce = node("_broadcast_backward", "g0");
+        reduce.attrs = {{"keepdims", "true"}};
+        reduce.forwardAttrs = false;
+        return reduce;
+      })
       .Case("LRN", [&] { return backward("g0 i0 o1"); })
       .Case("SliceChannel", [&] { return backward("g*"); })
       .Case("Flatten", [&] { return node("_backward_copy", "g0"); })

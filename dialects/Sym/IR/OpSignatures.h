@@ -64,6 +64,9 @@ struct BackwardNodeLayout {
   llvm::SmallVector<unsigned, 1> gradientsOf = {};
   /// Attributes set over the forward node's, which it otherwise repeats.
   llvm::SmallVector<std::pair<std::string, std::string>, 2> attrs = {};
+  /// False where MXNet's FGradient gives the node only `attrs`
+  /// (MakeNonlossGradNode's), not the forward node's.
+  bool forwardAttrs = true;
   /// A constant gradient (BlockGrad's zeros_like), which MXNet leaves out
   /// of gradient sums.
   bool zeros = false;

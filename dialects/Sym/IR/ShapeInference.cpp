@@ -541,6 +541,28 @@ LogicalResult BatchNormOp::inferShapes(ShapeInferenceContext &ctx) {
                  succeeded(ctx.refineOutput(2, channel)));
 }
 
+// LayerNormShape: gamma and beta have the size of `axis`; the mean and std
+// keep data's shape with that axis 1.
+LogicalResult LayerNormOp::inferShapes(ShapeInferenceContext &ctx) {
+  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
+  if (failed(shape) || !shape->hasRank())
+    return success(succeeded(shape));
+  PartialShape data = *shape;
+  std::optional<int64_t> axis = normalizeAxis(getAxis(), data.rank());
+  if (!axis)
+    return ctx.fail("Channel axis out of range: axis=" + llvm::Twine(getAxis()));
+  for (unsigned i = 1; i < 3; ++i)
+    if (failed(ctx.refineInput(i, PartialShape({data[*axis]}))))
+      return failure();
+  if (ctx.input(1).hasRank())
+    data[*axis] = ctx.input(1)[0];
+  if (failed(ctx.refineInput(0, data)) || failed(ctx.refineOutput(0, data)))
+    return failure();
+  PartialShape moments = data;
+  moments[*axis] = 1;
+  return success(succeeded(ctx.refineOutput(1, moments)) && succeeded(ctx.refineOutput(2, moments)));
+}
+
 // DropoutShape: the mask is 1 along the variational `axes`.
 LogicalResult DropoutOp::inferShapes(ShapeInferenceContext &ctx) {
   FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
@@ -987,6 +1009,112 @@ LogicalResult SliceAxisOp::inferShapes(ShapeInferenceContext &ctx) {
   return ctx.refineOutput(0, out);
 }
 
+// SliceOpShape, forwards only as MXNet's.
+LogicalResult SliceOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  if (in.rank() == 0)
+    return ctx.fail("slice only works for ndim > 0");
+  PartialShape known = in;
+  for (unsigned i = 0; i < in.rank(); ++i)
+    if (!in.isKnown(i))
+      known[i] = 1; // any size: only the dims' count and the tuples are checked
+  std::string error;
+  FailureOr<SmallVector<SliceDim>> slices = getSliceDims(getBegin(), getEnd(), getStep(), known.getDims(), error);
+  if (failed(slices))
+    return ctx.fail(error);
+  PartialShape out = in;
+  for (unsigned i = 0; i < getBegin().size(); ++i)
+    out[i] = in.isKnown(i) ? (*slices)[i].size : kUnknownDim;
+  return ctx.refineOutput(0, out);
+}
+
+// StackOpShape: every input has one shape; the output inserts num_args at
+// `axis`.
+LogicalResult StackOp::inferShapes(ShapeInferenceContext &ctx) {
+  PartialShape common;
+  for (const PartialShape &s : ctx.getInputs())
+    if (!common.merge(s))
+      return ctx.fail("incompatible input shape: expected " + common.str() + ", got " + s.str());
+  const PartialShape &out = ctx.output(0);
+  unsigned rank = common.hasRank() ? common.rank() : out.hasRank() ? out.rank() - 1 : 0;
+  if (!common.hasRank() && !out.hasRank())
+    return success();
+  FailureOr<int64_t> axis = checkAxis(ctx, getAxis(), rank + 1);
+  if (failed(axis))
+    return failure();
+  if (out.hasRank() && !common.merge(shapeWithout(out, *axis)))
+    return ctx.fail("incompatible output shape " + out.str() + " for inputs of shape " + common.str());
+  for (unsigned i = 0; i < ctx.numInputs(); ++i)
+    if (failed(ctx.refineInput(i, common)))
+      return failure();
+  llvm::SmallVector<int64_t> dims(common.getDims());
+  dims.insert(dims.begin() + *axis, getNumArgs());
+  return ctx.refineOutput(0, PartialShape(dims));
+}
+
+// BroadcastAxesShape; an input dim is 1 where the output's is broadcast.
+LogicalResult BroadcastAxisOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0), &out = ctx.output(0);
+  const PartialShape &ranked = in.hasRank() ? in : out;
+  if (!ranked.hasRank())
+    return success();
+  if (getAxis().size() != getSize().size())
+    return ctx.fail("axis " + PartialShape(getAxis()).str() + " and size " + PartialShape(getSize()).str() +
+                    " differ in length");
+  PartialShape from = in.hasRank() ? in : PartialShape::ofRank(ranked.rank()), to = from;
+  for (auto [a, size] : llvm::zip(getAxis(), getSize())) {
+    FailureOr<int64_t> axis = checkAxis(ctx, a, ranked.rank());
+    if (failed(axis))
+      return failure();
+    if (from.isKnown(*axis) && from[*axis] != 1)
+      return ctx.fail("Broadcasting axis must have size 1");
+    from[*axis] = 1;
+    to[*axis] = size;
+  }
+  if (failed(ctx.refineInput(0, from)) || failed(ctx.refineOutput(0, to)))
+    return failure();
+  PartialShape back = ctx.output(0);
+  for (int64_t a : getAxis())
+    back[*normalizeAxis(a, ranked.rank())] = 1;
+  return ctx.refineInput(0, back);
+}
+
+// BroadcastToShape; a 0 in `shape` keeps the input's dim both ways.
+LogicalResult BroadcastToOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  ArrayRef<int64_t> shape = getShape();
+  if (!in.hasRank())
+    return success();
+  if (in.rank() != shape.size())
+    return ctx.fail("Operand of shape " + in.str() + " cannot be broadcasted to " + PartialShape(shape).str());
+  PartialShape out = PartialShape(shape), back = in;
+  for (unsigned i = 0; i < in.rank(); ++i) {
+    if (shape[i] == 0) {
+      out[i] = in[i];
+      back[i] = ctx.output(0).hasRank() ? ctx.output(0)[i] : kUnknownDim;
+    } else if (in.isKnown(i) && in[i] != shape[i] && in[i] != 1) {
+      return ctx.fail("Array cannot be broadcasted from " + in.str() + " to " + PartialShape(shape).str());
+    }
+  }
+  if (failed(ctx.refineOutput(0, out)))
+    return failure();
+  return ctx.refineInput(0, back);
+}
+
+// SequenceMaskProp::InferShape: one length per batch entry.
+LogicalResult SequenceMaskOp::inferShapes(ShapeInferenceContext &ctx) {
+  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
+  if (failed(shape) || !shape->hasRank())
+    return success(succeeded(shape));
+  if (shape->rank() < 2)
+    return ctx.fail("The data array must be of rank 2 or greater.");
+  if (!getUseSequenceLength())
+    return success();
+  return ctx.refineInput(1, PartialShape({(*shape)[getAxis() == 0 ? 1 : 0]}));
+}
+
 //===----------------------------------------------------------------------===//
 // Lookup, casts and loss heads
 //===----------------------------------------------------------------------===//
@@ -1170,6 +1298,19 @@ LogicalResult SoftmaxOutputOp::inferShapes(ShapeInferenceContext &ctx) {
                   keep.str() + ". But got " + label.str());
 }
 
+// RangeLikeShape.
+LogicalResult ArangeLikeOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  if (!getAxis())
+    return ctx.refineOutput(0, in);
+  std::optional<int64_t> axis = normalizeAxis(*getAxis(), in.rank());
+  if (!axis)
+    return ctx.fail("cannot handle param.axis " + llvm::Twine(*getAxis()) + ".");
+  return ctx.refineOutput(0, PartialShape({in[*axis]}));
+}
+
 //===----------------------------------------------------------------------===//
 // Matrix products
 //===----------------------------------------------------------------------===//
@@ -1235,4 +1376,48 @@ LogicalResult BatchDotOp::inferShapes(ShapeInferenceContext &ctx) {
   out[n - 2] = m;
   out[n - 1] = nn;
   return ctx.refineOutput(0, out);
+}
+
+/// The interleaved projections' shape check shared by the self-attention
+/// ops; MXNet's own checks, and that the last dim splits into heads.
+static LogicalResult checkInterleaved(ShapeInferenceContext &ctx, const PartialShape &qkv, int64_t heads,
+                                      llvm::StringRef layout) {
+  if (qkv.rank() != 3)
+    return ctx.fail("Input queries_keys_values should be 3D in " + layout + ", currently is: " +
+                    llvm::Twine(qkv.rank()) + "D");
+  if (qkv.isKnown(2) && qkv[2] % (3 * heads) != 0)
+    return ctx.fail("queries_keys_values.shape[2] " + llvm::Twine(qkv[2]) + " does not split into " +
+                    llvm::Twine(heads) + " heads of query, key and value");
+  return success();
+}
+
+// InterleavedMatMulSelfAttQKShape.
+LogicalResult InterleavedMatmulSelfAttQKOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &qkv = ctx.input(0);
+  if (!qkv.hasRank())
+    return success();
+  if (failed(checkInterleaved(ctx, qkv, getHeads(), "seq_length-batch-proj_dim")))
+    return failure();
+  int64_t batches = qkv.isKnown(1) ? getHeads() * qkv[1] : kUnknownDim;
+  return ctx.refineOutput(0, PartialShape({batches, qkv[0], qkv[0]}));
+}
+
+// InterleavedMatMulSelfAttValAttShape.
+LogicalResult InterleavedMatmulSelfAttValAttOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &qkv = ctx.input(0), &att = ctx.input(1);
+  if (!qkv.hasRank() || !att.hasRank())
+    return success();
+  if (failed(checkInterleaved(ctx, qkv, getHeads(), "seq_length-batch-3*proj_dim")))
+    return failure();
+  if (att.rank() != 3)
+    return ctx.fail("Input attention should be 3D in batch-seq_length-seq_length, currently is: " +
+                    llvm::Twine(att.rank()) + "D");
+  for (unsigned i : {1u, 2u})
+    if (qkv.isKnown(0) && att.isKnown(i) && qkv[0] != att[i])
+      return ctx.fail("queries_keys_values.shape[0] and attention.shape[" + llvm::Twine(i) +
+                      "] should be the same, currently are " + llvm::Twine(qkv[0]) + " and " + llvm::Twine(att[i]));
+  if (qkv.isKnown(1) && att.isKnown(0) && att[0] != getHeads() * qkv[1])
+    return ctx.fail("attention.shape[0] " + llvm::Twine(att[0]) + " is not heads * batch = " +
+                    llvm::Twine(getHeads() * qkv[1]));
+  return ctx.refineOutput(0, PartialShape({qkv[0], qkv[1], qkv.isKnown(2) ? qkv[2] / 3 : kUnknownDim}));
 }

@@ -216,6 +216,58 @@ LogicalResult ConcatOp::verify() { return verifyInputCount(*this, getNumArgs(), 
 
 LogicalResult AddNOp::verify() { return verifyInputCount(*this, getNumArgs(), "num_args"); }
 
+LogicalResult StackOp::verify() { return verifyInputCount(*this, getNumArgs(), "num_args"); }
+
+LogicalResult SequenceMaskOp::verify() {
+  if (getAxis() != 0 && getAxis() != 1)
+    return emitOpError("Current implementation expects axis to be 0 or 1.");
+  return verifyOptionalOperand(*this, getSequenceLength(), getUseSequenceLength(), "sequence_length",
+                               "use_sequence_length = true");
+}
+
+/// MXNet's GetIndexRange and SetSliceOpOutputDimSize (matrix_op-inl.h).
+FailureOr<SmallVector<SliceDim>> mlir::sym::getSliceDims(ArrayRef<int64_t> begins, ArrayRef<int64_t> ends,
+                                                         ArrayRef<int64_t> steps, ArrayRef<int64_t> shape,
+                                                         std::string &error) {
+  auto fail = [&](const Twine &message) {
+    error = message.str();
+    return failure();
+  };
+  if (begins.size() > shape.size() || ends.size() > shape.size())
+    return fail("Slicing axis exceeds data dimensions");
+  if (begins.size() != ends.size())
+    return fail("begin and end must have the same length");
+  if (!steps.empty() && steps.size() != begins.size())
+    return fail("step and begin must have the same length");
+  SmallVector<SliceDim> slices;
+  for (auto [i, len] : llvm::enumerate(shape)) {
+    if (i >= begins.size()) {
+      slices.push_back({0, 1, len});
+      continue;
+    }
+    int64_t s = steps.empty() || steps[i] == kNone ? 1 : steps[i];
+    if (s == 0)
+      return fail("slice op step[" + Twine(i) + "] cannot be 0");
+    int64_t b = begins[i] != kNone ? begins[i] : (s < 0 ? len - 1 : 0);
+    int64_t e = ends[i] != kNone ? ends[i] : (s < 0 ? -1 : len);
+    if (b < 0)
+      b += len;
+    if (e < 0 && ends[i] != kNone)
+      e += len;
+    b = b < 0 && s > 0 ? 0 : b;
+    b = b > len - 1 && s < 0 ? len - 1 : b;
+    b = b < 0 || b > len - 1 ? -1 : b;
+    e = std::min(std::max(e, int64_t{-1}), len);
+    int64_t size = 0;
+    if (e != b && b >= 0)
+      size = s > 0 ? (e > b ? (e - b - 1) / s + 1 : 0) : (e < b ? (b - e - 1) / -s + 1 : 0);
+    if (size == 0)
+      return fail("dim " + Twine(i) + " of size " + Twine(len) + " sliced to nothing");
+    slices.push_back({b, s, size});
+  }
+  return slices;
+}
+
 LogicalResult SliceChannelOp::verify() {
   if (static_cast<int64_t>(getNumResults()) == getNumOutputs())
     return success();

@@ -8,6 +8,7 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include <limits>
 
 #include "dialects/Sym/IR/SymInterfaces.h.inc"
 
@@ -15,6 +16,20 @@
 #include "dialects/Sym/IR/SymOps.h.inc"
 
 namespace mlir::sym {
+/// MXNet's None in a tuple of optional ints (slice's begin, end and step),
+/// a sentinel as MLIR's own ShapedType::kDynamic is.
+inline constexpr int64_t kNone = std::numeric_limits<int64_t>::min();
+
+/// What slice takes of one dim: `size` elements from `begin` by `step`.
+struct SliceDim {
+  int64_t begin, step, size;
+};
+/// The SliceDim of every dim of a `shape` input for slice's begin, end and
+/// step (MXNet's GetIndexRange); failure sets `error` to MXNet's message.
+FailureOr<llvm::SmallVector<SliceDim>> getSliceDims(llvm::ArrayRef<int64_t> begins, llvm::ArrayRef<int64_t> ends,
+                                                    llvm::ArrayRef<int64_t> steps, llvm::ArrayRef<int64_t> shape,
+                                                    std::string &error);
+
 /// Attaches the GradientOpInterface rules (Gradients.cpp) to the ops that
 /// have one.
 void registerGradientRules(MLIRContext &ctx);

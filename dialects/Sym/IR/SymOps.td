@@ -217,6 +217,19 @@ def Sym_BatchNormOp : Sym_Op<"BatchNorm", [Pure]> {
   let results = (outs AnyTensor:$output, AnyTensor:$mean, AnyTensor:$var);
 }
 
+def Sym_LayerNormOp : Sym_Op<"LayerNorm", [Pure]> {
+  let summary = "normalization over `axis`, scaled by gamma and shifted by beta";
+  let description = [{
+    gamma and beta have the size of `axis`; the mean and std results
+    (sqrt(var + eps)) have data's shape with `axis` of size 1.
+  }];
+  let arguments = (ins AnyTensor:$data, AnyTensor:$gamma, AnyTensor:$beta,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$axis,
+                   DefaultValuedAttr<Sym_FloatAttr, "1e-5">:$eps,
+                   DefaultValuedAttr<BoolAttr, "false">:$output_mean_var);
+  let results = (outs AnyTensor:$output, AnyTensor:$mean, AnyTensor:$std);
+}
+
 def Sym_DropoutOp : Sym_Op<"Dropout"> {
   let summary = "inverted dropout in training (or always); identity otherwise";
   let arguments = (ins AnyTensor:$data,
@@ -336,6 +349,54 @@ def Sym_SliceAxisOp : Sym_Op<"slice_axis", [Pure]> {
   let arguments = (ins AnyTensor:$data, Sym_IntAttr:$axis, Sym_IntAttr:$begin,
                    OptionalAttr<Sym_IntAttr>:$end);
   let results = (outs AnyTensor:$output);
+}
+
+def Sym_SliceOp : Sym_Op<"slice", [Pure]> {
+  let summary = "a strided region: per leading dim, [begin, end) by step";
+  let description = [{
+    begin, end and step have one entry per sliced dim; an entry that is
+    `sym::kNone` (MXNet's None) takes numpy's default for the step's sign.
+  }];
+  let arguments = (ins AnyTensor:$data, DenseI64ArrayAttr:$begin, DenseI64ArrayAttr:$end,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$step);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_StackOp : Sym_Op<"stack", [Pure]> {
+  let summary = "`num_args` tensors of one shape joined along a new `axis`";
+  let arguments = (ins Variadic<AnyTensor>:$inputs,
+                   Sym_PositiveIntAttr:$num_args,
+                   DefaultValuedAttr<Sym_IntAttr, "0">:$axis);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Sym_BroadcastAxisOp : Sym_Op<"broadcast_axis", [Pure]> {
+  let summary = "size-1 dims `axis` repeated to `size`";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axis,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$size);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_BroadcastToOp : Sym_Op<"broadcast_to", [Pure]> {
+  let summary = "size-1 dims repeated to `shape` (a 0 keeps the dim)";
+  let arguments = (ins AnyTensor:$data, DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$shape);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_SequenceMaskOp : Sym_Op<"SequenceMask", [Pure]> {
+  let summary = "`value` at the steps past each sequence's length";
+  let description = [{
+    The steps are along `axis` (0 or 1), the batch along the other of the
+    two; sequence_length holds one length per batch entry.
+  }];
+  let arguments = (ins AnyTensor:$data, Optional<AnyTensor>:$sequence_length,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_sequence_length,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.0">:$value,
+                   DefaultValuedAttr<Sym_IntAttr, "0">:$axis);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -569,6 +630,28 @@ def Sym_BatchDotOp : Sym_Op<"batch_dot", [Pure]> {
   let results = (outs AnyTensor:$output);
 }
 
+def Sym_InterleavedMatmulSelfAttQKOp : Sym_Op<"_contrib_interleaved_matmul_selfatt_qk", [Pure]> {
+  let summary = "multi-head self-attention scores q·kᵀ / sqrt(head_dim)";
+  let description = [{
+    queries_keys_values is (seq, batch, heads * 3 * head_dim), each head's
+    query, key and value projections side by side; the result is
+    (batch * heads, seq, seq).
+  }];
+  let arguments = (ins AnyTensor:$queries_keys_values, Sym_PositiveIntAttr:$heads);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_InterleavedMatmulSelfAttValAttOp : Sym_Op<"_contrib_interleaved_matmul_selfatt_valatt", [Pure]> {
+  let summary = "multi-head self-attention output: attention · v per head";
+  let description = [{
+    attention is (batch * heads, seq, seq), the values are interleaved as
+    for _contrib_interleaved_matmul_selfatt_qk; the result is
+    (seq, batch, heads * head_dim).
+  }];
+  let arguments = (ins AnyTensor:$queries_keys_values, AnyTensor:$attention, Sym_PositiveIntAttr:$heads);
+  let results = (outs AnyTensor:$output);
+}
+
 //===----------------------------------------------------------------------===//
 // Constants
 //===----------------------------------------------------------------------===//
@@ -599,6 +682,17 @@ def Sym_OnesOp : Sym_FillOp<"_ones", "a tensor of ones">;
 def Sym_BackwardReluOp : Sym_SameShapeOp<"_backward_relu", [Pure]> {
   let summary = "relu's gradient: out_grad where data > 0, else 0";
   let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_ArangeLikeOp : Sym_Op<"_contrib_arange_like", [Pure]> {
+  let summary = "start + (i / repeat) * step over data's shape, or along its `axis`";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.0">:$start,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$step,
+                   DefaultValuedAttr<Sym_PositiveIntAttr, "1">:$repeat,
+                   DefaultValuedAttr<StrAttr, "\"\"">:$ctx,
+                   OptionalAttr<Sym_IntAttr>:$axis);
   let results = (outs AnyTensor:$output);
 }
 
@@ -775,6 +869,65 @@ def Sym_BackwardBatchNormOp : Sym_Op<"_backward_BatchNorm", [Pure]> {
           ::mlir::failed(ctx.refineOutput(1, ctx.input(2))))
         return ::mlir::failure();
       return ctx.refineOutput(2, ctx.input(2));
+    }
+  }];
+}
+
+def Sym_BackwardLayerNormOp : Sym_Op<"_backward_LayerNorm", [Pure]> {
+  let summary = "LayerNorm's data, gamma and beta gradients";
+  let description = [{
+    mean and std are the forward's second and third results; the
+    attributes are the forward op's.
+  }];
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data, AnyTensor:$gamma,
+                   AnyTensor:$mean, AnyTensor:$std,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$axis,
+                   DefaultValuedAttr<Sym_FloatAttr, "1e-5">:$eps,
+                   DefaultValuedAttr<BoolAttr, "false">:$output_mean_var);
+  let results = (outs AnyTensor:$data_grad, AnyTensor:$gamma_grad, AnyTensor:$beta_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      if (::mlir::failed(ctx.refineOutput(0, ctx.input(1))) ||
+          ::mlir::failed(ctx.refineOutput(1, ctx.input(2))))
+        return ::mlir::failure();
+      return ctx.refineOutput(2, ctx.input(2));
+    }
+  }];
+}
+
+def Sym_BackwardSliceOp : Sym_Op<"_backward_slice", [Pure]> {
+  let summary = "slice's data gradient: out_grad in zeros of data's shape";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data, DenseI64ArrayAttr:$begin, DenseI64ArrayAttr:$end,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$step);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(1));
+    }
+  }];
+}
+
+def Sym_BackwardInterleavedMatmulSelfAttQKOp : Sym_Op<"_backward_interleaved_matmul_selfatt_qk", [Pure]> {
+  let summary = "the queries' and keys' gradients of the attention scores (values' 0)";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$queries_keys_values, Sym_PositiveIntAttr:$heads);
+  let results = (outs AnyTensor:$queries_keys_values_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(1));
+    }
+  }];
+}
+
+def Sym_BackwardInterleavedMatmulSelfAttValAttOp : Sym_Op<"_backward_interleaved_matmul_selfatt_valatt", [Pure]> {
+  let summary = "the values' (queries' and keys' 0) and the attention's gradients";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$queries_keys_values, AnyTensor:$attention,
+                   Sym_PositiveIntAttr:$heads);
+  let results = (outs AnyTensor:$queries_keys_values_grad, AnyTensor:$attention_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      if (::mlir::failed(ctx.refineOutput(0, ctx.input(1))))
+        return ::mlir::failure();
+      return ctx.refineOutput(1, ctx.input(2));
     }
   }];
 }

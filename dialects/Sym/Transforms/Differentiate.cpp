@@ -224,7 +224,7 @@ void GradientBuilder::recordNode(Operation *op, const BackwardNodeLayout &layout
   BackwardNode node = layout.anonymous ? makeNode("", layout.op)
                                        : makeNode((forward + layout.suffix).str(), layout.op, forward.str());
   node.attrs.assign(layout.attrs.begin(), layout.attrs.end());
-  node.forwardAttrs = !layout.zeros;
+  node.forwardAttrs = !layout.zeros && layout.forwardAttrs;
   SmallVector<StringRef> tokens;
   StringRef(layout.inputs).split(tokens, ' ', -1, /*KeepEmpty=*/false);
   for (StringRef token : tokens) {

@@ -164,7 +164,8 @@ func.func @arith(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %c: tensor<3xf32>, %k
 
 // CHECK-LABEL: func @model_zoo_ops
 func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x8x8xf32>,
-                         %dw: tensor<3x4x3x3xf32>, %db: tensor<4xf32>, %bc: tensor<1x3xf32>) {
+                         %dw: tensor<3x4x3x3xf32>, %db: tensor<4xf32>, %bc: tensor<1x3xf32>,
+                         %qkv: tensor<5x2x24xf32>) {
   // CHECK: sym.floor %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %0 = sym.floor %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: sym.ceil %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -255,5 +256,23 @@ func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x
   %43 = sym._contrib_BilinearResize2D %x, %42 {mode = "like"} : (tensor<2x3x8x8xf32>, tensor<2x3x5x16xf32>) -> tensor<2x3x5x16xf32>
   // CHECK: sym.Deconvolution {{.*}}stride = array<i64: 2, 2>{{.*}} -> tensor<2x4x17x17xf32>
   %44 = sym.Deconvolution %x, %dw, %db {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, num_filter = 4 : i64, no_bias = false} : (tensor<2x3x8x8xf32>, tensor<3x4x3x3xf32>, tensor<4xf32>) -> tensor<2x4x17x17xf32>
+  // CHECK: sym.LayerNorm {{.*}}eps = 1.000000e-03{{.*}} -> (tensor<2x3xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  %45:3 = sym.LayerNorm %a, %b, %b {eps = 1.0e-3 : f64} : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+  // CHECK: sym.slice {{.*}}begin = array<i64: -9223372036854775808, 1>{{.*}} -> tensor<2x2xf32>
+  %46 = sym.slice %a {begin = array<i64: -9223372036854775808, 1>, end = array<i64: -9223372036854775808, 3>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  // CHECK: sym.stack {{.*}}axis = 1{{.*}} -> tensor<2x2x3xf32>
+  %47 = sym.stack %a, %a {num_args = 2 : i64, axis = 1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x2x3xf32>
+  // CHECK: sym.broadcast_axis {{.*}} -> tensor<4x3xf32>
+  %48 = sym.broadcast_axis %bc {axis = array<i64: 0>, size = array<i64: 4>} : (tensor<1x3xf32>) -> tensor<4x3xf32>
+  // CHECK: sym.broadcast_to {{.*}} -> tensor<4x3xf32>
+  %49 = sym.broadcast_to %bc {shape = array<i64: 4, 0>} : (tensor<1x3xf32>) -> tensor<4x3xf32>
+  // CHECK: sym.SequenceMask {{.*}}use_sequence_length = true{{.*}} -> tensor<2x3xf32>
+  %50 = sym.SequenceMask %a, %b {use_sequence_length = true} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym._contrib_arange_like {{.*}}axis = 1{{.*}} -> tensor<3xf32>
+  %51 = sym._contrib_arange_like %a {axis = 1 : i64} : (tensor<2x3xf32>) -> tensor<3xf32>
+  // CHECK: sym._contrib_interleaved_matmul_selfatt_qk {{.*}} -> tensor<4x5x5xf32>
+  %52 = sym._contrib_interleaved_matmul_selfatt_qk %qkv {heads = 2 : i64} : (tensor<5x2x24xf32>) -> tensor<4x5x5xf32>
+  // CHECK: sym._contrib_interleaved_matmul_selfatt_valatt {{.*}} -> tensor<5x2x8xf32>
+  %53 = sym._contrib_interleaved_matmul_selfatt_valatt %qkv, %52 {heads = 2 : i64} : (tensor<5x2x24xf32>, tensor<4x5x5xf32>) -> tensor<5x2x8xf32>
   return
 }
