@@ -20,12 +20,13 @@ fi
 
 # MXNet 1.9.1 is the test oracle (it breaks on numpy >= 1.24); GluonCV's
 # zoo is the model-zoo oracle's (its dependencies pinned to releases that
-# keep numpy < 1.24); pytest runs the Python package's tests (wheel lets pip
+# keep numpy < 1.24), and GluonNLP's BERT too (an sdist: pip builds its
+# tokenizer extension with Cython and the C compiler); pytest runs the Python package's tests (wheel lets pip
 # install ./python without build isolation).
 PYTHON=${PYTHON:-python3}
 PIP_PACKAGES=('mxnet==1.9.1' 'numpy<1.24' pytest wheel 'gluoncv==0.10.5.post0' 'opencv-python<4.9'
-              'pandas<2.1' 'scipy<1.12' 'matplotlib<3.8')
-if ! "$PYTHON" -c 'import sys; sys.modules["torch"] = None; import mxnet, pytest, wheel, gluoncv' >/dev/null 2>&1; then
+              'pandas<2.1' 'scipy<1.12' 'matplotlib<3.8' 'gluonnlp==0.10.0')
+if ! "$PYTHON" -c 'import sys; sys.modules["torch"] = None; import mxnet, pytest, wheel, gluoncv, gluonnlp' >/dev/null 2>&1; then
   echo "== pip: installing ${PIP_PACKAGES[*]}"
   "$PYTHON" -m pip install -q --break-system-packages "${PIP_PACKAGES[@]}" 2>/dev/null \
     || "$PYTHON" -m pip install -q "${PIP_PACKAGES[@]}"

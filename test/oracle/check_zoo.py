@@ -13,7 +13,19 @@ unknown-op error naming them (UNSUPPORTED), so this list shrinks as ops land.
 The default run checks a representative subset (a few minutes); --all runs
 every model (the `check-zoo` build target, about 25 minutes on 2 cores).
 GluonCV 0.10.5 refuses to import beside torch 2.x: torch is hidden from it.
+
+GluonNLP's BERT encoder (with its pooler) is exported the same way: token
+ids, segment ids and valid lengths in, the fused self-attention ops and
+LayerNorm inside. The default run checks a two-layer BERT of the same ops;
+--all the 12-layer base.
+
+Networks that MXNet can train are also trained one step (TRAINED): symc's
+gradients of every parameter, and BatchNorm's updated moving statistics,
+against MXNet's in training mode, by relative L2 error (TRAIN_TOLERANCE; deep
+BatchNorm stacks amplify float32 rounding, so MXNet computes in float64 where
+the net's ops allow it).
 """
+import json
 import os
 import sys
 import tempfile
@@ -27,9 +39,13 @@ import mxnet as mx
 import numpy as np
 
 from cases import check_parser, run_checks
-from check_forward import compare_outputs, compile_command, compile_symbol, mxnet_forward, save_arrays
+from check_backward import mxnet_backward
+from check_forward import (compare_outputs, compile_command, compile_symbol, mxnet_forward, random_arrays,
+                           save_arrays)
 
 MODEL_TOLERANCE = 1e-3
+TRAIN_TOLERANCE = 5e-2
+TRAIN_RMS_FLOOR = 1e-3
 
 GLUON = (
     ("AlexNet", ["alexnet"]),
@@ -59,6 +75,12 @@ GLUONCV = (
     ("YOLOv3", ["yolo3_mobilenet1.0_voc"]),
     ("Faster R-CNN", ["faster_rcnn_resnet50_v1b_voc"]),
 )
+GLUONNLP = (
+    ("BERT", ["bert_12_768_12"]),
+)
+# The default run's BERT: the base model's graph with two small layers.
+SMALL_BERT = {"num_layers": 2, "units": 64, "hidden_size": 128, "num_heads": 4, "embed_size": 64}
+BERT_VOCAB, BERT_BATCH, BERT_LENGTH = 1000, 2, 16
 # Input sizes the zoos build their nets for; the segmentation nets resize to
 # a size fixed at construction.
 SIZES = {"inceptionv3": 299, "xception": 299, "cifar_resnet20_v1": 32, "cifar_wideresnet16_10": 32,
@@ -76,7 +98,13 @@ UNSUPPORTED = {
 # allows them.
 SUBSET = {"squeezenet1.1": 224, "cifar_resnet20_v1": 32, "se_resnet18_v1": 64, "mobilenetv3_small": 64,
           "resnest50": 64, "xception": 71, "simple_pose_resnet18_v1b": None,
-          "yolo3_mobilenet1.0_voc": None}
+          "yolo3_mobilenet1.0_voc": None, "bert_12_768_12": None}
+# Trained one step: the classification families and BERT (the default run:
+# those of the subset that are quick to compile for training).
+TRAINED_FAMILIES = ("AlexNet", "DenseNet", "Inception", "MobileNet", "MobileNet v2", "ResNet v1", "ResNet v2",
+                    "SqueezeNet", "VGG", "ResNeXt", "SE-ResNet / SE-ResNeXt", "ResNeSt", "CIFAR ResNet / WideResNet",
+                    "MobileNet v3", "DarkNet", "Xception", "ResNet v1b/v1d", "BERT")
+TRAINED_SUBSET = ("cifar_resnet20_v1", "mobilenetv3_small", "bert_12_768_12")
 
 
 def load_gluoncv():
@@ -105,7 +133,92 @@ def export(name, source, shape, work):
     return mx.sym.load(prefix + "-symbol.json")
 
 
-def check_model(name, source, shape, work, tools, rng):
+def export_bert(name, work, small):
+    """GluonNLP's BERT with its pooler, random weights and no dropout (so
+    that a training step is deterministic), and inputs for it."""
+    import gluonnlp as nlp
+    vocab = nlp.vocab.BERTVocab(nlp.data.count_tokens(["w%d" % i for i in range(BERT_VOCAB)]))
+    options = dict(SMALL_BERT, hparam_allow_override=True) if small else {}
+    net, _ = nlp.model.get_model(name, dataset_name=None, vocab=vocab, pretrained=False, use_pooler=True,
+                                 use_decoder=False, use_classifier=False, dropout=0.0, **options)
+    net.initialize()
+    net.hybridize()
+    shape = (BERT_BATCH, BERT_LENGTH)
+    net(mx.nd.zeros(shape), mx.nd.zeros(shape), mx.nd.array([BERT_LENGTH, BERT_LENGTH // 2]))
+    prefix = os.path.join(work, name)
+    net.export(prefix)
+    return mx.sym.load(prefix + "-symbol.json"), {"data0": shape, "data1": shape, "data2": (BERT_BATCH,)}, len(vocab)
+
+
+def bert_inputs(sym, shapes, vocab_size, rng):
+    """Random parameters; token ids, segment ids and valid lengths."""
+    exe = sym.simple_bind(mx.cpu(), grad_req="null", **shapes)
+    args = random_arrays(sym.list_arguments(), exe.arg_dict, False, rng)
+    args["data0"] = mx.nd.array(rng.integers(0, vocab_size, shapes["data0"]))
+    args["data1"] = mx.nd.array(rng.integers(0, 2, shapes["data1"]))
+    args["data2"] = mx.nd.array(rng.integers(1, BERT_LENGTH + 1, shapes["data2"]))
+    exe.copy_params_from(args, {})
+    return args, {}, [o.asnumpy() for o in exe.forward(is_train=False)]
+
+
+def without_dropout(sym):
+    """`sym` with its Dropout layers' p set to 0: symc draws from another
+    generator than MXNet's (check_random.py checks what MXNet defines of
+    Dropout), so a step through a random mask is not comparable."""
+    graph = json.loads(sym.tojson())
+    for node in graph["nodes"]:
+        if node["op"] == "Dropout":
+            node.setdefault("attrs", {})["p"] = "0.0"
+    return mx.sym.load_json(json.dumps(graph))
+
+
+def check_training(name, sym, shapes, args, aux, indices, work, tools, rng, float64=True):
+    """One training step: symc's gradients (and updated aux states) against
+    MXNet's, float64 ones unless the net has float32-only ops."""
+    import subprocess
+    base = os.path.join(work, name + "_train")
+    sym = without_dropout(sym)
+    sym.save(base + "-symbol.json")
+    save_arrays(base, args, aux)
+    no_index_grads = sum((["--grad-req", a + "=null"] for a in indices), [])
+    compile_symbol(tools, base, shapes, ["--train", "--no-monitor"] + no_index_grads)
+    heads = [rng.uniform(-1, 1, o.shape).astype("float32") for o in
+             sym.simple_bind(mx.cpu(), grad_req="null", **shapes).outputs]
+    run = [tools.symc_run, base + ".so", "--params", base + ".params", "--backward", "--grads-out",
+           base + ".grads.params"] + no_index_grads
+    for output, head in zip(sym.list_outputs(), heads):
+        np.save("%s.head_%s.npy" % (base, output), head)
+        run += ["--head-grad", "%s=%s.head_%s.npy" % (output, base, output)]
+    result = subprocess.run(run, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("symc-run --backward failed: " + result.stderr.strip())
+    got = {k: v.asnumpy() for k, v in mx.nd.load(base + ".grads.params").items()}
+    written, updated_aux = mxnet_backward(sym, shapes, args, aux, heads, indices, float64)
+    expected = dict(written, **{"aux:" + k: v for k, v in updated_aux.items()})
+    for key, value in expected.items():
+        # Gradients zero by symmetry (attention's key bias: softmax ignores a
+        # constant per row) are rounding noise in both: an RMS floor.
+        scale = max(np.linalg.norm(value), TRAIN_RMS_FLOOR * np.sqrt(value.size))
+        error = np.linalg.norm(got[key] - value) / scale
+        if error > TRAIN_TOLERANCE:
+            raise RuntimeError("training step: %s differs by %g (relative L2)" % (key, error))
+
+
+def check_bert(name, work, tools, rng, small, train):
+    sym, shapes, vocab_size = export_bert(name, work, small)
+    args, aux, outputs = bert_inputs(sym, shapes, vocab_size, rng)
+    base = os.path.join(work, name)
+    save_arrays(base, args, aux)
+    compile_symbol(tools, base, shapes, ["--no-monitor"])
+    compare_outputs(name, base + ".so", base, outputs, tools, MODEL_TOLERANCE)
+    if train:
+        # MXNet's interleaved attention products take float32 only.
+        check_training(name, sym, shapes, args, aux, ("data0", "data1", "data2"), work, tools, rng, float64=False)
+
+
+def check_model(name, source, shape, work, tools, rng, train):
+    if source == "gluonnlp":
+        return check_bert(name, work, tools, rng, small=shape is None, train=train)
     sym = export(name, source, shape, work)
     shapes = {"data": shape}
     base = os.path.join(work, name)
@@ -121,15 +234,24 @@ def check_model(name, source, shape, work, tools, rng):
     save_arrays(base, args, aux)
     compile_symbol(tools, base, shapes, ["--no-monitor"])
     compare_outputs(name, base + ".so", base, outputs, tools, MODEL_TOLERANCE)
+    if train:
+        check_training(name, sym, shapes, args, aux, (), work, tools, rng)
 
 
 def models(everything):
-    for source, families in (("gluon", GLUON), ("gluoncv", GLUONCV)):
-        for _, names in families:
+    """(name, source, input shape or None for BERT's small default, whether
+    to train it)."""
+    for source, families in (("gluon", GLUON), ("gluoncv", GLUONCV), ("gluonnlp", GLUONNLP)):
+        for family, names in families:
             for name in names:
-                if everything or name in SUBSET:
-                    size = (SUBSET.get(name) if not everything else None) or SIZES.get(name, 224)
-                    yield name, source, SHAPES.get(name, (1, 3, size, size))
+                if not everything and name not in SUBSET:
+                    continue
+                train = family in TRAINED_FAMILIES and (everything or name in TRAINED_SUBSET)
+                if source == "gluonnlp":
+                    yield name, source, (BERT_BATCH, BERT_LENGTH) if everything else None, train
+                    continue
+                size = (SUBSET.get(name) if not everything else None) or SIZES.get(name, 224)
+                yield name, source, SHAPES.get(name, (1, 3, size, size)), train
 
 
 def main():
@@ -138,8 +260,8 @@ def main():
     tools = parser.parse_args()
     rng = np.random.default_rng(0)
     return run_checks("oracle zoo", [
-        (name, lambda work, n=name, s=source, shp=shape: check_model(n, s, shp, work, tools, rng))
-        for name, source, shape in models(tools.all)], tools)
+        (name, lambda work, n=name, s=source, shp=shape, t=train: check_model(n, s, shp, work, tools, rng, t))
+        for name, source, shape, train in models(tools.all)], tools)
 
 
 if __name__ == "__main__":
