@@ -169,6 +169,48 @@ Lowered lowerSliceBackward(OpBuilder &b, sym::BackwardSliceOp op) {
                                                            folds(b, slice->sizes), folds(b, slice->strides))};
 }
 
+/// Each output element reads data at `sourceExpr(dim, data dim)` of its
+/// index along each of data's dims, aligned at the right.
+Value readEachElement(OpBuilder &b, Location loc, Value data, RankedTensorType resultType,
+                      function_ref<AffineExpr(AffineExpr, int64_t)> sourceExpr) {
+  RankedTensorType type = tensorType(data);
+  int64_t lead = resultType.getRank() - type.getRank();
+  SmallVector<AffineExpr> exprs;
+  for (int64_t k = 0; k < type.getRank(); ++k)
+    exprs.push_back(sourceExpr(b.getAffineDimExpr(lead + k), k));
+  return mapWithMaps(b, loc, resultType, data, AffineMap::get(resultType.getRank(), 0, exprs, b.getContext()),
+                     [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+}
+
+/// numpy's tile: output index i reads i mod size.
+Lowered lowerTile(OpBuilder &b, sym::TileOp op) {
+  ArrayRef<int64_t> shape = tensorType(op.getData()).getShape();
+  return SmallVector<Value>{readEachElement(b, op.getLoc(), op.getData(), tensorType(op.getOutput()),
+                                            [&](AffineExpr d, int64_t k) { return d % shape[k]; })};
+}
+
+/// Output index i along the axis reads i floordiv repeats.
+Lowered lowerRepeat(OpBuilder &b, sym::RepeatOp op) {
+  Value data = op.getData();
+  RankedTensorType type = tensorType(data);
+  int64_t axis = 0;
+  if (std::optional<int64_t> a = op.getAxis())
+    axis = normalizeAxis(*a, type.getRank());
+  else
+    data = reshapeTo(b, op.getLoc(), data, {type.getNumElements()});
+  int64_t repeats = op.getRepeats();
+  return SmallVector<Value>{readEachElement(b, op.getLoc(), data, tensorType(op.getOutput()),
+                                            [&](AffineExpr d, int64_t k) { return k == axis ? d.floorDiv(repeats) : d; })};
+}
+
+Lowered lowerReverse(OpBuilder &b, sym::ReverseOp op) {
+  int64_t rank = tensorType(op.getData()).getRank();
+  SmallVector<bool> reversed(rank, false);
+  for (int64_t a : op.getAxis())
+    reversed[normalizeAxis(a, rank)] = true;
+  return SmallVector<Value>{reverseDims(b, op.getLoc(), op.getData(), reversed)};
+}
+
 /// broadcast_axis and broadcast_to: numpy broadcasting of equal ranks.
 Lowered broadcastToResult(OpBuilder &b, Operation *op) {
   return SmallVector<Value>{mapElementwise(b, op->getLoc(), tensorType(op->getResult(0)), op->getOperand(0),
@@ -259,7 +301,7 @@ Lowered lowerPadBackward(OpBuilder &b, sym::BackwardPadOp op) {
 
 std::optional<Lowered> lowerShapeOp(Operation *op, OpBuilder &b) {
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
-      .Case<sym::FlattenOp, sym::ReshapeOp, sym::ExpandDimsOp>(
+      .Case<sym::FlattenOp, sym::ReshapeOp, sym::ExpandDimsOp, sym::SqueezeOp>(
           [&](auto) { return reshapeToResult(b, op); })
       .Case([&](sym::TransposeOp t) { return lowerTranspose(b, t); })
       .Case([&](sym::SwapAxisOp s) { return lowerSwapAxis(b, s); })
@@ -267,6 +309,9 @@ std::optional<Lowered> lowerShapeOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::SliceChannelOp s) { return lowerSliceChannel(b, s); })
       .Case([&](sym::ConcatOp c) { return lowerConcat(b, c); })
       .Case([&](sym::StackOp c) { return lowerStack(b, c); })
+      .Case([&](sym::TileOp t) { return lowerTile(b, t); })
+      .Case([&](sym::RepeatOp r) { return lowerRepeat(b, r); })
+      .Case([&](sym::ReverseOp r) { return lowerReverse(b, r); })
       .Case([&](sym::SliceOp s) { return lowerSlice(b, s); })
       .Case([&](sym::BackwardSliceOp s) { return lowerSliceBackward(b, s); })
       .Case<sym::BroadcastAxisOp, sym::BroadcastToOp>([&](auto) { return broadcastToResult(b, op); })

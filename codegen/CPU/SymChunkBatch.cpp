@@ -76,7 +76,23 @@ bool mixesBatchRows(Operation *op) {
         return axisIsZero(swap.getDim1(), swap.getData()) != axisIsZero(swap.getDim2(), swap.getData());
       })
       .Case([&](sym::DotOp dot) { return dot.getTransposeA() || isDynamic(dot.getRhs().getType()); })
-      .Case<sym::FlattenOp, sym::ReshapeOp, sym::ExpandDimsOp>([&](Operation *reshape) {
+      .Case([&](sym::LayerNormOp norm) { return axisIsZero(norm.getAxis(), norm.getData()); })
+      // Sums over the batch; reads positions along dim 0 (the sequence).
+      .Case<sym::BackwardLayerNormOp, sym::ArangeLikeOp, sym::InterleavedMatmulSelfAttQKOp,
+            sym::InterleavedMatmulSelfAttValAttOp, sym::BackwardInterleavedMatmulSelfAttQKOp,
+            sym::BackwardInterleavedMatmulSelfAttValAttOp>([](Operation *) { return true; })
+      .Case([](sym::SequenceMaskOp mask) { return mask.getUseSequenceLength() && mask.getAxis() == 0; })
+      .Case<sym::SliceOp, sym::BackwardSliceOp>([](auto slice) { return !slice.getBegin().empty(); })
+      .Case([&](sym::StackOp stack) { return axisIsZero(stack.getAxis(), stack.getOutput()); })
+      .Case([](sym::TileOp tile) {
+        int64_t rank = tensorType(tile.getData()).getRank(), reps = tile.getReps().size();
+        return reps > rank || (reps == rank && tile.getReps()[0] != 1);
+      })
+      .Case([&](sym::RepeatOp repeat) { return !repeat.getAxis() || axisIsZero(*repeat.getAxis(), repeat.getData()); })
+      .Case([&](sym::ReverseOp reverse) {
+        return llvm::any_of(reverse.getAxis(), [&](int64_t a) { return axisIsZero(a, reverse.getData()); });
+      })
+      .Case<sym::FlattenOp, sym::ReshapeOp, sym::ExpandDimsOp, sym::SqueezeOp>([&](Operation *reshape) {
         return rowSize(reshape->getOperand(0).getType()) != rowSize(reshape->getResult(0).getType());
       })
       .Default([](Operation *) { return false; });

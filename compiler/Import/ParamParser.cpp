@@ -32,14 +32,16 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
     return {Kind::Tuple, true};
   if (op == "broadcast_axis" && (name == "axis" || name == "size"))
     return {Kind::Tuple};
-  if (op == "_contrib_arange_like" && name == "axis")
+  if ((op == "_contrib_arange_like" || op == "repeat") && name == "axis")
     return {Kind::Int, true};
+  if ((op == "reverse" || op == "squeeze") && name == "axis")
+    return {Kind::Tuple, op == "squeeze"};
   if (op == "slice" && (name == "begin" || name == "end" || name == "step"))
     return {Kind::NoneTuple};
   return llvm::StringSwitch<ParamKind>(name)
       .Cases("num_hidden", "num_filter", "num_group", "workspace", "num_args", {Kind::Int})
       .Cases("num_outputs", "nsize", "input_dim", "output_dim", "scale", {Kind::Int})
-      .Cases("heads", "repeat", {Kind::Int})
+      .Cases("heads", "repeat", "repeats", {Kind::Int})
       .Cases("dim", "dim1", "dim2", "begin", "axis", {Kind::Int})
       .Cases("height", "width", {Kind::Int})
       .Cases("scale_height", "scale_width", {Kind::Float, true})
@@ -50,7 +52,7 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
       .Cases("a_min", "a_max", "constant_value", "value", "start", "step", {Kind::Float})
       .Cases("temperature", "min_calib_range", "max_calib_range", {Kind::Float, true})
       .Cases("kernel", "stride", "dilate", "pad", "axes", "adj", {Kind::Tuple})
-      .Cases("shape", "target_shape", "output_size", "pad_width", {Kind::Tuple})
+      .Cases("shape", "target_shape", "output_size", "pad_width", "reps", {Kind::Tuple})
       .Cases("count_include_pad", "cudnn_off", {Kind::Bool, true})
       .Cases("layout", "cudnn_tune", "forward_stype", {Kind::String, true})
       .Case("dtype", {Kind::DType, op == "softmax" || op == "log_softmax"})

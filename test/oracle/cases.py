@@ -135,6 +135,15 @@ def cases():
     yield case("arange_like", S.contrib.arange_like(d, start=1.5, step=0.5, repeat=2, name="ar") + d, data=(2, 3))
     yield case("arange_like_axis", S.broadcast_add(d, S.contrib.arange_like(d, axis=-1, name="ar"), name="add"),
                data=(2, 3))
+    # Copies and views (YOLO's and the RNN cells' tile, repeat and reverse).
+    yield case("tile", S.tile(d, reps=(2, 1, 3), name="t"), data=(2, 3, 2))
+    yield case("tile_lead", S.tile(d, reps=(2, 1, 2), name="t"), data=(3, 2))
+    yield case("tile_short", S.tile(d, reps=(3,), name="t"), data=(2, 3, 2))
+    yield case("repeat", S.repeat(d, repeats=3, axis=1, name="r"), data=(2, 3, 2))
+    yield case("repeat_flat", S.repeat(d, repeats=2, name="r"), data=(2, 3))
+    yield case("reverse", S.reverse(d, axis=(0, 2), name="rv"), data=(3, 2, 4))
+    yield case("squeeze", S.squeeze(d, name="sq"), data=(2, 1, 3, 1))
+    yield case("squeeze_axis", S.squeeze(d, axis=(-1,), name="sq"), data=(2, 1, 3, 1))
     for pool_type in ("max", "avg", "sum"):
         for conv in ("valid", "full"):
             yield case("pool_%s_%s" % (pool_type, conv),

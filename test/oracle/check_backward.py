@@ -65,6 +65,7 @@ DIFFERENTIABLE = (
     "bilinear_resize_to_odd_up", "deconv", "deconv_grouped", "deconv_target", "deconv1d", "layernorm",
     "layernorm_axis1", "layernorm_meanvar", "selfatt", "slice", "slice_step", "slice_none", "stack", "stack_last",
     "broadcast_axis", "broadcast_to", "sequence_mask", "sequence_mask_axis1", "arange_like", "arange_like_axis",
+    "tile", "tile_lead", "tile_short", "repeat", "repeat_flat", "reverse", "squeeze", "squeeze_axis",
 ) + tuple("unary_" + op for op in MATH + ROUNDING) + tuple(
     kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")) + tuple(op + "_scalar" for op in COMPARISONS)
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py

@@ -90,9 +90,9 @@ SHAPES = {"simple_pose_resnet18_v1b": (1, 3, 256, 192)}
 # Networks whose ops symc lacks so far: the ops the unknown-op error must name.
 UNSUPPORTED = {
     "ssd_512_mobilenet1.0_voc": ["_arange", "slice_like", "_contrib_box_decode", "_contrib_box_nms"],
-    "yolo3_mobilenet1.0_voc": ["_arange", "slice_like", "tile", "repeat", "_contrib_box_nms"],
-    "faster_rcnn_resnet50_v1b_voc": ["_arange", "repeat", "slice_like", "_contrib_box_decode", "shape_array",
-                                     "reverse", "_contrib_box_nms", "_contrib_ROIAlign"],
+    "yolo3_mobilenet1.0_voc": ["_arange", "slice_like", "_contrib_box_nms"],
+    "faster_rcnn_resnet50_v1b_voc": ["_arange", "slice_like", "_contrib_box_decode", "shape_array",
+                                     "_contrib_box_nms", "_contrib_ROIAlign"],
 }
 # The default run: one net per new op family, small inputs where the net
 # allows them.

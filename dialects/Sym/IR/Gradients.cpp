@@ -600,6 +600,55 @@ LogicalResult sliceRule(GradBuilder &gb, SliceOp op, ValueRange resultGrads, Gra
   return success();
 }
 
+/// g viewed as `view`, summed over `axes`, in the data's shape: the
+/// gradient of ops that copy elements (tile, repeat).
+LogicalResult sumViewed(GradBuilder &gb, Operation *op, Value g, ArrayRef<int64_t> view, ArrayRef<int64_t> axes,
+                        Grads &grads) {
+  Value viewed = gb.make<ReshapeOp>(gb.unknown(g), g, {gb.attr("shape", gb.b.getDenseI64ArrayAttr(view))});
+  Value summed = gb.make<SumOp>(gb.unknown(g), viewed, {gb.attr("axis", gb.b.getDenseI64ArrayAttr(axes))});
+  FailureOr<Value> grad = gb.reshapeLike(summed, op->getOperand(0));
+  if (failed(grad))
+    return noShape(op);
+  grads.push_back(*grad);
+  return success();
+}
+
+/// Each output dim is (reps, size), the shorter of the data's dims and reps
+/// padded with 1s at the left; the reps are summed.
+LogicalResult tileRule(GradBuilder &gb, TileOp op, ValueRange resultGrads, Grads &grads) {
+  auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!type || !type.hasStaticShape())
+    return noShape(op);
+  ArrayRef<int64_t> reps = op.getReps();
+  int64_t rank = std::max<int64_t>(type.getRank(), reps.size());
+  SmallVector<int64_t> view, copyAxes;
+  for (int64_t i = 0; i < rank; ++i) {
+    int64_t inIndex = i - (rank - type.getRank()), repIndex = i - (rank - int64_t(reps.size()));
+    copyAxes.push_back(view.size());
+    view.append({repIndex >= 0 ? reps[repIndex] : 1, inIndex >= 0 ? type.getDimSize(inIndex) : 1});
+  }
+  return sumViewed(gb, op, resultGrad(resultGrads), view, copyAxes, grads);
+}
+
+/// The repeated axis is (size, repeats) of the data (flattened without
+/// axis); the repeats are summed.
+LogicalResult repeatRule(GradBuilder &gb, RepeatOp op, ValueRange resultGrads, Grads &grads) {
+  auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!type || !type.hasStaticShape())
+    return noShape(op);
+  std::optional<int64_t> axisAttr = op.getAxis();
+  SmallVector<int64_t> view = axisAttr ? SmallVector<int64_t>(type.getShape()) : SmallVector<int64_t>{type.getNumElements()};
+  int64_t axis = !axisAttr ? 0 : *axisAttr < 0 ? *axisAttr + type.getRank() : *axisAttr;
+  view.insert(view.begin() + axis + 1, op.getRepeats());
+  return sumViewed(gb, op, resultGrad(resultGrads), view, {axis + 1}, grads);
+}
+
+LogicalResult reverseRule(GradBuilder &gb, ReverseOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  grads.push_back(gb.same<ReverseOp>(g, g, op->getAttrDictionary().getValue()));
+  return success();
+}
+
 /// Each input's slice of g along the stacked axis.
 LogicalResult stackRule(GradBuilder &gb, StackOp op, ValueRange resultGrads, Grads &grads) {
   auto type = dyn_cast<RankedTensorType>(op.getOutput().getType());
@@ -1020,6 +1069,10 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<SequenceMaskOp, sequenceMaskRule>(ctx);
   attach<SliceOp, sliceRule>(ctx);
   attach<StackOp, stackRule>(ctx);
+  attach<TileOp, tileRule>(ctx);
+  attach<RepeatOp, repeatRule>(ctx);
+  attach<ReverseOp, reverseRule>(ctx);
+  attach<SqueezeOp, generic<SqueezeOp, reshapeRule>>(ctx);
   attach<BroadcastAxisOp, broadcastRule<BroadcastAxisOp>>(ctx);
   attach<BroadcastToOp, broadcastRule<BroadcastToOp>>(ctx);
   attach<InterleavedMatmulSelfAttQKOp, selfAttQKRule>(ctx);

@@ -39,7 +39,7 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "broadcast_not_equal", "where", "_contrib_AdaptiveAvgPooling2D", "Pad",
           "_contrib_BilinearResize2D", "Deconvolution", "LayerNorm", "slice", "stack", "broadcast_axis",
           "broadcast_to", "SequenceMask", "_contrib_arange_like", "_contrib_interleaved_matmul_selfatt_qk",
-          "_contrib_interleaved_matmul_selfatt_valatt"})
+          "_contrib_interleaved_matmul_selfatt_valatt", "tile", "repeat", "reverse", "squeeze"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -64,7 +64,8 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
         {"_Lesser", "_lesser"}, {"_LesserEqual", "_lesser_equal"}, {"_Equal", "_equal"},
         {"_Not_Equal", "_not_equal"}, {"_npx_layer_norm", "LayerNorm"}, {"crop", "slice"},
         {"_npx_slice", "slice"}, {"broadcast_axes", "broadcast_axis"}, {"_npx_sequence_mask", "SequenceMask"},
-        {"_npx_arange_like", "_contrib_arange_like"}};
+        {"_npx_arange_like", "_contrib_arange_like"}, {"flip", "reverse"}, {"_np_repeat", "repeat"},
+        {"_npi_tile", "tile"}};
     for (auto [alias, canonical] : aliases)
       t[alias] = canonical;
     return t;
@@ -205,7 +206,9 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
     // Of the remaining ops, only the legacy operators register
     // FListInputNames.
     sig.inputs = names({"data"});
-    sig.listsInputNames = op == "Pooling" || op == "SwapAxis" || op == "MakeLoss" || op == "Pad";
+    sig.listsInputNames = llvm::is_contained({"Pooling", "SwapAxis", "MakeLoss", "Pad", "tile", "repeat", "reverse",
+                                              "squeeze"},
+                                             op);
   }
   return sig;
 }

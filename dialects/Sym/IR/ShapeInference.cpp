@@ -1030,6 +1030,74 @@ LogicalResult SliceOp::inferShapes(ShapeInferenceContext &ctx) {
   return ctx.refineOutput(0, out);
 }
 
+// TileOpShape: reps and the data's dims aligned at the right, the shorter
+// padded with 1s.
+LogicalResult TileOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  ArrayRef<int64_t> reps = getReps();
+  if (llvm::any_of(reps, [](int64_t r) { return r <= 0; }))
+    return ctx.fail("reps " + PartialShape(reps).str() + " must be positive (symc has no empty tensors)");
+  unsigned rank = std::max<unsigned>(in.rank(), reps.size());
+  PartialShape out = PartialShape::ofRank(rank);
+  for (unsigned i = 0; i < rank; ++i) {
+    int64_t inIndex = int64_t(i) - (rank - in.rank()), repIndex = int64_t(i) - (rank - reps.size());
+    int64_t size = inIndex >= 0 ? in[inIndex] : 1, rep = repIndex >= 0 ? reps[repIndex] : 1;
+    out[i] = size < 0 ? kUnknownDim : size * rep;
+  }
+  return ctx.refineOutput(0, out);
+}
+
+// RepeatOpShape: the repeated axis grows, or the flattened data.
+LogicalResult RepeatOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  if (!getAxis()) {
+    std::optional<int64_t> size = in.numElements();
+    return ctx.refineOutput(0, PartialShape({size ? *size * getRepeats() : kUnknownDim}));
+  }
+  FailureOr<int64_t> axis = checkAxis(ctx, *getAxis(), in.rank());
+  if (failed(axis))
+    return failure();
+  PartialShape out = in;
+  out[*axis] = in.isKnown(*axis) ? in[*axis] * getRepeats() : kUnknownDim;
+  return ctx.refineOutput(0, out);
+}
+
+// SqueezeShape: the output keeps at least one dim.
+LogicalResult SqueezeOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank() || !in.isFullyKnown())
+    return success();
+  int64_t rank = in.rank();
+  llvm::SmallVector<bool> removed(rank, false);
+  if (std::optional<ArrayRef<int64_t>> axes = getAxis()) {
+    for (int64_t a : *axes) {
+      int64_t axis = a < 0 ? a + rank : a;
+      if (axis < 0 || axis >= rank)
+        return ctx.fail("axis " + llvm::Twine(a) + " is out of bounds for array of dimension " + llvm::Twine(rank));
+      if (in[axis] != 1)
+        return ctx.fail("cannot select an axis to squeeze out which has size=" + llvm::Twine(in[axis]) +
+                        " not equal to one");
+      if (removed[axis])
+        return ctx.fail("duplicate value in axis");
+      removed[axis] = true;
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      removed[i] = in[i] == 1;
+  }
+  llvm::SmallVector<int64_t> dims;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!removed[i])
+      dims.push_back(in[i]);
+  if (dims.empty())
+    dims.push_back(1);
+  return ctx.refineOutput(0, PartialShape(dims));
+}
+
 // StackOpShape: every input has one shape; the output inserts num_args at
 // `axis`.
 LogicalResult StackOp::inferShapes(ShapeInferenceContext &ctx) {

@@ -218,6 +218,14 @@ LogicalResult AddNOp::verify() { return verifyInputCount(*this, getNumArgs(), "n
 
 LogicalResult StackOp::verify() { return verifyInputCount(*this, getNumArgs(), "num_args"); }
 
+LogicalResult ReverseOp::verify() {
+  if (auto type = dyn_cast<RankedTensorType>(getData().getType()))
+    for (int64_t a : getAxis())
+      if (a < -type.getRank() || a >= type.getRank())
+        return emitOpError() << "axis " << a << " is out of range for a " << type.getRank() << "-d input";
+  return success();
+}
+
 LogicalResult SequenceMaskOp::verify() {
   if (getAxis() != 0 && getAxis() != 1)
     return emitOpError("Current implementation expects axis to be 0 or 1.");

@@ -362,6 +362,31 @@ def Sym_SliceOp : Sym_Op<"slice", [Pure]> {
   let results = (outs AnyTensor:$output);
 }
 
+def Sym_TileOp : Sym_Op<"tile", [Pure]> {
+  let summary = "data repeated `reps` times along each dim (numpy's tile)";
+  let arguments = (ins AnyTensor:$data, DenseI64ArrayAttr:$reps);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_RepeatOp : Sym_Op<"repeat", [Pure]> {
+  let summary = "each element `repeats` times along `axis` (of the flattened data without)";
+  let arguments = (ins AnyTensor:$data, Sym_PositiveIntAttr:$repeats, OptionalAttr<Sym_IntAttr>:$axis);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_ReverseOp : Sym_SameShapeOp<"reverse", [Pure]> {
+  let summary = "the order of the elements along `axis` reversed";
+  let arguments = (ins AnyTensor:$data, DenseI64ArrayAttr:$axis);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Sym_SqueezeOp : Sym_Op<"squeeze", [Pure]> {
+  let summary = "size-1 dims `axis` (all when absent) removed";
+  let arguments = (ins AnyTensor:$data, OptionalAttr<DenseI64ArrayAttr>:$axis);
+  let results = (outs AnyTensor:$output);
+}
+
 def Sym_StackOp : Sym_Op<"stack", [Pure]> {
   let summary = "`num_args` tensors of one shape joined along a new `axis`";
   let arguments = (ins Variadic<AnyTensor>:$inputs,

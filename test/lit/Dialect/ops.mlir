@@ -274,5 +274,13 @@ func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x
   %52 = sym._contrib_interleaved_matmul_selfatt_qk %qkv {heads = 2 : i64} : (tensor<5x2x24xf32>) -> tensor<4x5x5xf32>
   // CHECK: sym._contrib_interleaved_matmul_selfatt_valatt {{.*}} -> tensor<5x2x8xf32>
   %53 = sym._contrib_interleaved_matmul_selfatt_valatt %qkv, %52 {heads = 2 : i64} : (tensor<5x2x24xf32>, tensor<4x5x5xf32>) -> tensor<5x2x8xf32>
+  // CHECK: sym.tile {{.*}}reps = array<i64: 2, 1, 2>{{.*}} -> tensor<2x2x6xf32>
+  %54 = sym.tile %a {reps = array<i64: 2, 1, 2>} : (tensor<2x3xf32>) -> tensor<2x2x6xf32>
+  // CHECK: sym.repeat {{.*}}repeats = 2{{.*}} -> tensor<12xf32>
+  %55 = sym.repeat %a {repeats = 2 : i64} : (tensor<2x3xf32>) -> tensor<12xf32>
+  // CHECK: sym.reverse {{.*}}axis = array<i64: 1>{{.*}} -> tensor<2x3xf32>
+  %56 = sym.reverse %a {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.squeeze {{.*}} -> tensor<3xf32>
+  %57 = sym.squeeze %bc : (tensor<1x3xf32>) -> tensor<3xf32>
   return
 }
