@@ -105,6 +105,11 @@ public:
     return make<BatchDotOp>(unknown(lhs), {lhs, rhs}, {attr("transpose_a", b.getBoolAttr(transposeA)),
                                                        attr("transpose_b", b.getBoolAttr(transposeB))});
   }
+  /// g[begin:end] along `axis`.
+  Value sliceAxis(Type type, Value g, int64_t axis, int64_t begin, int64_t end) {
+    return make<SliceAxisOp>(type, g, {attr("axis", b.getI64IntegerAttr(axis)),
+                                       attr("begin", b.getI64IntegerAttr(begin)), attr("end", b.getI64IntegerAttr(end))});
+  }
   /// sum(g, axis, keepdims=true).
   Value sumKeep(Value g, int64_t axis) {
     return make<SumOp>(unknown(g), g, {attr("axis", b.getDenseI64ArrayAttr({axis})),
@@ -365,10 +370,7 @@ LogicalResult concatRule(GradBuilder &gb, ConcatOp op, ValueRange resultGrads, G
     if (!type || type.isDynamicDim(axis))
       return noShape(op);
     int64_t size = type.getDimSize(axis);
-    grads.push_back(gb.make<SliceAxisOp>(type, resultGrad(resultGrads),
-                                         {gb.attr("axis", gb.b.getI64IntegerAttr(axis)),
-                                          gb.attr("begin", gb.b.getI64IntegerAttr(offset)),
-                                          gb.attr("end", gb.b.getI64IntegerAttr(offset + size))}));
+    grads.push_back(gb.sliceAxis(type, resultGrad(resultGrads), axis, offset, offset + size));
     offset += size;
   }
   return success();
@@ -656,10 +658,7 @@ LogicalResult stackRule(GradBuilder &gb, StackOp op, ValueRange resultGrads, Gra
     return noShape(op);
   int64_t axis = op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
   for (auto [i, input] : llvm::enumerate(op.getInputs())) {
-    Value part = gb.make<SliceAxisOp>(gb.unknown(input), resultGrad(resultGrads),
-                                      {gb.attr("axis", gb.b.getI64IntegerAttr(axis)),
-                                       gb.attr("begin", gb.b.getI64IntegerAttr(i)),
-                                       gb.attr("end", gb.b.getI64IntegerAttr(i + 1))});
+    Value part = gb.sliceAxis(gb.unknown(input), resultGrad(resultGrads), axis, i, i + 1);
     FailureOr<Value> grad = gb.reshapeLike(part, input);
     if (failed(grad))
       return noShape(op);
@@ -781,9 +780,7 @@ LogicalResult upSamplingRule(GradBuilder &gb, UpSamplingOp op, ValueRange result
       return noShape(op);
     Value part = g;
     if (op.getMultiInputMode() == "concat" && op.getInputs().size() > 1) {
-      part = gb.make<SliceAxisOp>(gb.unknown(g), g,
-                                  {gb.attr("axis", gb.b.getI64IntegerAttr(1)), gb.attr("begin", gb.b.getI64IntegerAttr(channel)),
-                                   gb.attr("end", gb.b.getI64IntegerAttr(channel + type.getDimSize(1)))});
+      part = gb.sliceAxis(gb.unknown(g), g, 1, channel, channel + type.getDimSize(1));
       channel += type.getDimSize(1);
     }
     SmallVector<int64_t> blocks(type.getShape().take_front(2)), axes;
