@@ -2,6 +2,7 @@
 #include "codegen/Artifact/ObjectEmitter.h"
 
 #include "codegen/Artifact/Manifest.h"
+#include "codegen/CPU/Kernels/KernelLibrary.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -94,7 +95,7 @@ void inlineAlwaysInline(llvm::Module &module, llvm::TargetMachine &machine) {
   });
 }
 
-/// Translates `module` for `machine`; null with `error` set on failure.
+/// Translates `module` for `machine`, with the kernels it calls; null with `error` set on failure.
 std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
                                         llvm::TargetMachine &machine, std::string &error) {
   std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext);
@@ -104,6 +105,8 @@ std::unique_ptr<llvm::Module> translate(mlir::ModuleOp module, llvm::LLVMContext
   }
   llvmModule->setTargetTriple(machine.getTargetTriple().str());
   llvmModule->setDataLayout(machine.createDataLayout());
+  if (!cpu::linkKernelLibrary(*llvmModule, error))
+    return nullptr;
   return llvmModule;
 }
 

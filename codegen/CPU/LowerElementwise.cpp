@@ -260,20 +260,20 @@ Lowered lowerFill(OpBuilder &b, Operation *op, double value) {
   return single(filledTensor(b, op->getLoc(), tensorType(op->getResult(0)), value));
 }
 
-/// start + (i / repeat) * step at flat (row-major) position i, in the
-/// result's type as MXNet's range kernel computes it.
-Lowered lowerArangeLike(OpBuilder &b, sym::ArangeLikeOp op) {
-  RankedTensorType type = tensorType(op.getOutput());
+/// start + (i / repeat) * step at flat (row-major) position i of `result`,
+/// in its type as MXNet's range kernels compute it (_arange,
+/// _contrib_arange_like).
+Lowered lowerRange(OpBuilder &b, Value result, double start, double step, int64_t repeat) {
+  RankedTensorType type = tensorType(result);
   Type element = type.getElementType();
-  Value range = generateElements(b, op.getLoc(), type, [&](OpBuilder &nb, Location l, ValueRange indices) {
+  Value range = generateElements(b, result.getLoc(), type, [&](OpBuilder &nb, Location l, ValueRange indices) {
     IndexMath m{nb, l};
     Value flat = m.c(0);
     for (auto [index, size] : llvm::zip(indices, type.getShape()))
       flat = m.add(m.mul(flat, m.c(size)), index);
-    Value step = m.div(flat, m.c(op.getRepeat()));
-    Value count = convertScalar(nb, l, nb.create<arith::IndexCastOp>(l, nb.getI64Type(), step), element);
-    return add(nb, l, scalarConstant(nb, l, element, op.getStart()),
-               mul(nb, l, count, scalarConstant(nb, l, element, op.getStep())));
+    Value steps = m.div(flat, m.c(repeat));
+    Value count = convertScalar(nb, l, nb.create<arith::IndexCastOp>(l, nb.getI64Type(), steps), element);
+    return add(nb, l, scalarConstant(nb, l, element, start), mul(nb, l, count, scalarConstant(nb, l, element, step)));
   });
   return single(range);
 }
@@ -389,7 +389,8 @@ std::optional<Lowered> lowerElementwiseOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::OnesOp) { return lowerFill(b, op, 1.0); })
       .Case([&](sym::ZerosLikeOp) { return lowerFill(b, op, 0.0); })
       .Case([&](sym::OnesLikeOp) { return lowerFill(b, op, 1.0); })
-      .Case([&](sym::ArangeLikeOp a) { return lowerArangeLike(b, a); })
+      .Case([&](sym::ArangeLikeOp a) { return lowerRange(b, a.getOutput(), a.getStart(), a.getStep(), a.getRepeat()); })
+      .Case([&](sym::ArangeOp a) { return lowerRange(b, a.getOutput(), a.getFirst(), a.getStep(), a.getRepeat()); })
       .Default([](Operation *) { return std::nullopt; });
 }
 

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
+#include <numeric>
 
 using namespace mlir;
 
@@ -348,6 +349,54 @@ Lowered lowerLayerNorm(OpBuilder &b, sym::LayerNormOp op) {
   return SmallVector<Value>{out, reshapeTo(b, loc, mean, momentsShape), reshapeTo(b, loc, std, momentsShape)};
 }
 
+/// L2Normalization's view of its data: (n, rest) for instance mode, (n, c,
+/// rest) otherwise, and the axis of the view that the norm sums over.
+std::pair<SmallVector<int64_t>, int64_t> l2NormView(RankedTensorType type, StringRef mode) {
+  ArrayRef<int64_t> dims = type.getShape();
+  auto rest = [&](int64_t from) { return std::accumulate(dims.begin() + from, dims.end(), int64_t{1}, std::multiplies<>()); };
+  if (mode == "instance")
+    return {{dims[0], rest(1)}, 1};
+  return {{dims[0], dims[1], rest(2)}, mode == "channel" ? 1 : 2};
+}
+
+/// norm = sqrt(sum(x^2) + eps) over the view's axis, out = x / norm.
+Lowered lowerL2Normalization(OpBuilder &b, sym::L2NormalizationOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  auto [view, axis] = l2NormView(type, op.getMode());
+  Value data = reshapeTo(b, loc, op.getData(), view);
+  Value squares = mapElementwise(b, loc, tensorType(data), data,
+                                 [](OpBuilder &b, Location loc, ValueRange a) { return mul(b, loc, a[0], a[0]); });
+  Value sums = sumOver(b, loc, squares, {axis});
+  Value norm = mapElementwise(b, loc, tensorType(sums), sums, [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+    return b.create<math::SqrtOp>(loc, add(b, loc, a[0], scalarConstant(b, loc, a[0].getType(), op.getEps())));
+  });
+  NormMaps maps = normMaps(b, view.size(), axis);
+  Value out = mapWithMaps(b, loc, tensorType(data), {data, norm}, {maps.all, maps.moments},
+                          [](OpBuilder &b, Location loc, ValueRange a) { return div(b, loc, a[0], a[1]); });
+  return SmallVector<Value>{reshapeTo(b, loc, out, type.getShape()),
+                            reshapeTo(b, loc, norm, tensorType(op.getNorm()).getShape())};
+}
+
+/// MXNet's L2NormalizationOp::Backward: (g - out * sum(g * out)) / norm.
+Lowered lowerL2NormalizationBackward(OpBuilder &b, sym::BackwardL2NormalizationOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getOutGrad());
+  auto [view, axis] = l2NormView(type, op.getMode());
+  Value g = reshapeTo(b, loc, op.getOutGrad(), view), out = reshapeTo(b, loc, op.getOutput(), view);
+  Value products = mapElementwise(b, loc, tensorType(g), {g, out},
+                                  [](OpBuilder &b, Location loc, ValueRange a) { return mul(b, loc, a[0], a[1]); });
+  Value sums = sumOver(b, loc, products, {axis});
+  NormMaps maps = normMaps(b, view.size(), axis);
+  Value norm = reshapeTo(b, loc, op.getNorm(), tensorType(sums).getShape());
+  Value grad = mapWithMaps(b, loc, tensorType(g), {g, out, sums, norm},
+                           {maps.all, maps.all, maps.moments, maps.moments},
+                           [](OpBuilder &b, Location loc, ValueRange a) {
+                             return div(b, loc, sub(b, loc, a[0], mul(b, loc, a[1], a[2])), a[3]);
+                           });
+  return SmallVector<Value>{reshapeTo(b, loc, grad, type.getShape())};
+}
+
 /// With x^ = (x - mean) / std and h = g * gamma / std (MXNet's
 /// LayerNormGradCompute): dx = h - mean(h) - x^ * mean(h * x^) over axis,
 /// dgamma = sum(g * x^) and dbeta = sum(g) over the other dims.
@@ -600,6 +649,8 @@ std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::BackwardBatchNormOp o) { return lowerBatchNormBackward(b, o); })
       .Case([&](sym::LayerNormOp o) { return lowerLayerNorm(b, o); })
       .Case([&](sym::BackwardLayerNormOp o) { return lowerLayerNormBackward(b, o); })
+      .Case([&](sym::L2NormalizationOp o) { return lowerL2Normalization(b, o); })
+      .Case([&](sym::BackwardL2NormalizationOp o) { return lowerL2NormalizationBackward(b, o); })
       .Case([&](sym::LRNOp o) { return lowerLRN(b, o); })
       .Case([&](sym::BackwardLRNOp o) { return lowerLRNBackward(b, o); })
       .Case([&](sym::EmbeddingOp o) { return lowerEmbedding(b, o); })

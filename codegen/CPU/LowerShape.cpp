@@ -64,6 +64,14 @@ Lowered lowerSliceAxis(OpBuilder &b, sym::SliceAxisOp op) {
   return SmallVector<Value>{sliceAlong(b, op.getLoc(), op.getData(), axis, begin, size)};
 }
 
+/// The result's shape from data's origin.
+Lowered lowerSliceLike(OpBuilder &b, sym::SliceLikeOp op) {
+  RankedTensorType type = tensorType(op.getOutput());
+  SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+  return SmallVector<Value>{b.create<tensor::ExtractSliceOp>(op.getLoc(), op.getData(), folds(b, offsets),
+                                                             folds(b, type.getShape()), folds(b, strides))};
+}
+
 Lowered lowerSliceChannel(OpBuilder &b, sym::SliceChannelOp op) {
   RankedTensorType type = tensorType(op.getData());
   int64_t axis = normalizeAxis(op.getAxis(), type.getRank());
@@ -307,6 +315,7 @@ std::optional<Lowered> lowerShapeOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::SwapAxisOp s) { return lowerSwapAxis(b, s); })
       .Case([&](sym::SliceAxisOp s) { return lowerSliceAxis(b, s); })
       .Case([&](sym::SliceChannelOp s) { return lowerSliceChannel(b, s); })
+      .Case([&](sym::SliceLikeOp s) { return lowerSliceLike(b, s); })
       .Case([&](sym::ConcatOp c) { return lowerConcat(b, c); })
       .Case([&](sym::StackOp c) { return lowerStack(b, c); })
       .Case([&](sym::TileOp t) { return lowerTile(b, t); })

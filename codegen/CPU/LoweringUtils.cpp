@@ -1,7 +1,11 @@
 //===- LoweringUtils.cpp - building blocks for sym -> linalg --------------===//
 #include "codegen/CPU/LoweringUtils.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include <limits>
 
@@ -260,6 +264,55 @@ Value softmax(OpBuilder &b, Location loc, Value input, int64_t axis, bool log) {
   return mapElementwise(b, loc, type, {exps, sum}, [](OpBuilder &b, Location loc, ValueRange args) {
     return div(b, loc, args[0], args[1]);
   });
+}
+
+namespace {
+
+/// `buffer` as the kernel ABI's memref<?xT>.
+Value flatBuffer(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<mlir::MemRefType>(buffer.getType());
+  if (type.getRank() != 1) {
+    mlir::ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+    buffer = b.create<mlir::memref::CollapseShapeOp>(loc, buffer,
+                                                      llvm::ArrayRef<mlir::ReassociationIndices>(all));
+  }
+  auto flat = mlir::MemRefType::get({mlir::ShapedType::kDynamic}, type.getElementType());
+  return b.create<mlir::memref::CastOp>(loc, flat, buffer);
+}
+
+void declareKernel(OpBuilder &b, Location loc, llvm::StringRef kernel, mlir::FunctionType type) {
+  auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<mlir::ModuleOp>();
+  if (module.lookupSymbol(kernel))
+    return;
+  OpBuilder atTop = OpBuilder::atBlockBegin(module.getBody());
+  auto declaration = atTop.create<mlir::func::FuncOp>(loc, kernel, type);
+  declaration.setPrivate();
+}
+
+} // namespace
+
+llvm::SmallVector<Value> callKernel(OpBuilder &b, Location loc, llvm::StringRef kernel, ValueRange inputs,
+                                    llvm::ArrayRef<RankedTensorType> resultTypes, ValueRange scalars) {
+  llvm::SmallVector<Value> operands, results;
+  for (Value input : inputs) {
+    auto type = cast<RankedTensorType>(input.getType());
+    auto memref = mlir::MemRefType::get(type.getShape(), type.getElementType());
+    auto buffer = b.create<mlir::bufferization::ToMemrefOp>(loc, memref, input, /*read_only=*/true);
+    operands.push_back(flatBuffer(b, loc, buffer));
+  }
+  llvm::SmallVector<Value> outputs;
+  for (RankedTensorType type : resultTypes) {
+    auto memref = mlir::MemRefType::get(type.getShape(), type.getElementType());
+    outputs.push_back(b.create<mlir::memref::AllocOp>(loc, memref, b.getI64IntegerAttr(64)));
+    operands.push_back(flatBuffer(b, loc, outputs.back()));
+  }
+  llvm::append_range(operands, scalars);
+  auto type = b.getFunctionType(ValueRange(operands).getTypes(), {});
+  declareKernel(b, loc, kernel, type);
+  b.create<mlir::func::CallOp>(loc, kernel, mlir::TypeRange{}, operands);
+  for (Value output : outputs)
+    results.push_back(b.create<mlir::bufferization::ToTensorOp>(loc, output, /*restrict=*/true, /*writable=*/true));
+  return results;
 }
 
 } // namespace symc::cpu

@@ -76,6 +76,13 @@ Value min(OpBuilder &b, Location loc, Value x, Value y);
 Value sigmoid(OpBuilder &b, Location loc, Value x);
 /// x > 0 ? ifPositive : otherwise, for a float x.
 Value selectPositive(OpBuilder &b, Location loc, Value x, Value ifPositive, Value otherwise);
+/// Calls `kernel` of symc's kernel library (codegen/CPU/Kernels/KernelABI.h)
+/// on the buffers of `inputs`, then on new buffers of `resultTypes`, then
+/// with `scalars`; returns the results as tensors. Declares the kernel in
+/// the enclosing module.
+llvm::SmallVector<Value> callKernel(OpBuilder &b, Location loc, llvm::StringRef kernel, ValueRange inputs,
+                                    llvm::ArrayRef<RankedTensorType> resultTypes, ValueRange scalars);
+
 /// Numeric conversion between any two int/float element types.
 Value convertScalar(OpBuilder &b, Location loc, Value x, Type to);
 

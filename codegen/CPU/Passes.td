@@ -4,17 +4,19 @@
 
 include "mlir/Pass/PassBase.td"
 
-def SymLowerToLinalg : Pass<"sym-lower-to-linalg", "::mlir::func::FuncOp"> {
+def SymLowerToLinalg : Pass<"sym-lower-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Lower sym ops to linalg, tensor, arith and math on tensors";
   let description = [{
     Each sym op becomes linalg named ops (matmuls, transposes, fills),
     linalg.generic ops (elementwise maps with numpy broadcasting, reductions,
     windowed convolution and pooling) and tensor slice/reshape ops, with
     MXNet's inference semantics. Every type must be ranked and static; an op
-    the CPU backend cannot lower is an error at its node.
+    the CPU backend cannot lower is an error at its node. Sequential,
+    data-dependent ops (non-maximum suppression, sorting) call kernels of
+    symc's kernel library on buffers, which the pass declares in the module.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect", "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
   ];
 }

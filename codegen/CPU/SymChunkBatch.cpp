@@ -83,6 +83,12 @@ bool mixesBatchRows(Operation *op) {
             sym::BackwardInterleavedMatmulSelfAttValAttOp>([](Operation *) { return true; })
       .Case([](sym::SequenceMaskOp mask) { return mask.getUseSequenceLength() && mask.getAxis() == 0; })
       .Case<sym::SliceOp, sym::BackwardSliceOp>([](auto slice) { return !slice.getBegin().empty(); })
+      .Case([&](sym::SliceLikeOp slice) {
+        return slice.getAxes().empty() ||
+               llvm::any_of(slice.getAxes(), [&](int64_t a) { return axisIsZero(a, slice.getData()); });
+      })
+      // The record numbers rows across the whole batch.
+      .Case<sym::BoxNmsOp, sym::BackwardBoxNmsOp>([](Operation *) { return true; })
       .Case([&](sym::StackOp stack) { return axisIsZero(stack.getAxis(), stack.getOutput()); })
       .Case([](sym::TileOp tile) {
         int64_t rank = tensorType(tile.getData()).getRank(), reps = tile.getReps().size();

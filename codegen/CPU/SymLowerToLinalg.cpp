@@ -33,7 +33,8 @@ LogicalResult checkTypes(Operation *op) {
 Lowered lowerOp(Operation *op, OpBuilder &b) {
   if (failed(checkTypes(op)))
     return failure();
-  for (auto lower : {lowerRandomOp, lowerElementwiseOp, lowerLayerOp, lowerAttentionOp, lowerResamplingOp, lowerConvolutionOp, lowerShapeOp, lowerReductionOp})
+  for (auto lower : {lowerRandomOp, lowerElementwiseOp, lowerLayerOp, lowerAttentionOp, lowerResamplingOp, lowerConvolutionOp, lowerShapeOp, lowerReductionOp,
+                     lowerDetectionOp})
     if (std::optional<Lowered> lowered = lower(op, b))
       return *lowered;
   return op->emitError("the CPU backend has no lowering for '") << op->getName().stripDialect() << "'";

@@ -49,6 +49,9 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
       .Cases("slope", "lower_bound", "upper_bound", "eps", "momentum", {Kind::Float})
       .Cases("p", "alpha", "beta", "knorm", "grad_scale", {Kind::Float})
       .Cases("valid_thresh", "ignore_label", "smooth_alpha", "scalar", {Kind::Float})
+      .Cases("overlap_thresh", "std0", "std1", "std2", "std3", "clip", {Kind::Float})
+      .Cases("topk", "coord_start", "score_index", "id_index", "background_id", {Kind::Int})
+      .Case("stop", {Kind::Float, true})
       .Cases("a_min", "a_max", "constant_value", "value", "start", "step", {Kind::Float})
       .Cases("temperature", "min_calib_range", "max_calib_range", {Kind::Float, true})
       .Cases("kernel", "stride", "dilate", "pad", "axes", "adj", {Kind::Tuple})
@@ -58,6 +61,7 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
       .Case("dtype", {Kind::DType, op == "softmax" || op == "log_softmax"})
       .Cases("act_type", "pool_type", "pooling_convention", "mode", "normalization",
              {Kind::String})
+      .Cases("in_format", "out_format", "format", {Kind::String})
       .Cases("sample_type", "multi_input_mode", "ctx", {Kind::String})
       .Default({Kind::Bool});
 }

@@ -50,11 +50,11 @@ void symc::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &optio
 }
 
 static void addTensorPasses(OpPassManager &pm, int64_t batchChunk) {
-  OpPassManager &func = pm.nest<func::FuncOp>();
   symc::cpu::SymChunkBatchOptions chunking;
   chunking.chunk = batchChunk;
-  func.addPass(symc::cpu::createSymChunkBatch(chunking));
-  func.addPass(symc::cpu::createSymLowerToLinalg());
+  pm.addNestedPass<func::FuncOp>(symc::cpu::createSymChunkBatch(chunking));
+  pm.addPass(symc::cpu::createSymLowerToLinalg());
+  OpPassManager &func = pm.nest<func::FuncOp>();
   func.addPass(createCanonicalizerPass());
   func.addPass(symc::cpu::createSymFuseElementwise());
   func.addPass(symc::cpu::createSymApproximateMath());

@@ -49,6 +49,17 @@ ROUNDING = ("floor", "ceil", "round", "rint", "fix", "trunc")
 COMPARISONS = ("greater", "greater_equal", "lesser", "lesser_equal", "equal", "not_equal")
 
 
+def detection_boxes(d, ids):
+    """Rows (id, score, x, y, x + w, y + h) from random (..., 6) data, or
+    (score, x, y, w, h) from (..., 5): boxes that overlap, class ids 0-2."""
+    part = lambda i: S.slice_axis(d, axis=-1, begin=i, end=i + 1)
+    if not ids:
+        return S.concat(part(0), part(1), part(2), S.abs(part(3)), S.abs(part(4)), dim=-1, name="boxes")
+    x, y = part(2), part(3)
+    return S.concat(S.floor(S.abs(part(0)) * 3), part(1), x, y, x + S.abs(part(4)), y + S.abs(part(5)), dim=-1,
+                    name="boxes")
+
+
 def cases():
     d = V("data")
     lhs, rhs = V("lhs"), V("rhs")
@@ -135,6 +146,27 @@ def cases():
     yield case("arange_like", S.contrib.arange_like(d, start=1.5, step=0.5, repeat=2, name="ar") + d, data=(2, 3))
     yield case("arange_like_axis", S.broadcast_add(d, S.contrib.arange_like(d, axis=-1, name="ar"), name="add"),
                data=(2, 3))
+    yield case("arange", S.broadcast_add(d, S.arange(start=1, stop=9, step=2.5, repeat=2, name="ar"), name="add"),
+               data=(2, 8))
+    yield case("arange_stop_none", S.broadcast_mul(d, S.arange(start=4, name="ar"), name="mul"), data=(3, 4))
+    yield case("slice_like", S.slice_like(d, V("like"), axes=(0, -1), name="sl"), data=(4, 3, 5), like=(2, 7, 3))
+    yield case("slice_like_all", S.slice_like(d, V("like"), name="sl"), data=(4, 3, 5), like=(2, 1, 3))
+    for mode in ("instance", "channel", "spatial"):
+        yield case("l2norm_" + mode, S.L2Normalization(d, mode=mode, name="l2"), data=(2, 3, 4, 5))
+    # Detection: boxes built from random data so that they overlap.
+    yield case("box_nms", S.contrib.box_nms(detection_boxes(d, ids=True), overlap_thresh=0.3, topk=12,
+                                            id_index=0, name="nms"), data=(2, 20, 6))
+    yield case("box_nms_center", S.contrib.box_nms(detection_boxes(d, ids=False), overlap_thresh=0.5,
+                                                   valid_thresh=0.1, coord_start=1, score_index=0,
+                                                   in_format="center", out_format="corner", name="nms"),
+               data=(2, 3, 16, 5))
+    yield case("box_nms_force", S.contrib.box_nms(detection_boxes(d, ids=True), overlap_thresh=0.2,
+                                                  force_suppress=True, id_index=0, background_id=1,
+                                                  out_format="center", name="nms"), data=(1, 30, 6))
+    yield case("box_decode", S.contrib.box_decode(d, V("anchors"), std0=0.1, std1=0.1, std2=0.2, std3=0.2,
+                                                  clip=0.5, name="bd"), data=(2, 6, 4), anchors=(1, 6, 4))
+    yield case("box_decode_corner", S.contrib.box_decode(d, V("anchors"), format="corner", name="bd"),
+               data=(2, 6, 4), anchors=(1, 2, 3, 4))
     # Copies and views (YOLO's and the RNN cells' tile, repeat and reverse).
     yield case("tile", S.tile(d, reps=(2, 1, 3), name="t"), data=(2, 3, 2))
     yield case("tile_lead", S.tile(d, reps=(2, 1, 2), name="t"), data=(3, 2))

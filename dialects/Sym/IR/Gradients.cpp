@@ -602,6 +602,37 @@ LogicalResult sliceRule(GradBuilder &gb, SliceOp op, ValueRange resultGrads, Gra
   return success();
 }
 
+/// g in zeros of the data's shape, from the origin; shape_like gets none.
+LogicalResult sliceLikeRule(GradBuilder &gb, SliceLikeOp op, ValueRange resultGrads, Grads &grads) {
+  auto out = dyn_cast<RankedTensorType>(op.getOutput().getType());
+  if (!out || !out.hasStaticShape())
+    return noShape(op);
+  SmallVector<int64_t> begin(out.getRank(), 0);
+  grads.append({gb.same<BackwardSliceOp>(op.getData(), {resultGrad(resultGrads), op.getData()},
+                                         {gb.attr("begin", gb.b.getDenseI64ArrayAttr(begin)),
+                                          gb.attr("end", gb.b.getDenseI64ArrayAttr(out.getShape()))}),
+                Value()});
+  return success();
+}
+
+LogicalResult l2NormalizationRule(GradBuilder &gb, L2NormalizationOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  if (!g)
+    return success(); // only the (hidden) norm has a gradient
+  grads.push_back(gb.same<BackwardL2NormalizationOp>(op.getData(), {g, op.getOutput(), op.getNorm()},
+                                                     op->getAttrDictionary().getValue()));
+  return success();
+}
+
+/// Each output row's gradient goes back to the input row it came from.
+LogicalResult boxNmsRule(GradBuilder &gb, BoxNmsOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  if (!g)
+    return success();
+  grads.push_back(gb.same<BackwardBoxNmsOp>(op.getData(), {g, op.getRecord()}));
+  return success();
+}
+
 /// g viewed as `view`, summed over `axes`, in the data's shape: the
 /// gradient of ops that copy elements (tile, repeat).
 LogicalResult sumViewed(GradBuilder &gb, Operation *op, Value g, ArrayRef<int64_t> view, ArrayRef<int64_t> axes,
@@ -969,7 +1000,8 @@ using ZeroGradientOps =
     OpList<FloorOp, CeilOp, RoundOp, RintOp, FixOp, TruncOp, ZerosLikeOp, OnesLikeOp, GreaterScalarOp,
            GreaterEqualScalarOp, LesserScalarOp, LesserEqualScalarOp, EqualScalarOp, NotEqualScalarOp, GreaterOp,
            GreaterEqualOp, LesserOp, LesserEqualOp, EqualOp, NotEqualOp, BroadcastGreaterOp, BroadcastGreaterEqualOp,
-           BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp, BroadcastNotEqualOp, ArangeLikeOp>;
+           BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp, BroadcastNotEqualOp, ArangeLikeOp,
+           BoxDecodeOp>;
 
 /// They read no head gradient.
 template <typename... OpTys> void attachZeroGradient(MLIRContext &ctx, OpList<OpTys...>) {
@@ -1065,6 +1097,10 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<LayerNormOp, layerNormRule>(ctx);
   attach<SequenceMaskOp, sequenceMaskRule>(ctx);
   attach<SliceOp, sliceRule>(ctx);
+  attach<SliceLikeOp, sliceLikeRule>(ctx);
+  attach<L2NormalizationOp, l2NormalizationRule>(ctx);
+  attach<BoxNmsOp, boxNmsRule>(ctx);
+  attach<ArangeOp, generic<ArangeOp, constantRule>>(ctx);
   attach<StackOp, stackRule>(ctx);
   attach<TileOp, tileRule>(ctx);
   attach<RepeatOp, repeatRule>(ctx);

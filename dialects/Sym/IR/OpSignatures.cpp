@@ -39,7 +39,8 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "broadcast_not_equal", "where", "_contrib_AdaptiveAvgPooling2D", "Pad",
           "_contrib_BilinearResize2D", "Deconvolution", "LayerNorm", "slice", "stack", "broadcast_axis",
           "broadcast_to", "SequenceMask", "_contrib_arange_like", "_contrib_interleaved_matmul_selfatt_qk",
-          "_contrib_interleaved_matmul_selfatt_valatt", "tile", "repeat", "reverse", "squeeze"})
+          "_contrib_interleaved_matmul_selfatt_valatt", "tile", "repeat", "reverse", "squeeze", "_arange",
+          "slice_like", "L2Normalization", "_contrib_box_nms", "_contrib_box_decode"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -65,7 +66,7 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
         {"_Not_Equal", "_not_equal"}, {"_npx_layer_norm", "LayerNorm"}, {"crop", "slice"},
         {"_npx_slice", "slice"}, {"broadcast_axes", "broadcast_axis"}, {"_npx_sequence_mask", "SequenceMask"},
         {"_npx_arange_like", "_contrib_arange_like"}, {"flip", "reverse"}, {"_np_repeat", "repeat"},
-        {"_npi_tile", "tile"}};
+        {"_npi_tile", "tile"}, {"_contrib_box_non_maximum_suppression", "_contrib_box_nms"}};
     for (auto [alias, canonical] : aliases)
       t[alias] = canonical;
     return t;
@@ -200,7 +201,19 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
     sig.inputs = strParam(params, "mode", "size") == "like" ? names({"data", "like"}) : names({"data"});
   } else if (op == "where") {
     sig.inputs = names({"condition", "x", "y"});
-  } else if (op == "_zeros" || op == "_ones") {
+  } else if (op == "slice_like") {
+    sig.inputs = names({"data", "shape_like"});
+  } else if (op == "_contrib_box_decode") {
+    sig.inputs = names({"data", "anchors"});
+  } else if (op == "L2Normalization") {
+    sig.inputs = names({"data"});
+    withOutputs({"output", "norm"}, 1);
+  } else if (op == "_contrib_box_nms") {
+    sig.inputs = names({"data"});
+    sig.outputs = names({"output", "record"}); // no FListOutputNames: output0, output1
+    sig.numVisibleOutputs = 1;
+    sig.listsInputNames = false;
+  } else if (op == "_zeros" || op == "_ones" || op == "_arange") {
     sig.inputs = {};
   } else {
     // Of the remaining ops, only the legacy operators register
@@ -330,6 +343,8 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
       .Case("LeakyReLU", [&] { return backward(strParam(params, "act_type", "leaky") == "prelu" ? "g0 i0 i1 o0" : "g0 i0 o0"); })
       .Case("BatchNorm", [&] { return backward("g0 o1 o2 i*"); })
       .Case("LayerNorm", [&] { return backward("g0 i0 i1 o1 o2"); })
+      .Case("L2Normalization", [&] { return backward("g0 o0 o1"); })
+      .Case("_contrib_box_nms", [&] { return backward("g0 g1 o0 o1"); })
       .Case("SequenceMask", [&] { return backward(op->getNumOperands() > 1 ? "g0 i1" : "g0"); })
       .Case("_contrib_interleaved_matmul_selfatt_qk", [&] { return node("_backward_interleaved_matmul_selfatt_qk", "g0 i0"); })
       .Case("_contrib_interleaved_matmul_selfatt_valatt",

@@ -9,7 +9,10 @@
 #include "dialects/Sym/IR/SymOps.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cmath>
 #include <numeric>
 
 using namespace mlir;
@@ -563,6 +566,26 @@ LogicalResult LayerNormOp::inferShapes(ShapeInferenceContext &ctx) {
   return success(succeeded(ctx.refineOutput(1, moments)) && succeeded(ctx.refineOutput(2, moments)));
 }
 
+// L2NormalizationProp::InferShape: the norm drops (channel: keeps as 1) the
+// summed dims.
+LogicalResult L2NormalizationOp::inferShapes(ShapeInferenceContext &ctx) {
+  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
+  if (failed(shape) || !shape->hasRank())
+    return success(succeeded(shape));
+  const PartialShape &data = *shape;
+  if (data.rank() == 0)
+    return ctx.fail("L2Normalization needs data of at least one dim");
+  if (getMode() == "instance")
+    return ctx.refineOutput(1, PartialShape({data[0]}));
+  if (data.rank() < 3)
+    return ctx.fail("At lease 3 dimensions required in " + getMode() + " mode");
+  if (getMode() == "spatial")
+    return ctx.refineOutput(1, PartialShape({data[0], data[1]}));
+  PartialShape norm = data;
+  norm[1] = 1;
+  return ctx.refineOutput(1, norm);
+}
+
 // DropoutShape: the mask is 1 along the variational `axes`.
 LogicalResult DropoutOp::inferShapes(ShapeInferenceContext &ctx) {
   FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
@@ -1030,6 +1053,43 @@ LogicalResult SliceOp::inferShapes(ShapeInferenceContext &ctx) {
   return ctx.refineOutput(0, out);
 }
 
+// SliceLikeShape: shape_like's dims on `axes` (on all, of equal rank, if
+// empty), each no larger than data's.
+LogicalResult SliceLikeOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0), &like = ctx.input(1);
+  if (!in.hasRank() || !like.hasRank())
+    return success();
+  auto fits = [&](unsigned axis) -> LogicalResult {
+    if (in.isKnown(axis) && like.isKnown(axis) && in[axis] < like[axis])
+      return ctx.fail("Slice axis " + llvm::Twine(axis) + " with size " + llvm::Twine(like[axis]) +
+                      "exceeds limit of input with size " + llvm::Twine(in[axis]));
+    return success();
+  };
+  if (getAxes().empty()) {
+    if (in.rank() != like.rank())
+      return ctx.fail("By default slice_axis performs slice on all axes, but ndim mismatch for inputs: " +
+                      llvm::Twine(in.rank()) + " vs. " + llvm::Twine(like.rank()));
+    for (unsigned i = 0; i < in.rank(); ++i)
+      if (failed(fits(i)))
+        return failure();
+    return ctx.refineOutput(0, like);
+  }
+  PartialShape out = in;
+  for (int64_t given : getAxes()) {
+    int64_t axis = given < 0 ? given + in.rank() : given;
+    if (axis < 0)
+      return ctx.fail("Slice axis: " + llvm::Twine(given) + " too small");
+    if (axis >= in.rank())
+      return ctx.fail("Slice axis: " + llvm::Twine(axis) + " exceeds first input: " + llvm::Twine(in.rank()));
+    if (axis >= like.rank())
+      return ctx.fail("Slice axis: " + llvm::Twine(axis) + " exceeds second input: " + llvm::Twine(like.rank()));
+    out[axis] = like[axis];
+    if (failed(fits(axis)))
+      return failure();
+  }
+  return ctx.refineOutput(0, out);
+}
+
 // TileOpShape: reps and the data's dims aligned at the right, the shorter
 // padded with 1s.
 LogicalResult TileOp::inferShapes(ShapeInferenceContext &ctx) {
@@ -1364,6 +1424,94 @@ LogicalResult SoftmaxOutputOp::inferShapes(ShapeInferenceContext &ctx) {
       return ctx.refineInput(1, merged);
   return ctx.fail("expecting " + flat.str() + " or " + shapeWithout(data, 1).str() + " or " +
                   keep.str() + ". But got " + label.str());
+}
+
+/// A double as a C++ ostream prints it (6 significant digits).
+static std::string streamed(double value) { return llvm::formatv("{0}", llvm::format("%g", value)).str(); }
+
+// RangeShape.
+LogicalResult ArangeOp::inferShapes(ShapeInferenceContext &ctx) {
+  double step = getStep(), first = getFirst();
+  if (step == 0)
+    return ctx.fail("Range does not support step=0, received " + streamed(step));
+  if (getRepeat() <= 0)
+    return ctx.fail("Range only supports repeat > 0, received " + llvm::Twine(getRepeat()));
+  std::optional<double> end = getEnd();
+  if (!end)
+    return success();
+  if (step > 0 ? !(first < *end) : !(first > *end))
+    return ctx.fail("Invalid range (start, stop, step) = (" + streamed(first) + "," + streamed(*end) + "," +
+                    streamed(step) + ")");
+  double size = std::ceil((*end - first) / step) * static_cast<double>(getRepeat());
+  if (size >= static_cast<double>(int64_t{1} << 31) - 1)
+    return ctx.fail("[RangeShape] Size of tensor you are trying to allocate is larger than 2^31 elements");
+  return ctx.refineOutput(0, PartialShape({static_cast<int64_t>(size)}));
+}
+
+Type ArangeOp::inferResultElementType(unsigned, llvm::ArrayRef<Type>) {
+  return dtypeOrFloat32(getDtype(), getContext());
+}
+
+// BoxNMSShape: data (..., boxes, width), record (..., boxes, 1).
+LogicalResult BoxNmsOp::inferShapes(ShapeInferenceContext &ctx) {
+  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
+  if (failed(shape) || !shape->hasRank())
+    return success(succeeded(shape));
+  const PartialShape &data = *shape;
+  if (data.rank() < 2)
+    return ctx.fail("input must have dim >= 2 the last two dimensions are num_box and box_width " + data.str() +
+                    " provided");
+  int64_t width = data[data.rank() - 1];
+  if (width >= 0) {
+    int64_t expected = getIdIndex() >= 0 ? 6 : 5;
+    if (width < expected)
+      return ctx.fail("the last dimension must have at least 5 elements namely (score, coordinates x 4) " +
+                      llvm::Twine(width) + " provided, " + llvm::Twine(expected) + " expected.");
+    int64_t coordStart = getCoordStart(), coordEnd = coordStart + 3, score = getScoreIndex(), id = getIdIndex();
+    std::string range = " out of range: (0, " + std::to_string(width) + ")";
+    std::string coords = "(" + std::to_string(coordStart) + ", " + std::to_string(coordEnd) + ")";
+    if (score < 0 || score >= width)
+      return ctx.fail("score_index: " + llvm::Twine(score) + range);
+    if (score >= coordStart && score <= coordEnd)
+      return ctx.fail("score_index: " + llvm::Twine(score) + " conflict with coordinates: " + coords + ".");
+    if (coordStart < 0 || coordEnd >= width)
+      return ctx.fail("coordinates: " + coords + " out of range:: (0, " + llvm::Twine(width) + ")");
+    if (id >= 0) {
+      if (id >= width)
+        return ctx.fail("id_index: " + llvm::Twine(id) + range);
+      if (id >= coordStart && id <= coordEnd)
+        return ctx.fail("id_index: " + llvm::Twine(id) + " conflict with coordinates: " + coords + ".");
+      if (id == score)
+        return ctx.fail("id_index: " + llvm::Twine(id) + " conflict with score_index: " + llvm::Twine(score));
+    }
+  }
+  PartialShape record = data;
+  record[data.rank() - 1] = 1;
+  return ctx.refineOutput(1, record);
+}
+
+// BoxDecodeShape: data (B, N, 4), anchors (..., 4) of at least 3 dims.
+LogicalResult BoxDecodeOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0), &anchors = ctx.input(1);
+  if (data.hasRank()) {
+    if (data.rank() != 3)
+      return ctx.fail("data shape must have dim == 3, " + llvm::Twine(data.rank()) + " provided");
+    if (data.isKnown(2) && data[2] != 4)
+      return ctx.fail("last dimension of data must be 4, " + llvm::Twine(data[2]) + " provided");
+  }
+  if (anchors.hasRank()) {
+    if (anchors.rank() < 3)
+      return ctx.fail("anchors shape must have dim == 3, " + llvm::Twine(anchors.rank()) + " provided");
+    if (anchors.isKnown(anchors.rank() - 1) && anchors[anchors.rank() - 1] != 4)
+      return ctx.fail("last dimension of anchors must be 4, " + llvm::Twine(anchors[anchors.rank() - 1]) +
+                      " provided");
+  }
+  // The kernel views anchors as (1, N, 4).
+  std::optional<int64_t> count = anchors.hasRank() ? anchors.numElements() : std::nullopt;
+  if (count && data.hasRank() && data.isKnown(1) && *count != data[1] * 4)
+    return ctx.fail("anchors " + anchors.str() + " do not hold the " + llvm::Twine(data[1]) + " boxes of data " +
+                    data.str());
+  return data.hasRank() ? ctx.refineOutput(0, data) : success();
 }
 
 // RangeLikeShape.

@@ -230,6 +230,19 @@ def Sym_LayerNormOp : Sym_Op<"LayerNorm", [Pure]> {
   let results = (outs AnyTensor:$output, AnyTensor:$mean, AnyTensor:$std);
 }
 
+def Sym_L2NormalizationOp : Sym_Op<"L2Normalization", [Pure]> {
+  let summary = "data divided by its L2 norm over each instance, channel or spatial plane";
+  let description = [{
+    norm = sqrt(sum(data^2) + eps) over all dims but the first (instance;
+    norm shape (n)), over dim 1 (channel; data's shape with 1 channel) or
+    over dims 2... (spatial; norm shape (n, c)).
+  }];
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_FloatAttr, "1e-10">:$eps,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["instance", "spatial", "channel"]>, "\"instance\"">:$mode);
+  let results = (outs AnyTensor:$output, AnyTensor:$norm);
+}
+
 def Sym_DropoutOp : Sym_Op<"Dropout"> {
   let summary = "inverted dropout in training (or always); identity otherwise";
   let arguments = (ins AnyTensor:$data,
@@ -359,6 +372,13 @@ def Sym_SliceOp : Sym_Op<"slice", [Pure]> {
   }];
   let arguments = (ins AnyTensor:$data, DenseI64ArrayAttr:$begin, DenseI64ArrayAttr:$end,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$step);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_SliceLikeOp : Sym_Op<"slice_like", [Pure]> {
+  let summary = "data's leading region of shape_like's size along `axes` (all if empty)";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$shape_like,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$axes);
   let results = (outs AnyTensor:$output);
 }
 
@@ -700,6 +720,69 @@ class Sym_FillOp<string mnemonic, string doc>
 def Sym_ZerosOp : Sym_FillOp<"_zeros", "a tensor of zeros">;
 def Sym_OnesOp : Sym_FillOp<"_ones", "a tensor of ones">;
 
+def Sym_ArangeOp : Sym_Op<"_arange", [Pure], ["inferResultElementType"]> {
+  let summary = "start + (i / repeat) * step for ceil((stop - start) / step) * repeat elements";
+  let description = [{
+    Without `stop` (and infer_range false) the range is [0, start), as
+    MXNet's RangeParamParser makes it; with infer_range and no stop, the
+    length comes from the ops that use the result.
+  }];
+  let arguments = (ins Sym_FloatAttr:$start,
+                   OptionalAttr<Sym_FloatAttr>:$stop,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$step,
+                   DefaultValuedAttr<Sym_IntAttr, "1">:$repeat,
+                   DefaultValuedAttr<BoolAttr, "false">:$infer_range,
+                   DefaultValuedAttr<StrAttr, "\"\"">:$ctx,
+                   OptionalAttr<Sym_DTypeAttr>:$dtype);
+  let results = (outs AnyTensor:$output);
+  let extraClassDeclaration = [{
+    /// The range's first value and end, after MXNet's RangeParamParser.
+    double getFirst() { return getStop() || getInferRange() ? getStart() : 0.0; }
+    std::optional<double> getEnd() {
+      if (getStop() || getInferRange())
+        return getStop();
+      return getStart();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Detection
+//===----------------------------------------------------------------------===//
+
+def Sym_BoxNmsOp : Sym_Op<"_contrib_box_nms", [Pure]> {
+  let summary = "non-maximum suppression of boxes, survivors first, the rest -1";
+  let description = [{
+    data is (..., boxes, width): each row holds a score, four coordinates
+    and optionally a class id at the given indices. `record` (hidden in
+    MXNet) holds each output row's input row, or -1, for the gradient.
+  }];
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.5">:$overlap_thresh,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.0">:$valid_thresh,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$topk,
+                   DefaultValuedAttr<Sym_IntAttr, "2">:$coord_start,
+                   DefaultValuedAttr<Sym_IntAttr, "1">:$score_index,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$id_index,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$background_id,
+                   DefaultValuedAttr<BoolAttr, "false">:$force_suppress,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["corner", "center"]>, "\"corner\"">:$in_format,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["corner", "center"]>, "\"corner\"">:$out_format);
+  let results = (outs AnyTensor:$output, AnyTensor:$record);
+}
+
+def Sym_BoxDecodeOp : Sym_Op<"_contrib_box_decode", [Pure]> {
+  let summary = "(B, N, 4) offsets applied to N anchors, as corner boxes";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$anchors,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$std0,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$std1,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$std2,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$std3,
+                   DefaultValuedAttr<Sym_FloatAttr, "-1.0">:$clip,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["corner", "center"]>, "\"center\"">:$format);
+  let results = (outs AnyTensor:$output);
+}
+
 //===----------------------------------------------------------------------===//
 // Backward ops: built by gradient rules (Gradients.cpp), never imported
 //===----------------------------------------------------------------------===//
@@ -916,6 +999,30 @@ def Sym_BackwardLayerNormOp : Sym_Op<"_backward_LayerNorm", [Pure]> {
           ::mlir::failed(ctx.refineOutput(1, ctx.input(2))))
         return ::mlir::failure();
       return ctx.refineOutput(2, ctx.input(2));
+    }
+  }];
+}
+
+def Sym_BackwardL2NormalizationOp : Sym_Op<"_backward_L2Normalization", [Pure]> {
+  let summary = "L2Normalization's data gradient from its output and norm";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$output, AnyTensor:$norm,
+                   DefaultValuedAttr<Sym_FloatAttr, "1e-10">:$eps,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["instance", "spatial", "channel"]>, "\"instance\"">:$mode);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(0));
+    }
+  }];
+}
+
+def Sym_BackwardBoxNmsOp : Sym_Op<"_backward_contrib_box_nms", [Pure]> {
+  let summary = "box_nms's data gradient: each out_grad row back at its recorded input row";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$record);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(0));
     }
   }];
 }

@@ -266,3 +266,23 @@ func.func @dropout_inference(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0:2 = sym.Dropout %x {p = 0.3 : f64} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)
   return %0#0 : tensor<2x3xf32>
 }
+
+// -----
+
+// Non-maximum suppression calls the kernel library on flat buffers: the
+// input read-only, fresh output, record and scratch buffers, then the
+// params; the module declares the kernel once.
+// CHECK: func.func private @symc_box_nms_f32(memref<?xf32>, memref<?xf32>, memref<?xf32>, memref<?xi32>, memref<?xf32>, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f32, f32)
+// CHECK-LABEL: func.func @box_nms
+// CHECK: %[[IN:.*]] = bufferization.to_memref %{{.*}} read_only : memref<2x4x6xf32>
+// CHECK: memref.collapse_shape %[[IN]] {{\[}}[0, 1, 2]]
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<2x4x6xf32>
+// CHECK: %[[ORDER:.*]] = memref.alloc() {alignment = 64 : i64} : memref<8xi32>
+// CHECK: call @symc_box_nms_f32(
+// CHECK: bufferization.to_tensor %[[OUT]] restrict writable
+func.func @box_nms(%x: tensor<2x4x6xf32>) -> tensor<2x4x6xf32> {
+  %0:2 = sym._contrib_box_nms %x {topk = 3 : i64, id_index = 0 : i64} : (tensor<2x4x6xf32>) -> (tensor<2x4x6xf32>, tensor<2x4x1xf32>)
+  %1:2 = sym._contrib_box_nms %x {topk = 2 : i64} : (tensor<2x4x6xf32>) -> (tensor<2x4x6xf32>, tensor<2x4x1xf32>)
+  %2 = sym.elemwise_add %0#0, %1#0 : (tensor<2x4x6xf32>, tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
+  return %2 : tensor<2x4x6xf32>
+}

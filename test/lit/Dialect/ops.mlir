@@ -165,7 +165,7 @@ func.func @arith(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %c: tensor<3xf32>, %k
 // CHECK-LABEL: func @model_zoo_ops
 func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x8x8xf32>,
                          %dw: tensor<3x4x3x3xf32>, %db: tensor<4xf32>, %bc: tensor<1x3xf32>,
-                         %qkv: tensor<5x2x24xf32>) {
+                         %qkv: tensor<5x2x24xf32>, %boxes: tensor<2x5xf32>, %offsets: tensor<1x2x4xf32>) {
   // CHECK: sym.floor %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %0 = sym.floor %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: sym.ceil %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -282,5 +282,15 @@ func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x
   %56 = sym.reverse %a {axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: sym.squeeze {{.*}} -> tensor<3xf32>
   %57 = sym.squeeze %bc : (tensor<1x3xf32>) -> tensor<3xf32>
+  // CHECK: sym._arange {{.*}}start = 4.000000e+00{{.*}} -> tensor<4xf32>
+  %58 = sym._arange {start = 4.0 : f64} : () -> tensor<4xf32>
+  // CHECK: sym.slice_like {{.*}}axes = array<i64: 0>{{.*}} -> tensor<1x3xf32>
+  %59 = sym.slice_like %a, %bc {axes = array<i64: 0>} : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  // CHECK: sym.L2Normalization {{.*}}mode = "channel"{{.*}} -> (tensor<2x3x8x8xf32>, tensor<2x1x8x8xf32>)
+  %60:2 = sym.L2Normalization %x {mode = "channel"} : (tensor<2x3x8x8xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x1x8x8xf32>)
+  // CHECK: sym._contrib_box_nms {{.*}}topk = 2{{.*}} -> (tensor<2x5xf32>, tensor<2x1xf32>)
+  %61:2 = sym._contrib_box_nms %boxes {topk = 2 : i64, coord_start = 1 : i64, score_index = 0 : i64} : (tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x1xf32>)
+  // CHECK: sym._contrib_box_decode {{.*}}format = "corner"{{.*}} -> tensor<1x2x4xf32>
+  %62 = sym._contrib_box_decode %offsets, %offsets {format = "corner"} : (tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
   return
 }
