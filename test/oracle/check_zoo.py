@@ -2,7 +2,7 @@
 """The model zoos users deploy, compiled by symc and compared with MXNet 1.9.1.
 
 Every network of MXNet's Gluon model zoo and GluonCV's classification,
-segmentation and pose families is built by the zoo itself with random weights
+detection, segmentation and pose families is built by the zoo itself with random weights
 (pretrained=False), hybridized and exported as `HybridBlock.export` writes it,
 then compiled with `symc compile` and run with `symc-run --compare` against
 MXNet's forward. Outputs agree within MODEL_TOLERANCE (relative and absolute):
@@ -71,8 +71,8 @@ GLUONCV = (
     ("PSPNet", ["psp_resnet50_ade"]),
     ("DeepLab v3", ["deeplab_resnet50_ade"]),
     ("SimplePose", ["simple_pose_resnet18_v1b"]),
-    ("SSD", ["ssd_512_mobilenet1.0_voc"]),
-    ("YOLOv3", ["yolo3_mobilenet1.0_voc"]),
+    ("SSD", ["ssd_512_mobilenet1.0_voc", "ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc"]),
+    ("YOLOv3", ["yolo3_mobilenet1.0_voc", "yolo3_darknet53_voc"]),
     ("Faster R-CNN", ["faster_rcnn_resnet50_v1b_voc"]),
 )
 GLUONNLP = (
@@ -85,20 +85,18 @@ BERT_VOCAB, BERT_BATCH, BERT_LENGTH = 1000, 2, 16
 # a size fixed at construction.
 SIZES = {"inceptionv3": 299, "xception": 299, "cifar_resnet20_v1": 32, "cifar_wideresnet16_10": 32,
          "fcn_resnet50_voc": 480, "psp_resnet50_ade": 480, "deeplab_resnet50_ade": 480,
-         "ssd_512_mobilenet1.0_voc": 512, "yolo3_mobilenet1.0_voc": 416, "faster_rcnn_resnet50_v1b_voc": 600}
+         "ssd_512_mobilenet1.0_voc": 512, "ssd_300_vgg16_atrous_voc": 300, "ssd_512_resnet50_v1_voc": 512,
+         "yolo3_mobilenet1.0_voc": 416, "yolo3_darknet53_voc": 416, "faster_rcnn_resnet50_v1b_voc": 600}
 SHAPES = {"simple_pose_resnet18_v1b": (1, 3, 256, 192)}
 # Networks whose ops symc lacks so far: the ops the unknown-op error must name.
 UNSUPPORTED = {
-    "ssd_512_mobilenet1.0_voc": ["_arange", "slice_like", "_contrib_box_decode", "_contrib_box_nms"],
-    "yolo3_mobilenet1.0_voc": ["_arange", "slice_like", "_contrib_box_nms"],
-    "faster_rcnn_resnet50_v1b_voc": ["_arange", "slice_like", "_contrib_box_decode", "shape_array",
-                                     "_contrib_box_nms", "_contrib_ROIAlign"],
+    "faster_rcnn_resnet50_v1b_voc": ["shape_array", "_contrib_ROIAlign"],
 }
 # The default run: one net per new op family, small inputs where the net
 # allows them.
 SUBSET = {"squeezenet1.1": 224, "cifar_resnet20_v1": 32, "se_resnet18_v1": 64, "mobilenetv3_small": 64,
           "resnest50": 64, "xception": 71, "simple_pose_resnet18_v1b": None,
-          "yolo3_mobilenet1.0_voc": None, "bert_12_768_12": None}
+          "yolo3_mobilenet1.0_voc": None, "ssd_300_vgg16_atrous_voc": None, "bert_12_768_12": None}
 # Trained one step: the classification families and BERT (the default run:
 # those of the subset that are quick to compile for training).
 TRAINED_FAMILIES = ("AlexNet", "DenseNet", "Inception", "MobileNet", "MobileNet v2", "ResNet v1", "ResNet v2",
