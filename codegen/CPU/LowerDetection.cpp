@@ -1,8 +1,9 @@
 //===- LowerDetection.cpp - object-detection ops --------------------------===//
 //
 // Box decoding is elementwise over boxes and lowers to linalg. Non-maximum
-// suppression sorts and suppresses sequentially per image: it calls a
-// kernel of symc's kernel library (Kernels/BoxNms.cpp), whose results keep
+// suppression sorts and suppresses sequentially per image, and ROIAlign
+// samples at data-dependent positions: they call kernels of symc's kernel
+// library (Kernels/BoxNms.cpp, Kernels/RoiAlign.cpp). NMS results keep
 // MXNet's fixed shapes (rows of -1 after the survivors).
 //
 //===----------------------------------------------------------------------===//
@@ -72,6 +73,41 @@ Lowered lowerBoxNmsBackward(OpBuilder &b, sym::BackwardBoxNmsOp op) {
   return callKernel(b, loc, *kernel, {op.getOutGrad(), op.getRecord()}, {type}, scalars);
 }
 
+/// ROIAlign's forward and backward kernels take the same sizes and params.
+template <typename OpTy>
+SmallVector<Value> roiAlignScalars(OpBuilder &b, Location loc, RankedTensorType data, RankedTensorType rois,
+                                   RankedTensorType out, OpTy attrs) {
+  ArrayRef<int64_t> d = data.getShape(), o = out.getShape();
+  return {i64(b, loc, d[0]),   i64(b, loc, o[1]),    i64(b, loc, d[2]),
+          i64(b, loc, d[3]),   i64(b, loc, o[2]),    i64(b, loc, o[3]),
+          i64(b, loc, o[0]),   i64(b, loc, rois.getDimSize(1)), i64(b, loc, attrs.getSampleRatio()),
+          i64(b, loc, attrs.getPositionSensitive()), i64(b, loc, attrs.getAligned()),
+          f32(b, loc, attrs.getSpatialScale())};
+}
+
+Lowered lowerROIAlign(OpBuilder &b, sym::ROIAlignOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType out = tensorType(op.getOutput());
+  FailureOr<std::string> kernel = kernelFor(op, "symc_roi_align", out.getElementType());
+  if (failed(kernel))
+    return failure();
+  return callKernel(b, loc, *kernel, {op.getData(), op.getRois()}, {out},
+                    roiAlignScalars(b, loc, tensorType(op.getData()), tensorType(op.getRois()), out, op));
+}
+
+Lowered lowerROIAlignBackward(OpBuilder &b, sym::BackwardROIAlignOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType data = tensorType(op.getData());
+  FailureOr<std::string> kernel = kernelFor(op, "symc_roi_align_backward", data.getElementType());
+  if (failed(kernel))
+    return failure();
+  SmallVector<Value> grads =
+      callKernel(b, loc, *kernel, {op.getOutGrad(), op.getRois()}, {data},
+                 roiAlignScalars(b, loc, data, tensorType(op.getRois()), tensorType(op.getOutGrad()), op));
+  grads.push_back(filledTensor(b, loc, tensorType(op.getRoisGrad()), 0.0));
+  return grads;
+}
+
 /// MXNet's box_decode kernel: each anchor as center and size, moved by
 /// data * std and scaled by exp(data * std) (clipped), back to corners.
 Lowered lowerBoxDecode(OpBuilder &b, sym::BoxDecodeOp op) {
@@ -127,6 +163,8 @@ std::optional<Lowered> lowerDetectionOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::BoxNmsOp o) { return lowerBoxNms(b, o); })
       .Case([&](sym::BackwardBoxNmsOp o) { return lowerBoxNmsBackward(b, o); })
       .Case([&](sym::BoxDecodeOp o) { return lowerBoxDecode(b, o); })
+      .Case([&](sym::ROIAlignOp o) { return lowerROIAlign(b, o); })
+      .Case([&](sym::BackwardROIAlignOp o) { return lowerROIAlignBackward(b, o); })
       .Default([](Operation *) { return std::nullopt; });
 }
 

@@ -72,6 +72,13 @@ Lowered lowerSliceLike(OpBuilder &b, sym::SliceLikeOp op) {
                                                              folds(b, type.getShape()), folds(b, strides))};
 }
 
+Lowered lowerShapeArray(OpBuilder &b, sym::ShapeArrayOp op) {
+  SmallVector<Value> dims;
+  for (int64_t dim : tensorType(op.getData()).getShape())
+    dims.push_back(b.create<arith::ConstantIntOp>(op.getLoc(), dim, 64));
+  return SmallVector<Value>{b.create<tensor::FromElementsOp>(op.getLoc(), tensorType(op.getOutput()), dims)};
+}
+
 Lowered lowerSliceChannel(OpBuilder &b, sym::SliceChannelOp op) {
   RankedTensorType type = tensorType(op.getData());
   int64_t axis = normalizeAxis(op.getAxis(), type.getRank());
@@ -316,6 +323,7 @@ std::optional<Lowered> lowerShapeOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::SliceAxisOp s) { return lowerSliceAxis(b, s); })
       .Case([&](sym::SliceChannelOp s) { return lowerSliceChannel(b, s); })
       .Case([&](sym::SliceLikeOp s) { return lowerSliceLike(b, s); })
+      .Case([&](sym::ShapeArrayOp s) { return lowerShapeArray(b, s); })
       .Case([&](sym::ConcatOp c) { return lowerConcat(b, c); })
       .Case([&](sym::StackOp c) { return lowerStack(b, c); })
       .Case([&](sym::TileOp t) { return lowerTile(b, t); })

@@ -60,6 +60,15 @@ def detection_boxes(d, ids):
                     name="boxes")
 
 
+def detection_rois(r):
+    """Rows (image, x1, y1, x2, y2) of two images' rois up to 32 pixels wide,
+    from random (n, 5) data."""
+    part = lambda i: S.slice_axis(r, axis=-1, begin=i, end=i + 1)
+    x, y = (part(1) + 1) * 10, (part(2) + 1) * 10
+    return S.concat(S.floor(S.abs(part(0)) * 1.99), x, y, x + S.abs(part(3)) * 12, y + S.abs(part(4)) * 12, dim=-1,
+                    name="rois_built")
+
+
 def cases():
     d = V("data")
     lhs, rhs = V("lhs"), V("rhs")
@@ -167,6 +176,15 @@ def cases():
                                                   clip=0.5, name="bd"), data=(2, 6, 4), anchors=(1, 6, 4))
     yield case("box_decode_corner", S.contrib.box_decode(d, V("anchors"), format="corner", name="bd"),
                data=(2, 6, 4), anchors=(1, 2, 3, 4))
+    yield case("roi_align", S.contrib.ROIAlign(d, detection_rois(V("rois")), pooled_size=(3, 4), spatial_scale=0.5,
+                                              sample_ratio=2, name="ra"), data=(2, 4, 12, 14), rois=(5, 5))
+    yield case("roi_align_adaptive", S.contrib.ROIAlign(d, detection_rois(V("rois")), pooled_size=(2, 2),
+                                                       spatial_scale=0.5, aligned=True, name="ra"),
+               data=(2, 3, 12, 14), rois=(4, 5))
+    yield case("roi_align_ps", S.contrib.ROIAlign(d, detection_rois(V("rois")), pooled_size=(2, 3), spatial_scale=0.25,
+                                                 sample_ratio=1, position_sensitive=True, name="ra"),
+               data=(2, 12, 8, 8), rois=(3, 5))
+    yield case("shape_array", S.shape_array(d, name="sa"), data=(2, 3, 4))
     # Copies and views (YOLO's and the RNN cells' tile, repeat and reverse).
     yield case("tile", S.tile(d, reps=(2, 1, 3), name="t"), data=(2, 3, 2))
     yield case("tile_lead", S.tile(d, reps=(2, 1, 2), name="t"), data=(3, 2))

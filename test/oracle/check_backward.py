@@ -68,6 +68,7 @@ DIFFERENTIABLE = (
     "tile", "tile_lead", "tile_short", "repeat", "repeat_flat", "reverse", "squeeze", "squeeze_axis",
     "arange", "arange_stop_none", "slice_like", "slice_like_all", "l2norm_instance", "l2norm_channel",
     "l2norm_spatial", "box_nms", "box_nms_center", "box_nms_force", "box_decode", "box_decode_corner",
+    "roi_align", "roi_align_adaptive", "roi_align_ps",
 ) + tuple("unary_" + op for op in MATH + ROUNDING) + tuple(
     kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")) + tuple(op + "_scalar" for op in COMPARISONS)
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py

@@ -41,7 +41,9 @@ NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob",
                    # box_decode's gradient is zero in MXNet (MakeZeroGradNodes);
                    # NMS jumps where a nudge flips a suppression or the order
                    # (check_backward compares its gradient with MXNet's).
-                   "box_decode", "box_decode_corner", "box_nms", "box_nms_center", "box_nms_force"}
+                   "box_decode", "box_decode_corner", "box_nms", "box_nms_center", "box_nms_force",
+                   # ROIAlign gives its rois a zero gradient.
+                   "roi_align", "roi_align_adaptive", "roi_align_ps"}
 # Piecewise-constant ops (rounding, comparisons, where's condition): their
 # gradient is zero by definition, and central differences across a step are not.
 PIECEWISE_CONSTANT = {"unary_" + op for op in ROUNDING} | {

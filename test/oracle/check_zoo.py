@@ -89,9 +89,7 @@ SIZES = {"inceptionv3": 299, "xception": 299, "cifar_resnet20_v1": 32, "cifar_wi
          "yolo3_mobilenet1.0_voc": 416, "yolo3_darknet53_voc": 416, "faster_rcnn_resnet50_v1b_voc": 600}
 SHAPES = {"simple_pose_resnet18_v1b": (1, 3, 256, 192)}
 # Networks whose ops symc lacks so far: the ops the unknown-op error must name.
-UNSUPPORTED = {
-    "faster_rcnn_resnet50_v1b_voc": ["shape_array", "_contrib_ROIAlign"],
-}
+UNSUPPORTED = {}
 # The default run: one net per new op family, small inputs where the net
 # allows them.
 SUBSET = {"squeezenet1.1": 224, "cifar_resnet20_v1": 32, "se_resnet18_v1": 64, "mobilenetv3_small": 64,

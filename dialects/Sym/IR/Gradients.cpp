@@ -624,6 +624,15 @@ LogicalResult l2NormalizationRule(GradBuilder &gb, L2NormalizationOp op, ValueRa
   return success();
 }
 
+/// The data gets the bins' gradients at their samples; the rois zeros.
+LogicalResult roiAlignRule(GradBuilder &gb, ROIAlignOp op, ValueRange resultGrads, Grads &grads) {
+  auto backward = gb.b.create<BackwardROIAlignOp>(
+      gb.loc, TypeRange{op.getData().getType(), op.getRois().getType()},
+      ValueRange{resultGrad(resultGrads), op.getRois(), op.getData()}, op->getAttrDictionary().getValue());
+  grads.append({backward.getDataGrad(), backward.getRoisGrad()});
+  return success();
+}
+
 /// Each output row's gradient goes back to the input row it came from.
 LogicalResult boxNmsRule(GradBuilder &gb, BoxNmsOp op, ValueRange resultGrads, Grads &grads) {
   Value g = resultGrad(resultGrads);
@@ -1001,7 +1010,7 @@ using ZeroGradientOps =
            GreaterEqualScalarOp, LesserScalarOp, LesserEqualScalarOp, EqualScalarOp, NotEqualScalarOp, GreaterOp,
            GreaterEqualOp, LesserOp, LesserEqualOp, EqualOp, NotEqualOp, BroadcastGreaterOp, BroadcastGreaterEqualOp,
            BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp, BroadcastNotEqualOp, ArangeLikeOp,
-           BoxDecodeOp>;
+           BoxDecodeOp, ShapeArrayOp>;
 
 /// They read no head gradient.
 template <typename... OpTys> void attachZeroGradient(MLIRContext &ctx, OpList<OpTys...>) {
@@ -1100,6 +1109,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<SliceLikeOp, sliceLikeRule>(ctx);
   attach<L2NormalizationOp, l2NormalizationRule>(ctx);
   attach<BoxNmsOp, boxNmsRule>(ctx);
+  attach<ROIAlignOp, roiAlignRule>(ctx);
   attach<ArangeOp, generic<ArangeOp, constantRule>>(ctx);
   attach<StackOp, stackRule>(ctx);
   attach<TileOp, tileRule>(ctx);

@@ -40,7 +40,8 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "_contrib_BilinearResize2D", "Deconvolution", "LayerNorm", "slice", "stack", "broadcast_axis",
           "broadcast_to", "SequenceMask", "_contrib_arange_like", "_contrib_interleaved_matmul_selfatt_qk",
           "_contrib_interleaved_matmul_selfatt_valatt", "tile", "repeat", "reverse", "squeeze", "_arange",
-          "slice_like", "L2Normalization", "_contrib_box_nms", "_contrib_box_decode"})
+          "slice_like", "L2Normalization", "_contrib_box_nms", "_contrib_box_decode", "_contrib_ROIAlign",
+          "shape_array"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -66,7 +67,8 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
         {"_Not_Equal", "_not_equal"}, {"_npx_layer_norm", "LayerNorm"}, {"crop", "slice"},
         {"_npx_slice", "slice"}, {"broadcast_axes", "broadcast_axis"}, {"_npx_sequence_mask", "SequenceMask"},
         {"_npx_arange_like", "_contrib_arange_like"}, {"flip", "reverse"}, {"_np_repeat", "repeat"},
-        {"_npi_tile", "tile"}, {"_contrib_box_non_maximum_suppression", "_contrib_box_nms"}};
+        {"_npi_tile", "tile"}, {"_contrib_box_non_maximum_suppression", "_contrib_box_nms"},
+        {"_npx_shape_array", "shape_array"}};
     for (auto [alias, canonical] : aliases)
       t[alias] = canonical;
     return t;
@@ -203,6 +205,9 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
     sig.inputs = names({"condition", "x", "y"});
   } else if (op == "slice_like") {
     sig.inputs = names({"data", "shape_like"});
+  } else if (op == "_contrib_ROIAlign") {
+    sig.inputs = names({"data", "rois"});
+    withOutputs({"output"}, 1);
   } else if (op == "_contrib_box_decode") {
     sig.inputs = names({"data", "anchors"});
   } else if (op == "L2Normalization") {
@@ -345,6 +350,7 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
       .Case("LayerNorm", [&] { return backward("g0 i0 i1 o1 o2"); })
       .Case("L2Normalization", [&] { return backward("g0 o0 o1"); })
       .Case("_contrib_box_nms", [&] { return backward("g0 g1 o0 o1"); })
+      .Case("_contrib_ROIAlign", [&] { return node("_backward_ROIAlign", "g0 i1"); })
       .Case("SequenceMask", [&] { return backward(op->getNumOperands() > 1 ? "g0 i1" : "g0"); })
       .Case("_contrib_interleaved_matmul_selfatt_qk", [&] { return node("_backward_interleaved_matmul_selfatt_qk", "g0 i0"); })
       .Case("_contrib_interleaved_matmul_selfatt_valatt",

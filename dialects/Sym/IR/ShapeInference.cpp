@@ -1490,6 +1490,37 @@ LogicalResult BoxNmsOp::inferShapes(ShapeInferenceContext &ctx) {
   return ctx.refineOutput(1, record);
 }
 
+// ROIAlign's FInferShape.
+LogicalResult ROIAlignOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0), &rois = ctx.input(1);
+  ArrayRef<int64_t> pooled = getPooledSize();
+  if (pooled.size() != 2 || pooled[0] <= 0 || pooled[1] <= 0)
+    return ctx.fail("pooled_size must be two positive sizes (h, w)");
+  if (!data.hasRank() || !rois.hasRank())
+    return success();
+  if (data.rank() != 4)
+    return ctx.fail("data should be a 4D tensor");
+  if (rois.rank() != 2 || (rois.isKnown(1) && rois[1] != 5))
+    return ctx.fail("bbox should be a 2D tensor of shape [batch, 5]");
+  int64_t channels = data[1];
+  if (getPositionSensitive() && channels >= 0) {
+    if (channels % (pooled[0] * pooled[1]) != 0)
+      return ctx.fail("Input channels should be divided by pooled_size[0]*pooled_size[1]when position_sensitive is "
+                      "true.");
+    channels /= pooled[0] * pooled[1];
+  }
+  return ctx.refineOutput(0, PartialShape({rois[0], channels, pooled[0], pooled[1]}));
+}
+
+LogicalResult ShapeArrayOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  return in.hasRank() ? ctx.refineOutput(0, PartialShape({static_cast<int64_t>(in.rank())})) : success();
+}
+
+Type ShapeArrayOp::inferResultElementType(unsigned, llvm::ArrayRef<Type>) {
+  return IntegerType::get(getContext(), 64);
+}
+
 // BoxDecodeShape: data (B, N, 4), anchors (..., 4) of at least 3 dims.
 LogicalResult BoxDecodeOp::inferShapes(ShapeInferenceContext &ctx) {
   const PartialShape &data = ctx.input(0), &anchors = ctx.input(1);

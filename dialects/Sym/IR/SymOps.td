@@ -771,6 +771,29 @@ def Sym_BoxNmsOp : Sym_Op<"_contrib_box_nms", [Pure]> {
   let results = (outs AnyTensor:$output, AnyTensor:$record);
 }
 
+def Sym_ROIAlignOp : Sym_Op<"_contrib_ROIAlign", [Pure]> {
+  let summary = "each roi's feature map region averaged from bilinear samples into pooled_size bins";
+  let description = [{
+    data is (batch, channels, h, w), rois (n, 5) rows of (image, x1, y1,
+    x2, y2) in image coordinates, scaled by spatial_scale; the result is
+    (n, channels, ph, pw), or (n, channels / (ph * pw), ph, pw) position
+    sensitive.
+  }];
+  let arguments = (ins AnyTensor:$data, AnyTensor:$rois,
+                   DenseI64ArrayAttr:$pooled_size,
+                   Sym_FloatAttr:$spatial_scale,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$sample_ratio,
+                   DefaultValuedAttr<BoolAttr, "false">:$position_sensitive,
+                   DefaultValuedAttr<BoolAttr, "false">:$aligned);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_ShapeArrayOp : Sym_Op<"shape_array", [Pure], ["inferResultElementType"]> {
+  let summary = "data's shape as an int64 vector";
+  let arguments = (ins AnyTensor:$data);
+  let results = (outs AnyTensor:$output);
+}
+
 def Sym_BoxDecodeOp : Sym_Op<"_contrib_box_decode", [Pure]> {
   let summary = "(B, N, 4) offsets applied to N anchors, as corner boxes";
   let arguments = (ins AnyTensor:$data, AnyTensor:$anchors,
@@ -1012,6 +1035,24 @@ def Sym_BackwardL2NormalizationOp : Sym_Op<"_backward_L2Normalization", [Pure]> 
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
       return ctx.refineOutput(0, ctx.input(0));
+    }
+  }];
+}
+
+def Sym_BackwardROIAlignOp : Sym_Op<"_backward_ROIAlign", [Pure]> {
+  let summary = "ROIAlign's data gradient (the samples' weights scattered back); rois get zeros";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$rois, AnyTensor:$data,
+                   DenseI64ArrayAttr:$pooled_size,
+                   Sym_FloatAttr:$spatial_scale,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$sample_ratio,
+                   DefaultValuedAttr<BoolAttr, "false">:$position_sensitive,
+                   DefaultValuedAttr<BoolAttr, "false">:$aligned);
+  let results = (outs AnyTensor:$data_grad, AnyTensor:$rois_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      if (::mlir::failed(ctx.refineOutput(0, ctx.input(2))))
+        return ::mlir::failure();
+      return ctx.refineOutput(1, ctx.input(1));
     }
   }];
 }
