@@ -19,19 +19,8 @@ using namespace mlir;
 namespace symc::cpu {
 namespace {
 
-/// The kernel library's name for `kernel` on `element`s, or failure
-/// reported at `op`.
 FailureOr<std::string> kernelFor(Operation *op, StringRef kernel, Type element) {
-  if (element.isF32())
-    return (kernel + "_f32").str();
-  if (element.isF64())
-    return (kernel + "_f64").str();
-  return op->emitError("the CPU backend runs '") << op->getName().stripDialect() << "' on float32 and float64 only, not "
-                                                 << element;
-}
-
-Value i64(OpBuilder &b, Location loc, int64_t value) {
-  return b.create<arith::ConstantIntOp>(loc, value, 64);
+  return kernelName(op, kernel, element, /*integers=*/false);
 }
 
 /// MXNet's float params, as the kernel reads them.

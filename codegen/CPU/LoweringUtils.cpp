@@ -315,4 +315,20 @@ llvm::SmallVector<Value> callKernel(OpBuilder &b, Location loc, llvm::StringRef 
   return results;
 }
 
+mlir::FailureOr<std::string> kernelName(mlir::Operation *op, llvm::StringRef kernel, Type element, bool integers) {
+  if (element.isF32())
+    return (kernel + "_f32").str();
+  if (element.isF64())
+    return (kernel + "_f64").str();
+  if (integers && element.isSignlessInteger(32))
+    return (kernel + "_i32").str();
+  if (integers && element.isSignlessInteger(64))
+    return (kernel + "_i64").str();
+  return op->emitError("the CPU backend runs '")
+         << op->getName().stripDialect() << "' on " << (integers ? "float32, float64, int32 and int64" : "float32 and float64")
+         << " only, not " << element;
+}
+
+Value i64(OpBuilder &b, Location loc, int64_t value) { return b.create<mlir::arith::ConstantIntOp>(loc, value, 64); }
+
 } // namespace symc::cpu

@@ -83,6 +83,12 @@ Value selectPositive(OpBuilder &b, Location loc, Value x, Value ifPositive, Valu
 llvm::SmallVector<Value> callKernel(OpBuilder &b, Location loc, llvm::StringRef kernel, ValueRange inputs,
                                     llvm::ArrayRef<RankedTensorType> resultTypes, ValueRange scalars);
 
+/// The kernel library's name for `kernel` on `element`s (suffix _f32,
+/// _f64, with `integers` _i32, _i64), or failure reported at `op`.
+mlir::FailureOr<std::string> kernelName(mlir::Operation *op, llvm::StringRef kernel, Type element, bool integers);
+/// An i64 scalar operand of a kernel.
+Value i64(OpBuilder &b, Location loc, int64_t value);
+
 /// Numeric conversion between any two int/float element types.
 Value convertScalar(OpBuilder &b, Location loc, Value x, Type to);
 

@@ -89,6 +89,10 @@ bool mixesBatchRows(Operation *op) {
       })
       // The record numbers rows across the whole batch.
       .Case<sym::BoxNmsOp, sym::BackwardBoxNmsOp>([](Operation *) { return true; })
+      .Case([&](sym::ArgsortOp sort) {
+        return sort.getAxis() == sym::kNone || axisIsZero(sort.getAxis(), sort.getData());
+      })
+      .Case<sym::GatherNdOp, sym::BackwardGatherNdOp>([](Operation *) { return true; }) // rows by value
       .Case([&](sym::StackOp stack) { return axisIsZero(stack.getAxis(), stack.getOutput()); })
       .Case([](sym::TileOp tile) {
         int64_t rank = tensorType(tile.getData()).getRank(), reps = tile.getReps().size();

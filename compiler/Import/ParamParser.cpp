@@ -19,8 +19,9 @@ using namespace mlir;
 
 namespace {
 
-/// NoneTuple: a tuple whose entries may be None (sym::kNone).
-enum class Kind { Int, Float, Bool, Tuple, NoneTuple, String, DType };
+/// NoneTuple: a tuple whose entries may be None (sym::kNone); NoneInt: an
+/// integer or None (sym::kNone), where None is not the default.
+enum class Kind { Int, NoneInt, Float, Bool, Tuple, NoneTuple, String, DType };
 
 struct ParamKind {
   Kind kind;
@@ -38,6 +39,8 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
     return {Kind::Tuple, op == "squeeze"};
   if (op == "slice" && (name == "begin" || name == "end" || name == "step"))
     return {Kind::NoneTuple};
+  if (op == "argsort" && name == "axis")
+    return {Kind::NoneInt};
   return llvm::StringSwitch<ParamKind>(name)
       .Cases("num_hidden", "num_filter", "num_group", "workspace", "num_args", {Kind::Int})
       .Cases("num_outputs", "nsize", "input_dim", "output_dim", "scale", {Kind::Int})
@@ -133,6 +136,10 @@ FailureOr<Attribute> symc::parseParam(MLIRContext *ctx, llvm::StringRef op, llvm
     if (auto v = parseInt(value))
       return Attribute(b.getI64IntegerAttr(*v));
     return expected("an integer");
+  case Kind::NoneInt:
+    if (auto v = value.trim() == "None" ? std::optional<int64_t>(sym::kNone) : parseInt(value))
+      return Attribute(b.getI64IntegerAttr(*v));
+    return expected("an integer or None");
   case Kind::Float:
     if (auto v = parseFloat(value))
       return Attribute(b.getF64FloatAttr(*v));

@@ -185,6 +185,16 @@ def cases():
                                                  sample_ratio=1, position_sensitive=True, name="ra"),
                data=(2, 12, 8, 8), rois=(3, 5))
     yield case("shape_array", S.shape_array(d, name="sa"), data=(2, 3, 4))
+    yield case("argsort", S.argsort(d, name="as"), data=(3, 7))
+    yield case("argsort_axis0", S.argsort(d, axis=0, is_ascend=False, dtype="int32", name="as"), data=(5, 2, 3))
+    yield case("argsort_flat", S.argsort(d, axis=None, name="as"), data=(2, 3, 4))
+    yield case("gather_nd", S.gather_nd(d, S.floor(S.abs(V("indices")) * 3.99 - 1, name="idx"), name="g"),
+               data=(4, 3, 5), indices=(2, 3, 2))
+    yield case("gather_nd_rows", S.gather_nd(d, S.floor(S.abs(V("indices")) * 3.99, name="idx"), name="g"),
+               data=(4, 3), indices=(1, 6))
+    # MXNet's gather_nd gradient writes out of bounds for negative indices.
+    yield case("gather_nd_grad", S.gather_nd(d, S.floor(S.abs(V("indices")) * 2.99, name="idx"), name="g"),
+               data=(4, 3, 5), indices=(2, 3, 2))
     # Copies and views (YOLO's and the RNN cells' tile, repeat and reverse).
     yield case("tile", S.tile(d, reps=(2, 1, 3), name="t"), data=(2, 3, 2))
     yield case("tile_lead", S.tile(d, reps=(2, 1, 2), name="t"), data=(3, 2))

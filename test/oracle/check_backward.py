@@ -68,7 +68,8 @@ DIFFERENTIABLE = (
     "tile", "tile_lead", "tile_short", "repeat", "repeat_flat", "reverse", "squeeze", "squeeze_axis",
     "arange", "arange_stop_none", "slice_like", "slice_like_all", "l2norm_instance", "l2norm_channel",
     "l2norm_spatial", "box_nms", "box_nms_center", "box_nms_force", "box_decode", "box_decode_corner",
-    "roi_align", "roi_align_adaptive", "roi_align_ps",
+    "roi_align", "roi_align_adaptive", "roi_align_ps", "argsort", "argsort_axis0", "argsort_flat",
+    "gather_nd_rows", "gather_nd_grad",
 ) + tuple("unary_" + op for op in MATH + ROUNDING) + tuple(
     kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")) + tuple(op + "_scalar" for op in COMPARISONS)
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py
@@ -130,8 +131,11 @@ MXNET_MONITOR_FAILS = ("split", "split_squeeze", "split_one", "swapaxes", "MakeL
 UNWRITTEN = {"softmax_length": ("sm_backward_output1",), "embedding": ("emb_backward_output0",),
              "arange_like_axis": ("add_backward_output1",), "arange": ("add_backward_output1",),
              "arange_stop_none": ("mul_backward_output1",),
-             # The class ids' gradient, which floor's zero gradient leaves unread.
-             "box_nms": ("boxes_backward_output0",), "box_nms_force": ("boxes_backward_output0",)}
+             # The class ids' and image indices' gradients, which floor's zero
+             # gradient leaves unread.
+             "box_nms": ("boxes_backward_output0",), "box_nms_force": ("boxes_backward_output0",),
+             "roi_align": ("rois_built_backward_output0",), "roi_align_adaptive": ("rois_built_backward_output0",),
+             "roi_align_ps": ("rois_built_backward_output0",)}
 # The whole models whose training step is monitored too.
 MONITORED_MODELS = ("model_mlp", "model_lenet")
 

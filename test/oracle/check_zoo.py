@@ -74,6 +74,7 @@ GLUONCV = (
     ("SSD", ["ssd_512_mobilenet1.0_voc", "ssd_300_vgg16_atrous_voc", "ssd_512_resnet50_v1_voc"]),
     ("YOLOv3", ["yolo3_mobilenet1.0_voc", "yolo3_darknet53_voc"]),
     ("Faster R-CNN", ["faster_rcnn_resnet50_v1b_voc"]),
+    ("Mask R-CNN", ["mask_rcnn_resnet50_v1b_coco"]),
 )
 GLUONNLP = (
     ("BERT", ["bert_12_768_12"]),
@@ -86,7 +87,8 @@ BERT_VOCAB, BERT_BATCH, BERT_LENGTH = 1000, 2, 16
 SIZES = {"inceptionv3": 299, "xception": 299, "cifar_resnet20_v1": 32, "cifar_wideresnet16_10": 32,
          "fcn_resnet50_voc": 480, "psp_resnet50_ade": 480, "deeplab_resnet50_ade": 480,
          "ssd_512_mobilenet1.0_voc": 512, "ssd_300_vgg16_atrous_voc": 300, "ssd_512_resnet50_v1_voc": 512,
-         "yolo3_mobilenet1.0_voc": 416, "yolo3_darknet53_voc": 416, "faster_rcnn_resnet50_v1b_voc": 600}
+         "yolo3_mobilenet1.0_voc": 416, "yolo3_darknet53_voc": 416, "faster_rcnn_resnet50_v1b_voc": 600,
+         "mask_rcnn_resnet50_v1b_coco": 600}
 SHAPES = {"simple_pose_resnet18_v1b": (1, 3, 256, 192)}
 # Networks whose ops symc lacks so far: the ops the unknown-op error must name.
 UNSUPPORTED = {}

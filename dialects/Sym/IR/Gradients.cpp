@@ -633,6 +633,13 @@ LogicalResult roiAlignRule(GradBuilder &gb, ROIAlignOp op, ValueRange resultGrad
   return success();
 }
 
+/// The gathered positions sum their gradients; the indices get none.
+LogicalResult gatherNdRule(GradBuilder &gb, GatherNdOp op, ValueRange resultGrads, Grads &grads) {
+  grads.append({gb.same<BackwardGatherNdOp>(op.getData(), {resultGrad(resultGrads), op.getIndices(), op.getData()}),
+                Value()});
+  return success();
+}
+
 /// Each output row's gradient goes back to the input row it came from.
 LogicalResult boxNmsRule(GradBuilder &gb, BoxNmsOp op, ValueRange resultGrads, Grads &grads) {
   Value g = resultGrad(resultGrads);
@@ -1010,7 +1017,7 @@ using ZeroGradientOps =
            GreaterEqualScalarOp, LesserScalarOp, LesserEqualScalarOp, EqualScalarOp, NotEqualScalarOp, GreaterOp,
            GreaterEqualOp, LesserOp, LesserEqualOp, EqualOp, NotEqualOp, BroadcastGreaterOp, BroadcastGreaterEqualOp,
            BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp, BroadcastNotEqualOp, ArangeLikeOp,
-           BoxDecodeOp, ShapeArrayOp>;
+           BoxDecodeOp, ShapeArrayOp, ArgsortOp>;
 
 /// They read no head gradient.
 template <typename... OpTys> void attachZeroGradient(MLIRContext &ctx, OpList<OpTys...>) {
@@ -1110,6 +1117,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<L2NormalizationOp, l2NormalizationRule>(ctx);
   attach<BoxNmsOp, boxNmsRule>(ctx);
   attach<ROIAlignOp, roiAlignRule>(ctx);
+  attach<GatherNdOp, gatherNdRule>(ctx);
   attach<ArangeOp, generic<ArangeOp, constantRule>>(ctx);
   attach<StackOp, stackRule>(ctx);
   attach<TileOp, tileRule>(ctx);

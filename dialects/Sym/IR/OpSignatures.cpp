@@ -41,7 +41,7 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "broadcast_to", "SequenceMask", "_contrib_arange_like", "_contrib_interleaved_matmul_selfatt_qk",
           "_contrib_interleaved_matmul_selfatt_valatt", "tile", "repeat", "reverse", "squeeze", "_arange",
           "slice_like", "L2Normalization", "_contrib_box_nms", "_contrib_box_decode", "_contrib_ROIAlign",
-          "shape_array"})
+          "shape_array", "argsort", "gather_nd"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -68,7 +68,8 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
         {"_npx_slice", "slice"}, {"broadcast_axes", "broadcast_axis"}, {"_npx_sequence_mask", "SequenceMask"},
         {"_npx_arange_like", "_contrib_arange_like"}, {"flip", "reverse"}, {"_np_repeat", "repeat"},
         {"_npi_tile", "tile"}, {"_contrib_box_non_maximum_suppression", "_contrib_box_nms"},
-        {"_npx_shape_array", "shape_array"}};
+        {"_npx_shape_array", "shape_array"}, {"_npi_argsort", "argsort"}, {"_npi_gather_nd", "gather_nd"},
+        {"_npx_gather_nd", "gather_nd"}};
     for (auto [alias, canonical] : aliases)
       t[alias] = canonical;
     return t;
@@ -208,6 +209,8 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
   } else if (op == "_contrib_ROIAlign") {
     sig.inputs = names({"data", "rois"});
     withOutputs({"output"}, 1);
+  } else if (op == "gather_nd") {
+    sig.inputs = names({"data", "indices"});
   } else if (op == "_contrib_box_decode") {
     sig.inputs = names({"data", "anchors"});
   } else if (op == "L2Normalization") {
@@ -333,6 +336,11 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
     return batchDotBackward(params);
   if (name == "BlockGrad" || hasZeroGradient(op))
     return getZeroGradNodeLayouts(op);
+  if (name == "gather_nd") { // a scatter for the data, zeros for the indices
+    BackwardNodeLayout scatter = node("_backward_gather_nd", "g0 i1");
+    scatter.gradientsOf = {0};
+    return {scatter, zerosOf(1, "_backward_indices")};
+  }
   if (name == "where") {
     BackwardNodeLayout values = backward("g0 i0");
     values.gradientsOf = {1, 2};
@@ -407,6 +415,8 @@ llvm::SmallVector<std::string> mlir::sym::getBackwardInputNames(llvm::StringRef 
                           "_backward_minimum_scalar"},
                          op))
     return names({"lhs", "rhs"});
+  if (op == "_backward_gather_nd")
+    return names({"data", "indices"});
   if (op == "_backward_softmax" || op == "_backward_log_softmax")
     return numInputs == 2 ? names({"ograd", "output"}) : names({"ograd", "data", "length", "output"});
   return {};

@@ -1090,6 +1090,45 @@ LogicalResult SliceLikeOp::inferShapes(ShapeInferenceContext &ctx) {
   return ctx.refineOutput(0, out);
 }
 
+// ArgSortShape (TopKShapeImpl with k = all): data's shape, or the element
+// count for axis None.
+LogicalResult ArgsortOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  if (getAxis() == kNone)
+    return ctx.refineOutput(0, PartialShape({in.numElements().value_or(kUnknownDim)}));
+  int64_t axis = getAxis() < 0 ? getAxis() + in.rank() : getAxis();
+  if (axis < 0 || axis >= in.rank())
+    return ctx.fail("Invalid axis! axis should be between 0 and " + llvm::Twine(in.rank()) +
+                    ", found axis=" + llvm::Twine(axis));
+  return ctx.refineOutput(0, in);
+}
+
+Type ArgsortOp::inferResultElementType(unsigned, llvm::ArrayRef<Type>) {
+  return dtypeOrFloat32(getDtype(), getContext());
+}
+
+// GatherNDShape: indices (M, y...), data (x_0..x_{M-1}, rest...) give
+// (y..., rest...).
+LogicalResult GatherNdOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0), &indices = ctx.input(1);
+  if (!data.hasRank() || !indices.hasRank())
+    return success();
+  if (indices.rank() <= 1)
+    return ctx.fail("gather_nd requires index tensor to have at least 2 dimensions");
+  int64_t m = indices[0];
+  if (m < 0)
+    return success();
+  if (m > data.rank())
+    return ctx.fail("Number of indices exceeds data dimension");
+  if (m > 10)
+    return ctx.fail("gather_nd supports indexing along at most 10 dimensions.");
+  SmallVector<int64_t> out(indices.getDims().drop_front());
+  llvm::append_range(out, data.getDims().drop_front(m));
+  return ctx.refineOutput(0, PartialShape(out));
+}
+
 // TileOpShape: reps and the data's dims aligned at the right, the shorter
 // padded with 1s.
 LogicalResult TileOp::inferShapes(ShapeInferenceContext &ctx) {

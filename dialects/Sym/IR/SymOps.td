@@ -382,6 +382,21 @@ def Sym_SliceLikeOp : Sym_Op<"slice_like", [Pure]> {
   let results = (outs AnyTensor:$output);
 }
 
+def Sym_ArgsortOp : Sym_Op<"argsort", [Pure], ["inferResultElementType"]> {
+  let summary = "the indices that sort data along `axis` (sym::kNone: the flattened data)";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$axis,
+                   DefaultValuedAttr<BoolAttr, "true">:$is_ascend,
+                   OptionalAttr<Sym_DTypeAttr>:$dtype);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_GatherNdOp : Sym_Op<"gather_nd", [Pure]> {
+  let summary = "data at the positions indices' first dim lists: out[y...] = data[indices[:, y...], ...]";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$indices);
+  let results = (outs AnyTensor:$output);
+}
+
 def Sym_TileOp : Sym_Op<"tile", [Pure]> {
   let summary = "data repeated `reps` times along each dim (numpy's tile)";
   let arguments = (ins AnyTensor:$data, DenseI64ArrayAttr:$reps);
@@ -1053,6 +1068,17 @@ def Sym_BackwardROIAlignOp : Sym_Op<"_backward_ROIAlign", [Pure]> {
       if (::mlir::failed(ctx.refineOutput(0, ctx.input(2))))
         return ::mlir::failure();
       return ctx.refineOutput(1, ctx.input(1));
+    }
+  }];
+}
+
+def Sym_BackwardGatherNdOp : Sym_Op<"_backward_gather_nd", [Pure]> {
+  let summary = "gather_nd's data gradient: out_grad summed into zeros at the gathered positions";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$indices, AnyTensor:$data);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(2));
     }
   }];
 }
