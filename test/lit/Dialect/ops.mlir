@@ -292,5 +292,13 @@ func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x
   %61:2 = sym._contrib_box_nms %boxes {topk = 2 : i64, coord_start = 1 : i64, score_index = 0 : i64} : (tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x1xf32>)
   // CHECK: sym._contrib_box_decode {{.*}}format = "corner"{{.*}} -> tensor<1x2x4xf32>
   %62 = sym._contrib_box_decode %offsets, %offsets {format = "corner"} : (tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+  // CHECK: sym._contrib_ROIAlign {{.*}}pooled_size = array<i64: 2, 2>{{.*}} -> tensor<2x3x2x2xf32>
+  %63 = sym._contrib_ROIAlign %x, %boxes {pooled_size = array<i64: 2, 2>, spatial_scale = 0.5 : f64} : (tensor<2x3x8x8xf32>, tensor<2x5xf32>) -> tensor<2x3x2x2xf32>
+  // CHECK: sym.shape_array {{.*}} -> tensor<4xi64>
+  %64 = sym.shape_array %x : (tensor<2x3x8x8xf32>) -> tensor<4xi64>
+  // CHECK: sym.argsort {{.*}}is_ascend = false{{.*}} -> tensor<2x3xf32>
+  %65 = sym.argsort %a {is_ascend = false} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.gather_nd {{.*}} -> tensor<3x3xf32>
+  %66 = sym.gather_nd %a, %bc : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
   return
 }
