@@ -19,10 +19,6 @@ using namespace mlir;
 namespace symc::cpu {
 namespace {
 
-FailureOr<std::string> kernelFor(Operation *op, StringRef kernel, Type element) {
-  return kernelName(op, kernel, element, /*integers=*/false);
-}
-
 /// MXNet's float params, as the kernel reads them.
 Value f32(OpBuilder &b, Location loc, double value) {
   return b.create<arith::ConstantFloatOp>(loc, APFloat(static_cast<float>(value)), b.getF32Type());
@@ -31,9 +27,6 @@ Value f32(OpBuilder &b, Location loc, double value) {
 Lowered lowerBoxNms(OpBuilder &b, sym::BoxNmsOp op) {
   Location loc = op.getLoc();
   RankedTensorType type = tensorType(op.getData());
-  FailureOr<std::string> kernel = kernelFor(op, "symc_box_nms", type.getElementType());
-  if (failed(kernel))
-    return failure();
   ArrayRef<int64_t> shape = type.getShape();
   int64_t rank = type.getRank(), boxes = shape[rank - 2], width = shape[rank - 1];
   int64_t batches = boxes * width == 0 ? 0 : type.getNumElements() / (boxes * width);
@@ -46,20 +39,20 @@ Lowered lowerBoxNms(OpBuilder &b, sym::BoxNmsOp op) {
       i64(b, loc, op.getIdIndex()),  i64(b, loc, op.getBackgroundId()), i64(b, loc, op.getForceSuppress()),
       i64(b, loc, format(op.getInFormat())), i64(b, loc, format(op.getOutFormat())),
       f32(b, loc, op.getOverlapThresh()),    f32(b, loc, op.getValidThresh())};
-  SmallVector<Value> results = callKernel(b, loc, *kernel, op.getData(),
-                                          {type, tensorType(op.getRecord()), order, areas}, scalars);
-  return SmallVector<Value>{results[0], results[1]};
+  Lowered results = callKernel(b, op, {"symc_box_nms", type.getElementType()}, op.getData(),
+                               {type, tensorType(op.getRecord()), order, areas}, scalars);
+  if (failed(results))
+    return failure();
+  return SmallVector<Value>{(*results)[0], (*results)[1]}; // without the scratch buffers
 }
 
 Lowered lowerBoxNmsBackward(OpBuilder &b, sym::BackwardBoxNmsOp op) {
   Location loc = op.getLoc();
   RankedTensorType type = tensorType(op.getOutGrad());
-  FailureOr<std::string> kernel = kernelFor(op, "symc_box_nms_backward", type.getElementType());
-  if (failed(kernel))
-    return failure();
   int64_t width = type.getShape().back();
   SmallVector<Value> scalars = {i64(b, loc, width == 0 ? 0 : type.getNumElements() / width), i64(b, loc, width)};
-  return callKernel(b, loc, *kernel, {op.getOutGrad(), op.getRecord()}, {type}, scalars);
+  return callKernel(b, op, {"symc_box_nms_backward", type.getElementType()}, {op.getOutGrad(), op.getRecord()},
+                    {type}, scalars);
 }
 
 /// ROIAlign's forward and backward kernels take the same sizes and params.
@@ -77,23 +70,17 @@ SmallVector<Value> roiAlignScalars(OpBuilder &b, Location loc, RankedTensorType 
 Lowered lowerROIAlign(OpBuilder &b, sym::ROIAlignOp op) {
   Location loc = op.getLoc();
   RankedTensorType out = tensorType(op.getOutput());
-  FailureOr<std::string> kernel = kernelFor(op, "symc_roi_align", out.getElementType());
-  if (failed(kernel))
-    return failure();
-  return callKernel(b, loc, *kernel, {op.getData(), op.getRois()}, {out},
+  return callKernel(b, op, {"symc_roi_align", out.getElementType()}, {op.getData(), op.getRois()}, {out},
                     roiAlignScalars(b, loc, tensorType(op.getData()), tensorType(op.getRois()), out, op));
 }
 
 Lowered lowerROIAlignBackward(OpBuilder &b, sym::BackwardROIAlignOp op) {
   Location loc = op.getLoc();
   RankedTensorType data = tensorType(op.getData());
-  FailureOr<std::string> kernel = kernelFor(op, "symc_roi_align_backward", data.getElementType());
-  if (failed(kernel))
-    return failure();
-  SmallVector<Value> grads =
-      callKernel(b, loc, *kernel, {op.getOutGrad(), op.getRois()}, {data},
-                 roiAlignScalars(b, loc, data, tensorType(op.getRois()), tensorType(op.getOutGrad()), op));
-  grads.push_back(filledTensor(b, loc, tensorType(op.getRoisGrad()), 0.0));
+  Lowered grads = callKernel(b, op, {"symc_roi_align_backward", data.getElementType()}, {op.getOutGrad(), op.getRois()},
+                             {data}, roiAlignScalars(b, loc, data, tensorType(op.getRois()), tensorType(op.getOutGrad()), op));
+  if (succeeded(grads))
+    grads->push_back(filledTensor(b, loc, tensorType(op.getRoisGrad()), 0.0));
   return grads;
 }
 

@@ -38,9 +38,6 @@ std::pair<SmallVector<int64_t>, SmallVector<int64_t>> axisLast(int64_t rank, int
 Lowered lowerArgsort(OpBuilder &b, sym::ArgsortOp op) {
   Location loc = op.getLoc();
   RankedTensorType type = tensorType(op.getData()), result = tensorType(op.getOutput());
-  FailureOr<std::string> kernel = kernelName(op, "symc_argsort_rows", type.getElementType(), /*integers=*/true);
-  if (failed(kernel))
-    return failure();
   bool flat = op.getAxis() == sym::kNone;
   int64_t axis = flat ? 0 : normalizeAxis(op.getAxis(), type.getRank());
   auto [forward, inverse] = axisLast(type.getRank(), axis);
@@ -49,9 +46,11 @@ Lowered lowerArgsort(OpBuilder &b, sym::ArgsortOp op) {
   int64_t n = flat ? type.getNumElements() : type.getDimSize(axis), count = n == 0 ? 0 : type.getNumElements() / n;
   rows = reshapeTo(b, loc, rows, {count, n});
   auto indexType = RankedTensorType::get({count, n}, b.getI64Type());
-  Value indices = callKernel(b, loc, *kernel, rows, {indexType, indexType},
-                             {i64(b, loc, count), i64(b, loc, n), i64(b, loc, op.getIsAscend())})[0];
-  Value converted = mapElementwise(b, loc, indexType.clone(result.getElementType()), indices,
+  Lowered sorted = callKernel(b, op, {"symc_argsort_rows", type.getElementType(), /*integers=*/true}, rows,
+                              {indexType, indexType}, {i64(b, loc, count), i64(b, loc, n), i64(b, loc, op.getIsAscend())});
+  if (failed(sorted))
+    return failure();
+  Value converted = mapElementwise(b, loc, indexType.clone(result.getElementType()), (*sorted)[0],
                                    [&](OpBuilder &nb, Location l, ValueRange a) {
                                      return convertScalar(nb, l, a[0], result.getElementType());
                                    });
@@ -105,17 +104,17 @@ Lowered lowerGatherNd(OpBuilder &b, sym::GatherNdOp op) {
 Lowered lowerGatherNdBackward(OpBuilder &b, sym::BackwardGatherNdOp op) {
   Location loc = op.getLoc();
   RankedTensorType data = tensorType(op.getData());
-  FailureOr<std::string> kernel = kernelName(op, "symc_scatter_add_rows", data.getElementType(), false);
-  if (failed(kernel))
-    return failure();
   int64_t m = tensorType(op.getIndices()).getDimSize(0);
   int64_t rowSize = product(data.getShape().drop_front(m)), tableRows = product(data.getShape().take_front(m));
   Value rows = gatheredRows(b, loc, op.getIndices(), data);
   int64_t count = tensorType(rows).getDimSize(0);
   Value grad = reshapeTo(b, loc, op.getOutGrad(), {count, rowSize});
-  Value summed = callKernel(b, loc, *kernel, {grad, rows}, {RankedTensorType::get({tableRows, rowSize}, data.getElementType())},
-                            {i64(b, loc, count), i64(b, loc, rowSize), i64(b, loc, tableRows)})[0];
-  return SmallVector<Value>{reshapeTo(b, loc, summed, data.getShape())};
+  Lowered summed = callKernel(b, op, {"symc_scatter_add_rows", data.getElementType()}, {grad, rows},
+                              {RankedTensorType::get({tableRows, rowSize}, data.getElementType())},
+                              {i64(b, loc, count), i64(b, loc, rowSize), i64(b, loc, tableRows)});
+  if (failed(summed))
+    return failure();
+  return SmallVector<Value>{reshapeTo(b, loc, (*summed)[0], data.getShape())};
 }
 
 } // namespace

@@ -291,8 +291,28 @@ void declareKernel(OpBuilder &b, Location loc, llvm::StringRef kernel, mlir::Fun
 
 } // namespace
 
-llvm::SmallVector<Value> callKernel(OpBuilder &b, Location loc, llvm::StringRef kernel, ValueRange inputs,
-                                    llvm::ArrayRef<RankedTensorType> resultTypes, ValueRange scalars) {
+namespace {
+
+mlir::FailureOr<std::string> kernelSymbol(mlir::Operation *op, const Kernel &kernel) {
+  Type element = kernel.element;
+  if (element.isF32() || element.isF64())
+    return (kernel.name + (element.isF32() ? "_f32" : "_f64")).str();
+  if (kernel.integers && (element.isSignlessInteger(32) || element.isSignlessInteger(64)))
+    return (kernel.name + (element.isSignlessInteger(32) ? "_i32" : "_i64")).str();
+  return op->emitError("the CPU backend runs '")
+         << op->getName().stripDialect() << "' on "
+         << (kernel.integers ? "float32, float64, int32 and int64" : "float32 and float64") << " only, not "
+         << element;
+}
+
+} // namespace
+
+Lowered callKernel(OpBuilder &b, mlir::Operation *op, const Kernel &kernel, ValueRange inputs,
+                   llvm::ArrayRef<RankedTensorType> resultTypes, ValueRange scalars) {
+  mlir::FailureOr<std::string> symbol = kernelSymbol(op, kernel);
+  if (failed(symbol))
+    return mlir::failure();
+  Location loc = op->getLoc();
   llvm::SmallVector<Value> operands, results;
   for (Value input : inputs) {
     auto type = cast<RankedTensorType>(input.getType());
@@ -308,25 +328,11 @@ llvm::SmallVector<Value> callKernel(OpBuilder &b, Location loc, llvm::StringRef 
   }
   llvm::append_range(operands, scalars);
   auto type = b.getFunctionType(ValueRange(operands).getTypes(), {});
-  declareKernel(b, loc, kernel, type);
-  b.create<mlir::func::CallOp>(loc, kernel, mlir::TypeRange{}, operands);
+  declareKernel(b, loc, *symbol, type);
+  b.create<mlir::func::CallOp>(loc, *symbol, mlir::TypeRange{}, operands);
   for (Value output : outputs)
     results.push_back(b.create<mlir::bufferization::ToTensorOp>(loc, output, /*restrict=*/true, /*writable=*/true));
   return results;
-}
-
-mlir::FailureOr<std::string> kernelName(mlir::Operation *op, llvm::StringRef kernel, Type element, bool integers) {
-  if (element.isF32())
-    return (kernel + "_f32").str();
-  if (element.isF64())
-    return (kernel + "_f64").str();
-  if (integers && element.isSignlessInteger(32))
-    return (kernel + "_i32").str();
-  if (integers && element.isSignlessInteger(64))
-    return (kernel + "_i64").str();
-  return op->emitError("the CPU backend runs '")
-         << op->getName().stripDialect() << "' on " << (integers ? "float32, float64, int32 and int64" : "float32 and float64")
-         << " only, not " << element;
 }
 
 Value i64(OpBuilder &b, Location loc, int64_t value) { return b.create<mlir::arith::ConstantIntOp>(loc, value, 64); }

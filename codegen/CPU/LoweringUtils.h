@@ -76,16 +76,21 @@ Value min(OpBuilder &b, Location loc, Value x, Value y);
 Value sigmoid(OpBuilder &b, Location loc, Value x);
 /// x > 0 ? ifPositive : otherwise, for a float x.
 Value selectPositive(OpBuilder &b, Location loc, Value x, Value ifPositive, Value otherwise);
-/// Calls `kernel` of symc's kernel library (codegen/CPU/Kernels/KernelABI.h)
-/// on the buffers of `inputs`, then on new buffers of `resultTypes`, then
-/// with `scalars`; returns the results as tensors. Declares the kernel in
-/// the enclosing module.
-llvm::SmallVector<Value> callKernel(OpBuilder &b, Location loc, llvm::StringRef kernel, ValueRange inputs,
-                                    llvm::ArrayRef<RankedTensorType> resultTypes, ValueRange scalars);
+/// A kernel of symc's kernel library (codegen/CPU/Kernels/KernelABI.h): its
+/// name without the element suffix (_f32, _f64; with `integers` also _i32,
+/// _i64) and the elements it runs on.
+struct Kernel {
+  llvm::StringRef name;
+  Type element;
+  bool integers = false;
+};
 
-/// The kernel library's name for `kernel` on `element`s (suffix _f32,
-/// _f64, with `integers` _i32, _i64), or failure reported at `op`.
-mlir::FailureOr<std::string> kernelName(mlir::Operation *op, llvm::StringRef kernel, Type element, bool integers);
+/// Calls `kernel` on the buffers of `inputs`, then on new buffers of
+/// `resultTypes`, then with `scalars`; returns the results as tensors.
+/// Declares the kernel in the enclosing module; a failure (an element type
+/// the library lacks) is reported at `op`.
+Lowered callKernel(OpBuilder &b, mlir::Operation *op, const Kernel &kernel, ValueRange inputs,
+                   llvm::ArrayRef<RankedTensorType> resultTypes, ValueRange scalars);
 /// An i64 scalar operand of a kernel.
 Value i64(OpBuilder &b, Location loc, int64_t value);
 

@@ -176,22 +176,25 @@ template <typename T> void roiAlignBackward(const T *outGrad, const T *rois, T *
 
 } // namespace
 
+// The forward and backward take the same sizes and params after their buffers.
+#define SYMC_ROI_PARAMS                                                                                           \
+  int64_t batch, int64_t channels, int64_t height, int64_t width, int64_t pooledHeight, int64_t pooledWidth,     \
+      int64_t numRois, int64_t roiCols, int64_t sampleRatio, int64_t positionSensitive, int64_t aligned,        \
+      float spatialScale
+#define SYMC_ROI_PARAMS_STRUCT                                                                                    \
+  RoiParams {                                                                                                     \
+    batch, channels, height, width, pooledHeight, pooledWidth, numRois, roiCols, sampleRatio, positionSensitive, \
+        aligned, spatialScale                                                                                     \
+  }
+
 #define SYMC_ROI_ALIGN(T, suffix)                                                                                 \
-  extern "C" void symc_roi_align_##suffix(                                                                        \
-      SYMC_BUFFER(const T, data), SYMC_BUFFER(const T, rois), SYMC_BUFFER(T, out), int64_t batch,                \
-      int64_t channels, int64_t height, int64_t width, int64_t pooledHeight, int64_t pooledWidth, int64_t numRois, \
-      int64_t roiCols, int64_t sampleRatio, int64_t positionSensitive, int64_t aligned, float spatialScale) {     \
-    RoiParams p{batch,   channels,    height,           width,   pooledHeight, pooledWidth,                       \
-                numRois, roiCols,     sampleRatio,      positionSensitive, aligned, spatialScale};                \
-    roiAlign(SYMC_DATA(data), SYMC_DATA(rois), SYMC_DATA(out), p);                                                \
+  extern "C" void symc_roi_align_##suffix(SYMC_BUFFER(const T, data), SYMC_BUFFER(const T, rois),                \
+                                          SYMC_BUFFER(T, out), SYMC_ROI_PARAMS) {                                 \
+    roiAlign(SYMC_DATA(data), SYMC_DATA(rois), SYMC_DATA(out), SYMC_ROI_PARAMS_STRUCT);                           \
   }                                                                                                               \
-  extern "C" void symc_roi_align_backward_##suffix(                                                               \
-      SYMC_BUFFER(const T, outGrad), SYMC_BUFFER(const T, rois), SYMC_BUFFER(T, dataGrad), int64_t batch,        \
-      int64_t channels, int64_t height, int64_t width, int64_t pooledHeight, int64_t pooledWidth, int64_t numRois, \
-      int64_t roiCols, int64_t sampleRatio, int64_t positionSensitive, int64_t aligned, float spatialScale) {     \
-    RoiParams p{batch,   channels,    height,           width,   pooledHeight, pooledWidth,                       \
-                numRois, roiCols,     sampleRatio,      positionSensitive, aligned, spatialScale};                \
-    roiAlignBackward(SYMC_DATA(outGrad), SYMC_DATA(rois), SYMC_DATA(dataGrad), p);                                \
+  extern "C" void symc_roi_align_backward_##suffix(SYMC_BUFFER(const T, outGrad), SYMC_BUFFER(const T, rois),    \
+                                                   SYMC_BUFFER(T, dataGrad), SYMC_ROI_PARAMS) {                   \
+    roiAlignBackward(SYMC_DATA(outGrad), SYMC_DATA(rois), SYMC_DATA(dataGrad), SYMC_ROI_PARAMS_STRUCT);           \
   }
 
 SYMC_ROI_ALIGN(float, f32)
