@@ -12,16 +12,13 @@
 
 #include "dialects/Sym/IR/SymOps.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include <numeric>
 
 using namespace mlir;
 
 namespace symc::cpu {
 namespace {
 
-int64_t product(ArrayRef<int64_t> dims) {
-  return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
-}
+int64_t product(ArrayRef<int64_t> dims) { return ShapedType::getNumElements(dims); }
 
 /// The permutation that moves `axis` last, and its inverse.
 std::pair<SmallVector<int64_t>, SmallVector<int64_t>> axisLast(int64_t rank, int64_t axis) {

@@ -15,7 +15,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
-#include <numeric>
 
 using namespace mlir;
 
@@ -353,7 +352,7 @@ Lowered lowerLayerNorm(OpBuilder &b, sym::LayerNormOp op) {
 /// rest) otherwise, and the axis of the view that the norm sums over.
 std::pair<SmallVector<int64_t>, int64_t> l2NormView(RankedTensorType type, StringRef mode) {
   ArrayRef<int64_t> dims = type.getShape();
-  auto rest = [&](int64_t from) { return std::accumulate(dims.begin() + from, dims.end(), int64_t{1}, std::multiplies<>()); };
+  auto rest = [&](int64_t from) { return ShapedType::getNumElements(dims.drop_front(from)); };
   if (mode == "instance")
     return {{dims[0], rest(1)}, 1};
   return {{dims[0], dims[1], rest(2)}, mode == "channel" ? 1 : 2};
