@@ -512,10 +512,12 @@ LogicalResult deconvolutionRule(GradBuilder &gb, DeconvolutionOp op, ValueRange 
   return success();
 }
 
-LogicalResult adaptiveAvgPoolingRule(GradBuilder &gb, AdaptiveAvgPooling2DOp op, ValueRange resultGrads,
-                                     Grads &grads) {
-  grads.push_back(gb.same<BackwardAdaptiveAvgPooling2DOp>(op.getData(), {resultGrad(resultGrads), op.getData()},
-                                                          op->getAttrDictionary().getValue()));
+/// Ops whose data gradient is one backward op of (g, data) with the
+/// forward attributes: pooling, and slice (g scattered back into zeros).
+template <typename OpTy, typename BackwardOpTy>
+LogicalResult dataGradRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
+  grads.push_back(gb.same<BackwardOpTy>(op.getData(), {resultGrad(resultGrads), op.getData()},
+                                        op->getAttrDictionary().getValue()));
   return success();
 }
 
@@ -531,12 +533,6 @@ LogicalResult bilinearResizeRule(GradBuilder &gb, BilinearResize2DOp op, ValueRa
       {gb.attr("align_corners", gb.b.getBoolAttr(op.getAlignCorners()))}));
   if (op.getLike())
     grads.push_back(Value());
-  return success();
-}
-
-LogicalResult poolingRule(GradBuilder &gb, PoolingOp op, ValueRange resultGrads, Grads &grads) {
-  grads.push_back(gb.same<BackwardPoolingOp>(op.getData(), {resultGrad(resultGrads), op.getData()},
-                                             op->getAttrDictionary().getValue()));
   return success();
 }
 
@@ -592,13 +588,6 @@ LogicalResult sequenceMaskRule(GradBuilder &gb, SequenceMaskOp op, ValueRange re
   SmallVector<NamedAttribute> attrs(op->getAttrDictionary().getValue());
   llvm::erase_if(attrs, [](NamedAttribute a) { return a.getName() == "value"; });
   grads.append({gb.same<SequenceMaskOp>(g, {g, op.getSequenceLength()}, attrs), Value()});
-  return success();
-}
-
-/// g scattered back into zeros of the data's shape.
-LogicalResult sliceRule(GradBuilder &gb, SliceOp op, ValueRange resultGrads, Grads &grads) {
-  grads.push_back(gb.same<BackwardSliceOp>(op.getData(), {resultGrad(resultGrads), op.getData()},
-                                           op->getAttrDictionary().getValue()));
   return success();
 }
 
@@ -1095,11 +1084,11 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<SoftmaxActivationOp, softmaxActivationRule>(ctx);
   attach<SoftmaxOutputOp, softmaxOutputRule>(ctx);
   attach<ConvolutionOp, convolutionRule>(ctx);
-  attach<PoolingOp, poolingRule>(ctx);
+  attach<PoolingOp, dataGradRule<PoolingOp, BackwardPoolingOp>>(ctx);
   attach<DeconvolutionOp, deconvolutionRule>(ctx);
   attach<PadOp, padRule>(ctx);
   attach<BilinearResize2DOp, bilinearResizeRule>(ctx);
-  attach<AdaptiveAvgPooling2DOp, adaptiveAvgPoolingRule>(ctx);
+  attach<AdaptiveAvgPooling2DOp, dataGradRule<AdaptiveAvgPooling2DOp, BackwardAdaptiveAvgPooling2DOp>>(ctx);
   attach<ActivationOp, activationRule>(ctx);
   attach<AddNOp, addNRule>(ctx);
   attach<CopyOp, generic<CopyOp, identityRule>>(ctx);
@@ -1112,7 +1101,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<BatchNormOp, batchNormRule>(ctx);
   attach<LayerNormOp, layerNormRule>(ctx);
   attach<SequenceMaskOp, sequenceMaskRule>(ctx);
-  attach<SliceOp, sliceRule>(ctx);
+  attach<SliceOp, dataGradRule<SliceOp, BackwardSliceOp>>(ctx);
   attach<SliceLikeOp, sliceLikeRule>(ctx);
   attach<L2NormalizationOp, l2NormalizationRule>(ctx);
   attach<BoxNmsOp, boxNmsRule>(ctx);
