@@ -331,7 +331,8 @@ std::optional<Lowered> lowerShapeOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::ReverseOp r) { return lowerReverse(b, r); })
       .Case([&](sym::SliceOp s) { return lowerSlice(b, s); })
       .Case([&](sym::BackwardSliceOp s) { return lowerSliceBackward(b, s); })
-      .Case<sym::BroadcastAxisOp, sym::BroadcastToOp>([&](auto) { return broadcastToResult(b, op); })
+      .Case<sym::BroadcastAxisOp, sym::BroadcastToOp, sym::BroadcastLikeOp>(
+          [&](auto) { return broadcastToResult(b, op); })
       .Case([&](sym::SequenceMaskOp s) { return lowerSequenceMask(b, s); })
       .Case([&](sym::PadOp p) { return lowerPad(b, p); })
       .Case([&](sym::BackwardPadOp p) { return lowerPadBackward(b, p); })

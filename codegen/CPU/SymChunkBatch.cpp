@@ -89,9 +89,14 @@ bool mixesBatchRows(Operation *op) {
       })
       // The record numbers rows across the whole batch.
       .Case<sym::BoxNmsOp, sym::BackwardBoxNmsOp>([](Operation *) { return true; })
-      .Case([&](sym::ArgsortOp sort) {
+      .Case<sym::ArgsortOp, sym::TopkOp, sym::SortOp, sym::BackwardTopkOp>([&](auto sort) {
         return sort.getAxis() == sym::kNone || axisIsZero(sort.getAxis(), sort.getData());
       })
+      .Case<sym::ArgmaxOp, sym::ArgminOp>(
+          [&](auto search) { return !search.getAxis() || axisIsZero(*search.getAxis(), search.getData()); })
+      .Case<sym::PickOp, sym::BackwardPickOp>([&](auto pick) { return axisIsZero(pick.getAxis(), pick.getData()); })
+      .Case<sym::TakeOp, sym::BackwardTakeOp>(
+          [&](auto take) { return axisIsZero(take.getAxis(), take.getA()) && isDynamic(take.getA().getType()); })
       .Case<sym::GatherNdOp, sym::BackwardGatherNdOp>([](Operation *) { return true; }) // rows by value
       .Case([&](sym::StackOp stack) { return axisIsZero(stack.getAxis(), stack.getOutput()); })
       .Case([](sym::TileOp tile) {

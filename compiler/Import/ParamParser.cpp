@@ -39,14 +39,18 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
     return {Kind::Tuple, op == "squeeze"};
   if (op == "slice" && (name == "begin" || name == "end" || name == "step"))
     return {Kind::NoneTuple};
-  if (op == "argsort" && name == "axis")
+  if (llvm::is_contained({"argsort", "topk", "sort", "pick"}, op) && name == "axis")
     return {Kind::NoneInt};
+  if ((op == "argmax" || op == "argmin") && name == "axis")
+    return {Kind::Int, true};
+  if (op == "broadcast_like" && (name == "lhs_axes" || name == "rhs_axes"))
+    return {Kind::Tuple, true};
   return llvm::StringSwitch<ParamKind>(name)
       .Cases("num_hidden", "num_filter", "num_group", "workspace", "num_args", {Kind::Int})
       .Cases("num_outputs", "nsize", "input_dim", "output_dim", "scale", {Kind::Int})
       .Cases("heads", "repeat", "repeats", {Kind::Int})
       .Cases("dim", "dim1", "dim2", "begin", "axis", {Kind::Int})
-      .Cases("height", "width", {Kind::Int})
+      .Cases("height", "width", "k", "depth", {Kind::Int})
       .Cases("scale_height", "scale_width", {Kind::Float, true})
       .Cases("p_value", "end", {Kind::Int, true})
       .Cases("slope", "lower_bound", "upper_bound", "eps", "momentum", {Kind::Float})
@@ -57,6 +61,7 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
       .Case("pooled_size", {Kind::Tuple})
       .Case("stop", {Kind::Float, true})
       .Cases("a_min", "a_max", "constant_value", "value", "start", "step", {Kind::Float})
+      .Cases("on_value", "off_value", {Kind::Float})
       .Cases("temperature", "min_calib_range", "max_calib_range", {Kind::Float, true})
       .Cases("kernel", "stride", "dilate", "pad", "axes", "adj", {Kind::Tuple})
       .Cases("shape", "target_shape", "output_size", "pad_width", "reps", {Kind::Tuple})
@@ -66,7 +71,7 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
       .Cases("act_type", "pool_type", "pooling_convention", "mode", "normalization",
              {Kind::String})
       .Cases("in_format", "out_format", "format", {Kind::String})
-      .Cases("sample_type", "multi_input_mode", "ctx", {Kind::String})
+      .Cases("sample_type", "multi_input_mode", "ctx", "ret_typ", {Kind::String})
       .Default({Kind::Bool});
 }
 

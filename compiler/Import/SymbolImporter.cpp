@@ -263,6 +263,8 @@ private:
       addMissingAuxInputs();
     if (version < 904)
       setBatchNormStatInitializers();
+    if (version < 905)
+      dropArgmaxLastAxis();
     return success();
   }
 
@@ -322,6 +324,16 @@ private:
         continue;
       nodes[n.inputs[3].node].attrs.emplace("__init__", "[\"zero\", {}]");
       nodes[n.inputs[4].node].attrs.emplace("__init__", "[\"one\", {}]");
+    }
+  }
+
+  /// UpgradeJSON_000904_000905: argmax and argmin with axis "-1" search
+  /// all elements (no axis).
+  void dropArgmaxLastAxis() {
+    for (Node &n : nodes) {
+      auto axis = n.attrs.find("axis");
+      if ((n.op == "argmax" || n.op == "argmin") && axis != n.attrs.end() && axis->second == "-1")
+        n.attrs.erase(axis);
     }
   }
 

@@ -188,6 +188,40 @@ def cases():
     yield case("argsort", S.argsort(d, name="as"), data=(3, 7))
     yield case("argsort_axis0", S.argsort(d, axis=0, is_ascend=False, dtype="int32", name="as"), data=(5, 2, 3))
     yield case("argsort_flat", S.argsort(d, axis=None, name="as"), data=(2, 3, 4))
+    yield case("argmax", S.argmax(d, axis=1, name="am"), data=(3, 5))
+    yield case("argmax_keep", S.argmax(d, axis=0, keepdims=True, name="am"), data=(4, 3, 2))
+    yield case("argmax_flat", S.argmax(d, name="am"), data=(2, 3, 4))
+    yield case("argmin", S.argmin(d, axis=-1, name="am"), data=(2, 3, 4))
+    yield case("topk", S.topk(d, name="tk"), data=(3, 7))
+    yield case("topk_value", S.topk(d, axis=0, k=3, ret_typ="value", is_ascend=True, name="tk"), data=(6, 2, 3))
+    yield case("topk_both", S.topk(d, k=2, ret_typ="both", dtype="int32", name="tk")[0], data=(3, 5))
+    yield case("topk_both_indices", S.topk(d, axis=1, k=2, ret_typ="both", name="tk")[1], data=(3, 5, 2))
+    yield case("topk_mask", S.topk(d, k=2, ret_typ="mask", name="tk"), data=(3, 6))
+    yield case("topk_flat", S.topk(d, axis=None, k=4, ret_typ="value", name="tk"), data=(2, 3, 4))
+    yield case("topk_all", S.topk(d, k=0, ret_typ="value", name="tk"), data=(2, 5))
+    yield case("sort", S.sort(d, name="so"), data=(3, 7))
+    # MXNet cannot bind sort's gradient without an explicit axis (its
+    # _backward_topk gets axis="").
+    yield case("sort_last", S.sort(d, axis=-1, name="so"), data=(3, 7))
+    yield case("sort_axis0", S.sort(d, axis=0, is_ascend=False, name="so"), data=(5, 2, 3))
+    yield case("sort_flat", S.sort(d, axis=None, name="so"), data=(2, 3, 4))
+    # Indices out of range on both sides: pick clips or wraps them.
+    yield case("pick", S.pick(d, S.floor(V("index") * 3, name="idx"), axis=1, name="pk"), data=(4, 5), index=(4,))
+    yield case("pick_wrap", S.pick(d, S.floor(V("index") * 4, name="idx"), axis=0, mode="wrap", name="pk"),
+               data=(3, 4, 2), index=(4, 2))
+    yield case("pick_keep", S.pick(d, S.floor(V("index") * 3, name="idx"), keepdims=True, name="pk"),
+               data=(2, 3, 4), index=(2, 3, 1))
+    yield case("take", S.take(d, S.floor(V("indices") * 3, name="idx"), name="tk"), data=(5, 3), indices=(2, 4))
+    yield case("take_wrap", S.take(d, S.floor(V("indices") * 4, name="idx"), axis=1, mode="wrap", name="tk"),
+               data=(2, 5, 3), indices=(4,))
+    yield case("take_last", S.take(d, S.floor(V("indices") * 3, name="idx"), axis=-1, name="tk"),
+               data=(3, 4), indices=(2, 3))
+    yield case("one_hot", S.one_hot(S.floor(V("indices") * 3, name="idx"), depth=5, name="oh"), indices=(2, 3))
+    yield case("one_hot_values", S.one_hot(S.floor(V("indices") * 3, name="idx"), depth=4, on_value=2.5,
+                                           off_value=-1, dtype="int32", name="oh"), indices=(5,))
+    yield case("broadcast_like", S.broadcast_like(d, V("like"), name="bl"), data=(1, 3, 1), like=(2, 3, 4))
+    yield case("broadcast_like_axes", S.broadcast_like(d, V("like"), lhs_axes=(0,), rhs_axes=(-1,), name="bl"),
+               data=(1, 3), like=(2, 7))
     yield case("gather_nd", S.gather_nd(d, S.floor(S.abs(V("indices")) * 3.99 - 1, name="idx"), name="g"),
                data=(4, 3, 5), indices=(2, 3, 2))
     yield case("gather_nd_rows", S.gather_nd(d, S.floor(S.abs(V("indices")) * 3.99, name="idx"), name="g"),

@@ -48,9 +48,11 @@ NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob",
 # gradient is zero by definition, and central differences across a step are not.
 PIECEWISE_CONSTANT = {"unary_" + op for op in ROUNDING} | {
     kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")} | {
-    op + "_scalar" for op in COMPARISONS} | {"python_compare", "where", "where_rows"}
+    op + "_scalar" for op in COMPARISONS} | {"python_compare", "where", "where_rows", "argmax", "argmax_keep",
+                                             "argmax_flat", "argmin", "topk", "topk_mask", "one_hot",
+                                             "argsort", "argsort_axis0", "argsort_flat"}
 # Outputs of other dtypes than the float32 this check reads.
-OTHER_DTYPES = {"cast_float64", "cast_int64", "ones"}
+OTHER_DTYPES = {"cast_float64", "cast_int64", "ones", "one_hot_values"}
 # Integer inputs: their gradient is refused (Embedding's indices) or zero;
 # the MXNet oracle checks these ops' other gradients.
 INTEGER_INPUTS = {"embedding", "softmax_length", "sequence_mask", "sequence_mask_axis1"}
@@ -71,10 +73,13 @@ def check_case(name, sym, shapes, work, tools, rng):
     exe = symc.load(base + ".so").simple_bind(symc.cpu(), grad_req="write")
     # numpy views of the executor's arrays: writes go straight to what forward reads.
     inputs = {a: np.asarray(exe.arg_dict[a]) for a in sym.list_arguments()}
-    max_pooling = any(n["op"] == "Pooling" and n.get("attrs", {}).get("pool_type", "max") == "max"
-                      for n in json.loads(sym.tojson())["nodes"])
+    # Ops that choose by comparing values (max pooling, sort, topk) get
+    # values further apart than the step: no nudge reorders them.
+    compares = any(n["op"] in ("sort", "topk") or
+                   (n["op"] == "Pooling" and n.get("attrs", {}).get("pool_type", "max") == "max")
+                   for n in json.loads(sym.tojson())["nodes"])
     for a, x in inputs.items():
-        if max_pooling:
+        if compares:
             x[...] = rng.permutation(np.linspace(-1, 1, x.size)).reshape(x.shape)
             continue
         magnitude = rng.uniform(0.5, 2.0, x.shape) if name in POSITIVE else rng.uniform(0.1, 1.0, x.shape)

@@ -1,6 +1,6 @@
 //===- Scatter.cpp - rows summed into positions ---------------------------===//
 //
-// The gradient of gathers (gather_nd): row i of `grad` is added to row
+// The gradient of gathers (gather_nd, take, topk) and topk's mask: row i of `grad` is added to row
 // rows[i] of the result, in order, on one thread (rows may repeat).
 //
 //===----------------------------------------------------------------------===//
@@ -29,3 +29,5 @@ void scatterAddRows(const T *grad, const int64_t *rows, T *out, int64_t count, i
 
 SYMC_SCATTER_ADD(float, f32)
 SYMC_SCATTER_ADD(double, f64)
+SYMC_SCATTER_ADD(int32_t, i32)
+SYMC_SCATTER_ADD(int64_t, i64)

@@ -622,10 +622,42 @@ LogicalResult roiAlignRule(GradBuilder &gb, ROIAlignOp op, ValueRange resultGrad
   return success();
 }
 
-/// The gathered positions sum their gradients; the indices get none.
-LogicalResult gatherNdRule(GradBuilder &gb, GatherNdOp op, ValueRange resultGrads, Grads &grads) {
-  grads.append({gb.same<BackwardGatherNdOp>(op.getData(), {resultGrad(resultGrads), op.getIndices(), op.getData()}),
+/// The selected values' gradients go back to their positions; topk's
+/// indices and mask have none.
+LogicalResult topkRule(GradBuilder &gb, TopkOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  if (!g || op.getNumResults() < 2) {
+    grads.push_back(Value());
+    return success();
+  }
+  grads.push_back(gb.same<BackwardTopkOp>(op.getData(), {g, op.getOutputs()[1], op.getData()},
+                                          {gb.attr("axis", op.getAxisAttr())}));
+  return success();
+}
+
+LogicalResult sortRule(GradBuilder &gb, SortOp op, ValueRange resultGrads, Grads &grads) {
+  grads.push_back(gb.same<BackwardTopkOp>(op.getData(), {resultGrad(resultGrads), op.getIndices(), op.getData()},
+                                          {gb.attr("axis", op.getAxisAttr())}));
+  return success();
+}
+
+/// Data-shaped gradients of ops that read data at computed positions (pick,
+/// take, gather_nd): `BackwardOpTy(g, positions, data)` with the forward attributes;
+/// the positions get none.
+template <typename OpTy, typename BackwardOpTy>
+LogicalResult positionsGradRule(GradBuilder &gb, OpTy op, ValueRange resultGrads, Grads &grads) {
+  Value data = op->getOperand(0), positions = op->getOperand(1);
+  grads.append({gb.same<BackwardOpTy>(data, {resultGrad(resultGrads), positions, data},
+                                      op->getAttrDictionary().getValue()),
                 Value()});
+  return success();
+}
+
+LogicalResult broadcastLikeRule(GradBuilder &gb, BroadcastLikeOp op, ValueRange resultGrads, Grads &grads) {
+  FailureOr<Value> grad = gb.sumToShapeOf(resultGrad(resultGrads), op.getLhs());
+  if (failed(grad))
+    return noShape(op);
+  grads.append({*grad, Value()});
   return success();
 }
 
@@ -838,12 +870,15 @@ LogicalResult castRule(GradBuilder &gb, CastOp op, ValueRange resultGrads, Grads
 }
 
 /// Loss heads read the head gradient only when told to (SoftmaxOutput's
-/// out_grad); ops with hidden outputs read their first output's only.
+/// out_grad); ops with hidden outputs read their first output's only (topk
+/// its values').
 template <typename OpTy> bool readsHeadGradient(OpTy op, unsigned result) {
   if constexpr (std::is_same_v<OpTy, SoftmaxOutputOp>)
     return op.getOutGrad();
   if constexpr (llvm::is_one_of<OpTy, BatchNormOp, LayerNormOp, DropoutOp, LeakyReLUOp, LRNOp>::value)
     return result == 0; // the others are hidden (statistics, masks, norms)
+  if constexpr (std::is_same_v<OpTy, TopkOp>) // the values'; indices and masks have a zero gradient
+    return result == 0 && op.getNumResults() == 2;
   return true;
 }
 
@@ -1006,7 +1041,7 @@ using ZeroGradientOps =
            GreaterEqualScalarOp, LesserScalarOp, LesserEqualScalarOp, EqualScalarOp, NotEqualScalarOp, GreaterOp,
            GreaterEqualOp, LesserOp, LesserEqualOp, EqualOp, NotEqualOp, BroadcastGreaterOp, BroadcastGreaterEqualOp,
            BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp, BroadcastNotEqualOp, ArangeLikeOp,
-           BoxDecodeOp, ShapeArrayOp, ArgsortOp>;
+           BoxDecodeOp, ShapeArrayOp, ArgsortOp, ArgmaxOp, ArgminOp, OneHotOp>;
 
 /// They read no head gradient.
 template <typename... OpTys> void attachZeroGradient(MLIRContext &ctx, OpList<OpTys...>) {
@@ -1106,7 +1141,12 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<L2NormalizationOp, l2NormalizationRule>(ctx);
   attach<BoxNmsOp, boxNmsRule>(ctx);
   attach<ROIAlignOp, roiAlignRule>(ctx);
-  attach<GatherNdOp, gatherNdRule>(ctx);
+  attach<GatherNdOp, positionsGradRule<GatherNdOp, BackwardGatherNdOp>>(ctx);
+  attach<TopkOp, topkRule>(ctx);
+  attach<SortOp, sortRule>(ctx);
+  attach<PickOp, positionsGradRule<PickOp, BackwardPickOp>>(ctx);
+  attach<TakeOp, positionsGradRule<TakeOp, BackwardTakeOp>>(ctx);
+  attach<BroadcastLikeOp, broadcastLikeRule>(ctx);
   attach<ArangeOp, generic<ArangeOp, constantRule>>(ctx);
   attach<StackOp, stackRule>(ctx);
   attach<TileOp, tileRule>(ctx);

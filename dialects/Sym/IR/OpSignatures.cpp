@@ -41,7 +41,8 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "broadcast_to", "SequenceMask", "_contrib_arange_like", "_contrib_interleaved_matmul_selfatt_qk",
           "_contrib_interleaved_matmul_selfatt_valatt", "tile", "repeat", "reverse", "squeeze", "_arange",
           "slice_like", "L2Normalization", "_contrib_box_nms", "_contrib_box_decode", "_contrib_ROIAlign",
-          "shape_array", "argsort", "gather_nd"})
+          "shape_array", "argsort", "gather_nd", "topk", "sort", "argmax", "argmin", "pick", "take", "one_hot",
+          "broadcast_like"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -69,7 +70,9 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
         {"_npx_arange_like", "_contrib_arange_like"}, {"flip", "reverse"}, {"_np_repeat", "repeat"},
         {"_npi_tile", "tile"}, {"_contrib_box_non_maximum_suppression", "_contrib_box_nms"},
         {"_npx_shape_array", "shape_array"}, {"_npi_argsort", "argsort"}, {"_npi_gather_nd", "gather_nd"},
-        {"_npx_gather_nd", "gather_nd"}};
+        {"_npx_gather_nd", "gather_nd"}, {"_npx_topk", "topk"}, {"_npi_sort", "sort"},
+        {"choose_element_0index", "pick"}, {"_npx_pick", "pick"}, {"_npi_take", "take"},
+        {"_npx_one_hot", "one_hot"}};
     for (auto [alias, canonical] : aliases)
       t[alias] = canonical;
     return t;
@@ -209,6 +212,23 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
   } else if (op == "_contrib_ROIAlign") {
     sig.inputs = names({"data", "rois"});
     withOutputs({"output"}, 1);
+  } else if (op == "topk") {
+    sig.inputs = names({"data"});
+    llvm::StringRef ret = strParam(params, "ret_typ", "indices");
+    sig.outputs = ret == "value" || ret == "both" ? names({"output0", "output1"}) : names({"output"});
+    sig.numVisibleOutputs = ret == "both" ? 2 : 1;
+    sig.listsInputNames = false;
+  } else if (op == "sort") {
+    sig.inputs = names({"data"});
+    sig.outputs = names({"output0", "output1"});
+    sig.numVisibleOutputs = 1;
+    sig.listsInputNames = false;
+  } else if (op == "pick") {
+    sig.inputs = names({"data", "index"});
+  } else if (op == "take") {
+    sig.inputs = names({"a", "indices"});
+  } else if (op == "one_hot") {
+    sig.inputs = names({"indices"});
   } else if (op == "gather_nd") {
     sig.inputs = names({"data", "indices"});
   } else if (op == "_contrib_box_decode") {
@@ -341,6 +361,34 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
     scatter.gradientsOf = {0};
     return {scatter, zerosOf(1, "_backward_indices")};
   }
+  if (name == "pick") {
+    BackwardNodeLayout picked = backward("g0 i1");
+    picked.gradientsOf = {0};
+    return {picked, zerosOf(1, "_index_backward")};
+  }
+  if (name == "broadcast_like") {
+    BackwardNodeLayout reduce = node("_broadcast_backward", "g0");
+    reduce.gradientsOf = {0};
+    reduce.attrs = {{"keepdims", "true"}};
+    reduce.forwardAttrs = false;
+    return {reduce, zerosOf(1, "_rhs_backward")};
+  }
+  if (name == "topk") {
+    llvm::StringRef ret = strParam(params, "ret_typ", "indices");
+    if (ret == "indices" || ret == "mask")
+      return getZeroGradNodeLayouts(op);
+    return {backward("g0 o0 o1")};
+  }
+  if (name == "sort") { // MakeNonlossGradNode with topk's attributes
+    BackwardNodeLayout values = node("_backward_topk", "g0 o0 o1");
+    int64_t axis = intParam(params, "axis", -1);
+    values.attrs = {{"axis", axis == kNone ? "None" : std::to_string(axis)},
+                    {"k", "0"},
+                    {"ret_typ", "value"},
+                    {"is_ascend", boolParam(params, "is_ascend", true) ? "1" : "0"}};
+    values.forwardAttrs = false;
+    return {values};
+  }
   if (name == "where") {
     BackwardNodeLayout values = backward("g0 i0");
     values.gradientsOf = {1, 2};
@@ -374,6 +422,7 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
       .Case("Flatten", [&] { return node("_backward_copy", "g0"); })
       .Cases("Reshape", "expand_dims", [&] { return node("_backward_reshape", "g0"); })
       .Case("Embedding", [&] { return backward("g0 i0"); })
+      .Case("take", [&] { return backward("g0 i1"); })
       .Case("Cast", [&] { return node("_backward_cast", "g0"); })
       .Cases("_copy", "_plus_scalar", "_minus_scalar", [&] { return node("_copy", "g0"); })
       .Case("make_loss", [&] { return node("ones_like", "i0"); })

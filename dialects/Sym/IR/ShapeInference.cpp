@@ -1109,6 +1109,201 @@ Type ArgsortOp::inferResultElementType(unsigned, llvm::ArrayRef<Type>) {
   return dtypeOrFloat32(getDtype(), getContext());
 }
 
+namespace {
+
+/// broadcast_reduce_op.h's CheckAxis.
+FailureOr<int64_t> checkReduceAxis(ShapeInferenceContext &ctx, int64_t axis, int64_t rank) {
+  if (auto a = normalizeAxis(axis, rank))
+    return *a;
+  (void)ctx.fail("axis " + llvm::Twine(axis) + " exceeds the input dimension of " + llvm::Twine(rank));
+  return failure();
+}
+
+/// ReduceAxisShapeImpl: data without `axis` (or with a 1 there); all of it
+/// for no axis or 1-d data.
+FailureOr<PartialShape> reduceAxisShape(ShapeInferenceContext &ctx, const PartialShape &in,
+                                        std::optional<int64_t> axis, bool keepdims) {
+  if (!axis || in.rank() == 1)
+    return keepdims ? PartialShape(llvm::SmallVector<int64_t>(in.rank(), 1)) : PartialShape({1});
+  FailureOr<int64_t> a = checkReduceAxis(ctx, *axis, in.rank());
+  if (failed(a))
+    return failure();
+  if (!keepdims)
+    return shapeWithout(in, *a);
+  PartialShape out = in;
+  out[*a] = 1;
+  return out;
+}
+
+} // namespace
+
+// ReduceAxisShape.
+LogicalResult mlir::sym::inferSearchAxisShape(ShapeInferenceContext &ctx, std::optional<int64_t> axis,
+                                              bool keepdims) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  FailureOr<PartialShape> out = reduceAxisShape(ctx, in, axis, keepdims);
+  return failed(out) ? failure() : ctx.refineOutput(0, *out);
+}
+
+// PickOpShape: the index has the output's shape, with or without the 1.
+LogicalResult PickOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0), &index = ctx.input(1);
+  if (getAxis() == kNone)
+    return ctx.fail("axis=None is not supported by pick yet. Must specify an axis.");
+  if (!in.hasRank())
+    return success();
+  FailureOr<PartialShape> out = reduceAxisShape(ctx, in, getAxis(), getKeepdims());
+  if (failed(out) || failed(ctx.refineOutput(0, *out)) || !index.hasRank())
+    return failure(failed(out));
+  FailureOr<PartialShape> expected = reduceAxisShape(ctx, in, getAxis(), index.rank() == in.rank());
+  return failed(expected) ? failure() : ctx.refineInput(1, *expected);
+}
+
+// ParseTopKParam's target shape: k along the axis (all of it for k < 1),
+// the flattened data's k for no axis; the data's shape for a mask.
+static FailureOr<PartialShape> topkShape(ShapeInferenceContext &ctx, const PartialShape &in, int64_t axis, int64_t k,
+                                  bool mask) {
+  std::optional<int64_t> n = in.numElements();
+  if (axis != kNone) {
+    if (!normalizeAxis(axis, in.rank())) {
+      (void)ctx.fail("Invalid axis! axis should be between 0 and " + llvm::Twine(in.rank()) +
+                     ", found axis=" + llvm::Twine(axis < 0 ? axis + in.rank() : axis));
+      return failure();
+    }
+    axis = *normalizeAxis(axis, in.rank());
+    n = in.isKnown(axis) ? std::optional<int64_t>(in[axis]) : std::nullopt;
+  }
+  if (k < 1)
+    k = n.value_or(kUnknownDim);
+  if (n && k > *n) {
+    (void)ctx.fail("k must be smaller than " + llvm::Twine(*n) + ", get k = " + llvm::Twine(k));
+    return failure();
+  }
+  if (mask)
+    return in;
+  if (axis == kNone)
+    return PartialShape({k});
+  PartialShape out = in;
+  out[axis] = k;
+  return out;
+}
+
+// TopKShapeImpl.
+LogicalResult TopkOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  FailureOr<PartialShape> out = topkShape(ctx, in, getAxis(), getK(), getRetTyp() == "mask");
+  if (failed(out))
+    return failure();
+  for (unsigned i = 0; i < ctx.numOutputs(); ++i)
+    if (failed(ctx.refineOutput(i, *out)))
+      return failure();
+  return success();
+}
+
+// TopKType: indices in dtype; value's hidden indices int32.
+Type TopkOp::inferResultElementType(unsigned index, llvm::ArrayRef<Type> operands) {
+  llvm::StringRef ret = getRetTyp();
+  if (ret == "indices" || (ret == "both" && index == 1))
+    return dtypeOrFloat32(getDtype(), getContext());
+  if (index == 1)
+    return IntegerType::get(getContext(), 32);
+  return operands[0];
+}
+
+LogicalResult TopkOp::verify() {
+  unsigned expected = getRetTyp() == "value" || getRetTyp() == "both" ? 2 : 1;
+  if (getNumResults() != expected)
+    return emitOpError() << "ret_typ " << getRetTyp() << " has " << expected << " results, got " << getNumResults();
+  return success();
+}
+
+// SortShape: TopKShapeImpl with k = 0.
+LogicalResult SortOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  FailureOr<PartialShape> out = topkShape(ctx, in, getAxis(), 0, false);
+  if (failed(out) || failed(ctx.refineOutput(0, *out)))
+    return failure();
+  return ctx.refineOutput(1, *out);
+}
+
+Type SortOp::inferResultElementType(unsigned index, llvm::ArrayRef<Type> operands) {
+  return index == 0 ? operands[0] : IntegerType::get(getContext(), 32);
+}
+
+// TakeOpShape: indices' shape in place of the axis.
+LogicalResult TakeOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &a = ctx.input(0), &indices = ctx.input(1);
+  if (!a.hasRank() || !indices.hasRank())
+    return success();
+  int64_t rank = a.rank();
+  if (getAxis() < -rank || getAxis() >= rank)
+    return ctx.fail("Axis should be in the range of [-r, r-1] where r is the rank of input tensor");
+  int64_t axis = getAxis() < 0 ? getAxis() + rank : getAxis();
+  llvm::SmallVector<int64_t> out(a.getDims().take_front(axis));
+  llvm::append_range(out, indices.getDims());
+  llvm::append_range(out, a.getDims().drop_front(axis + 1));
+  return ctx.refineOutput(0, PartialShape(out));
+}
+
+// OneHotOpShape.
+LogicalResult OneHotOp::inferShapes(ShapeInferenceContext &ctx) {
+  if (getDepth() < 0)
+    return ctx.fail("Dimension size, depth, must be a non-negative integer");
+  const PartialShape &in = ctx.input(0);
+  if (!in.hasRank())
+    return success();
+  llvm::SmallVector<int64_t> out(in.getDims());
+  out.push_back(getDepth());
+  return ctx.refineOutput(0, PartialShape(out));
+}
+
+Type OneHotOp::inferResultElementType(unsigned, llvm::ArrayRef<Type>) {
+  return dtypeOrFloat32(getDtype(), getContext());
+}
+
+// BroadcastLikeShape.
+LogicalResult BroadcastLikeOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &lhs = ctx.input(0), &rhs = ctx.input(1);
+  if (!lhs.hasRank() || !rhs.hasRank())
+    return success();
+  if (!getLhsAxes() || !getRhsAxes()) {
+    if (lhs.rank() != rhs.rank())
+      return ctx.fail("Operand of shape " + lhs.str() + " cannot be broadcasted to " + rhs.str());
+    PartialShape out = rhs;
+    for (unsigned i = 0; i < lhs.rank(); ++i) {
+      if (!rhs.isKnown(i))
+        out[i] = lhs[i];
+      else if (lhs.isKnown(i) && lhs[i] != rhs[i] && lhs[i] != 1)
+        return ctx.fail("Array cannot be broadcasted from " + lhs.str() + " to " + rhs.str());
+    }
+    return ctx.refineOutput(0, out);
+  }
+  llvm::ArrayRef<int64_t> from = *getLhsAxes(), to = *getRhsAxes();
+  if (from.size() != to.size())
+    return ctx.fail("Input_axis and other_axis size does not match");
+  if (from.empty())
+    return ctx.fail("Empty axes tuple is not allowed");
+  PartialShape out = lhs;
+  for (auto [i, f, t] : llvm::enumerate(from, to)) {
+    std::optional<int64_t> copyFrom = normalizeAxis(f, lhs.rank()), copyTo = normalizeAxis(t, rhs.rank());
+    if (!copyFrom)
+      return ctx.fail("Invalid dimension specified in lhs_axes: " + llvm::Twine(f));
+    if (!copyTo)
+      return ctx.fail("Invalid dimension specified in rhs_axes: " + llvm::Twine(t));
+    if (lhs.isKnown(*copyFrom) && lhs[*copyFrom] != 1)
+      return ctx.fail("Input axis " + llvm::Twine(f) + " at dimension " + llvm::Twine(i) +
+                      " cannot be broadcasted to " + llvm::Twine(rhs[*copyTo]));
+    out[*copyFrom] = rhs[*copyTo];
+  }
+  return ctx.refineOutput(0, out);
+}
+
 // GatherNDShape: indices (M, y...), data (x_0..x_{M-1}, rest...) give
 // (y..., rest...).
 LogicalResult GatherNdOp::inferShapes(ShapeInferenceContext &ctx) {

@@ -103,6 +103,7 @@ LogicalResult inferSoftmaxShape(ShapeInferenceContext &ctx, int64_t axis, bool u
 LogicalResult inferReduceShape(ShapeInferenceContext &ctx,
                                std::optional<llvm::ArrayRef<int64_t>> axis,
                                bool keepdims, bool exclude);
+LogicalResult inferSearchAxisShape(ShapeInferenceContext &ctx, std::optional<int64_t> axis, bool keepdims);
 LogicalResult inferFillShape(ShapeInferenceContext &ctx, llvm::ArrayRef<int64_t> shape);
 
 /// MXNet's `dtype` params default to float32.

@@ -391,6 +391,81 @@ def Sym_ArgsortOp : Sym_Op<"argsort", [Pure], ["inferResultElementType"]> {
   let results = (outs AnyTensor:$output);
 }
 
+def Sym_TopkOp : Sym_Op<"topk", [Pure], ["inferResultElementType"]> {
+  let summary = "the k largest (smallest if is_ascend) along `axis` (sym::kNone: the flattened data)";
+  let description = [{
+    ret_typ value and both have two results, the values and the indices
+    (hidden for value: int32, as MXNet's int32 index_t build has them);
+    indices and mask have one. k < 1 takes the whole axis.
+  }];
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$axis,
+                   DefaultValuedAttr<Sym_IntAttr, "1">:$k,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["value", "indices", "mask", "both"]>, "\"indices\"">:$ret_typ,
+                   DefaultValuedAttr<BoolAttr, "false">:$is_ascend,
+                   OptionalAttr<Sym_DTypeAttr>:$dtype);
+  let results = (outs Variadic<AnyTensor>:$outputs);
+  let hasVerifier = 1;
+}
+
+def Sym_SortOp : Sym_Op<"sort", [Pure], ["inferResultElementType"]> {
+  let summary = "data sorted along `axis` (sym::kNone: flattened), and the hidden int32 indices";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$axis,
+                   DefaultValuedAttr<BoolAttr, "true">:$is_ascend);
+  let results = (outs AnyTensor:$output, AnyTensor:$indices);
+}
+
+class Sym_SearchAxisOp<string mnemonic, string doc> : Sym_Op<mnemonic, [Pure]> {
+  let summary = "the index of the first " # doc # " along `axis` (all elements when absent), in data's type";
+  let arguments = (ins AnyTensor:$data,
+                   OptionalAttr<Sym_IntAttr>:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs AnyTensor:$output);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ::mlir::sym::inferSearchAxisShape(ctx, getAxis(), getKeepdims());
+    }
+  }];
+}
+def Sym_ArgmaxOp : Sym_SearchAxisOp<"argmax", "maximum">;
+def Sym_ArgminOp : Sym_SearchAxisOp<"argmin", "minimum">;
+
+def Sym_PickOp : Sym_Op<"pick", [Pure]> {
+  let summary = "out[..., ...] = data[..., index[..., ...], ...] along `axis`, clipped or wrapped";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$index,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$keepdims,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["wrap", "clip"]>, "\"clip\"">:$mode);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_TakeOp : Sym_Op<"take", [Pure]> {
+  let summary = "slices of `a` along `axis` at `indices`: out shape a[:axis] + indices + a[axis+1:]";
+  let arguments = (ins AnyTensor:$a, AnyTensor:$indices,
+                   DefaultValuedAttr<Sym_IntAttr, "0">:$axis,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["raise", "wrap", "clip"]>, "\"clip\"">:$mode);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_OneHotOp : Sym_Op<"one_hot", [Pure], ["inferResultElementType"]> {
+  let summary = "indices + (depth,): on_value where the last index equals the (truncated) index, else off_value";
+  let arguments = (ins AnyTensor:$indices,
+                   Sym_IntAttr:$depth,
+                   DefaultValuedAttr<Sym_FloatAttr, "1.0">:$on_value,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.0">:$off_value,
+                   OptionalAttr<Sym_DTypeAttr>:$dtype);
+  let results = (outs AnyTensor:$output);
+}
+
+def Sym_BroadcastLikeOp : Sym_Op<"broadcast_like", [Pure]> {
+  let summary = "lhs broadcast to rhs's shape (or along lhs_axes to rhs's rhs_axes sizes)";
+  let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs,
+                   OptionalAttr<DenseI64ArrayAttr>:$lhs_axes,
+                   OptionalAttr<DenseI64ArrayAttr>:$rhs_axes);
+  let results = (outs AnyTensor:$output);
+}
+
 def Sym_GatherNdOp : Sym_Op<"gather_nd", [Pure]> {
   let summary = "data at the positions indices' first dim lists: out[y...] = data[indices[:, y...], ...]";
   let arguments = (ins AnyTensor:$data, AnyTensor:$indices);
@@ -1075,6 +1150,45 @@ def Sym_BackwardROIAlignOp : Sym_Op<"_backward_ROIAlign", [Pure]> {
 def Sym_BackwardGatherNdOp : Sym_Op<"_backward_gather_nd", [Pure]> {
   let summary = "gather_nd's data gradient: out_grad summed into zeros at the gathered positions";
   let arguments = (ins AnyTensor:$out_grad, AnyTensor:$indices, AnyTensor:$data);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(2));
+    }
+  }];
+}
+
+def Sym_BackwardTopkOp : Sym_Op<"_backward_topk", [Pure]> {
+  let summary = "topk's and sort's data gradient: out_grad written at the selected indices, zeros elsewhere";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$indices, AnyTensor:$data,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$axis);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(2));
+    }
+  }];
+}
+
+def Sym_BackwardPickOp : Sym_Op<"_backward_pick", [Pure]> {
+  let summary = "pick's data gradient: out_grad at the picked positions, zeros elsewhere";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$index, AnyTensor:$data,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$axis,
+                   DefaultValuedAttr<BoolAttr, "false">:$keepdims,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["wrap", "clip"]>, "\"clip\"">:$mode);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(2));
+    }
+  }];
+}
+
+def Sym_BackwardTakeOp : Sym_Op<"_backward_take", [Pure]> {
+  let summary = "take's data gradient: out_grad summed into zeros at the taken slices";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$indices, AnyTensor:$a,
+                   DefaultValuedAttr<Sym_IntAttr, "0">:$axis,
+                   DefaultValuedAttr<Sym_StrEnumAttr<["raise", "wrap", "clip"]>, "\"clip\"">:$mode);
   let results = (outs AnyTensor:$data_grad);
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {

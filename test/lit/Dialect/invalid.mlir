@@ -350,3 +350,19 @@ func.func @zeros_shape() {
   %0 = sym._zeros {shape = array<i64: 0, 5>} : () -> tensor<3x4xf32>
   return
 }
+
+// -----
+
+func.func @topk_results(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{ret_typ indices has 1 results, got 2}}
+  %0:2 = sym.topk %a {k = 2 : i64} : (tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>)
+  return
+}
+
+// -----
+
+func.func @pick_without_axis(%a: tensor<2x3xf32>, %i: tensor<2xf32>) {
+  // expected-error @+1 {{axis=None is not supported by pick yet. Must specify an axis.}}
+  %0 = sym.pick %a, %i {axis = -9223372036854775808 : i64} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return
+}

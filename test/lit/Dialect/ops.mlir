@@ -300,5 +300,21 @@ func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x
   %65 = sym.argsort %a {is_ascend = false} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: sym.gather_nd {{.*}} -> tensor<3x3xf32>
   %66 = sym.gather_nd %a, %bc : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+  // CHECK: sym.topk {{.*}}ret_typ = "both"{{.*}} -> (tensor<2x2xf32>, tensor<2x2xi32>)
+  %67:2 = sym.topk %a {k = 2 : i64, ret_typ = "both", dtype = i32} : (tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>)
+  // CHECK: sym.sort {{.*}}axis = 0{{.*}} -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  %68:2 = sym.sort %a {axis = 0 : i64} : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  // CHECK: sym.argmax {{.*}}keepdims = true{{.*}} -> tensor<2x1xf32>
+  %69 = sym.argmax %a {axis = 1 : i64, keepdims = true} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  // CHECK: sym.argmin {{.*}} -> tensor<1xf32>
+  %70 = sym.argmin %a : (tensor<2x3xf32>) -> tensor<1xf32>
+  // CHECK: sym.pick {{.*}}mode = "wrap"{{.*}} -> tensor<3xf32>
+  %71 = sym.pick %a, %b {axis = 0 : i64, mode = "wrap"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  // CHECK: sym.take {{.*}} -> tensor<3x3xf32>
+  %72 = sym.take %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<3x3xf32>
+  // CHECK: sym.one_hot {{.*}}depth = 4{{.*}} -> tensor<3x4xf32>
+  %73 = sym.one_hot %b {depth = 4 : i64} : (tensor<3xf32>) -> tensor<3x4xf32>
+  // CHECK: sym.broadcast_like {{.*}} -> tensor<2x3xf32>
+  %74 = sym.broadcast_like %bc, %a : (tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return
 }
