@@ -24,6 +24,7 @@ std::optional<Lowered> lowerShapeOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerReductionOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerDetectionOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerIndexingOp(mlir::Operation *op, OpBuilder &b);
+std::optional<Lowered> lowerRecurrentOp(mlir::Operation *op, OpBuilder &b);
 
 } // namespace symc::cpu
 

@@ -34,7 +34,7 @@ Lowered lowerOp(Operation *op, OpBuilder &b) {
   if (failed(checkTypes(op)))
     return failure();
   for (auto lower : {lowerRandomOp, lowerElementwiseOp, lowerLayerOp, lowerAttentionOp, lowerResamplingOp, lowerConvolutionOp, lowerShapeOp, lowerReductionOp,
-                     lowerDetectionOp, lowerIndexingOp})
+                     lowerDetectionOp, lowerIndexingOp, lowerRecurrentOp})
     if (std::optional<Lowered> lowered = lower(op, b))
       return *lowered;
   return op->emitError("the CPU backend has no lowering for '") << op->getName().stripDialect() << "'";

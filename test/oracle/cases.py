@@ -1,6 +1,7 @@
 """Op-level MXNet symbols shared by the oracle checks: (name, symbol, input shapes),
 and the loop that runs a check over them."""
 import argparse
+import os
 import tempfile
 
 import mxnet as mx
@@ -22,6 +23,26 @@ def check_parser(description, symc_run=True):
     parser.add_argument("--only", help="run only the checks whose name contains this")
     parser.add_argument("-v", "--verbose", action="store_true")
     return parser
+
+
+def rerun_with_onednn(script, name, tools, *extra):
+    """Runs check `script` on case `name` in a child process whose MXNet uses
+    its oneDNN kernels (MXNET_MKLDNN_ENABLED=1); raises on its failure."""
+    import subprocess
+    import sys
+    command = [sys.executable, os.path.abspath(script), "--symc", tools.symc, "--cpu", tools.cpu, "--only", name, *extra]
+    if getattr(tools, "symc_run", None):
+        command += ["--symc-run", tools.symc_run]
+    result = subprocess.run(command, env=dict(os.environ, MXNET_MKLDNN_ENABLED="1"), capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("with oneDNN: " + (result.stdout + result.stderr).strip())
+
+
+# MXNet's reference CPU RNN cannot run: with MXNET_MKLDNN_ENABLED=0 its
+# forward checks 3 inputs against an LSTM's 4 and fails, or returns garbage.
+# Cases and models with the RNN op run against oneDNN's RNN instead.
+def needs_onednn(name):
+    return name.startswith(("rnn_", "gluon_rnn_")) and os.environ.get("MXNET_MKLDNN_ENABLED") == "0"
 
 
 def run_checks(label, checks, tools):
@@ -222,6 +243,15 @@ def cases():
     yield case("broadcast_like", S.broadcast_like(d, V("like"), name="bl"), data=(1, 3, 1), like=(2, 3, 4))
     yield case("broadcast_like_axes", S.broadcast_like(d, V("like"), lhs_axes=(0,), rhs_axes=(-1,), name="bl"),
                data=(1, 3), like=(2, 7))
+    # The fused RNN op, as Gluon's rnn.RNN / LSTM / GRU layers export it.
+    rnn = lambda mode, **kw: S.RNN(d, V("params"), V("state"), *([V("cell")] if mode == "lstm" else []), mode=mode,
+                                   state_size=4, name="rnn", **kw)
+    yield case("rnn_lstm1", rnn("lstm", num_layers=1, state_outputs=True), data=(5, 2, 3))
+    yield case("rnn_lstm_bi", rnn("lstm", num_layers=2, bidirectional=True, state_outputs=True), data=(4, 3, 5))
+    yield case("rnn_gru_bi", rnn("gru", num_layers=2, bidirectional=True), data=(4, 2, 3))
+    yield case("rnn_gru_states", rnn("gru", num_layers=1, state_outputs=True), data=(3, 2, 6))
+    yield case("rnn_tanh", rnn("rnn_tanh", num_layers=2, state_outputs=True), data=(5, 2, 3))
+    yield case("rnn_relu", rnn("rnn_relu", num_layers=1, bidirectional=True), data=(5, 2, 3))
     yield case("gather_nd", S.gather_nd(d, S.floor(S.abs(V("indices")) * 3.99 - 1, name="idx"), name="g"),
                data=(4, 3, 5), indices=(2, 3, 2))
     yield case("gather_nd_rows", S.gather_nd(d, S.floor(S.abs(V("indices")) * 3.99, name="idx"), name="g"),

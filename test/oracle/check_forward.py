@@ -25,7 +25,7 @@ os.environ.setdefault("MXNET_STORAGE_FALLBACK_LOG_VERBOSE", "0")
 import mxnet as mx
 import numpy as np
 
-from cases import cases, check_parser, run_checks
+from cases import cases, check_parser, needs_onednn, rerun_with_onednn, run_checks
 from models import models
 
 # Cases whose inputs must be positive (logarithms, roots, fractional powers).
@@ -256,6 +256,7 @@ def main():
             if n in DYNAMIC_MODELS:
                 work_items.append(("dynamic_" + n, s, shp, MODEL_TOLERANCE, run_dynamic_batch))
     return run_checks("oracle forward", [
+        (name, lambda work, n=name: rerun_with_onednn(__file__, n, tools, "--no-models")) if needs_onednn(name) else
         (name, lambda work, n=name, s=sym, shp=shapes, t=tolerance, c=check: c(n, s, shp, work, tools, rng, t))
         for name, sym, shapes, tolerance, check in work_items], tools)
 

@@ -14,6 +14,11 @@ The default run checks a representative subset (a few minutes); --all runs
 every model (the `check-zoo` build target, about 25 minutes on 2 cores).
 GluonCV 0.10.5 refuses to import beside torch 2.x: torch is hidden from it.
 
+Gluon's recurrent layers (rnn.RNN, LSTM and GRU: the fused RNN op, several
+layers, bidirectional, states in and out) are exported the same way and
+checked in every run, against MXNet's oneDNN RNN (its reference CPU RNN
+cannot run: cases.needs_onednn).
+
 GluonNLP's BERT encoder (with its pooler) is exported the same way: token
 ids, segment ids and valid lengths in, the fused self-attention ops and
 LayerNorm inside. The default run checks a two-layer BERT of the same ops;
@@ -38,7 +43,7 @@ warnings.filterwarnings("ignore")
 import mxnet as mx
 import numpy as np
 
-from cases import check_parser, run_checks
+from cases import check_parser, needs_onednn, rerun_with_onednn, run_checks
 from check_backward import mxnet_backward
 from check_forward import (compare_outputs, compile_command, compile_symbol, mxnet_forward, random_arrays,
                            save_arrays)
@@ -79,6 +84,15 @@ GLUONCV = (
 GLUONNLP = (
     ("BERT", ["bert_12_768_12"]),
 )
+# Gluon's recurrent layers (the fused RNN op), hybridized with their states
+# in and out: (layer, its keyword arguments).
+GLUON_RNN = {
+    "gluon_rnn_tanh": ("RNN", {"num_layers": 2, "activation": "tanh"}),
+    "gluon_rnn_relu_bi": ("RNN", {"activation": "relu", "bidirectional": True}),
+    "gluon_rnn_lstm": ("LSTM", {"num_layers": 2, "bidirectional": True}),
+    "gluon_rnn_gru": ("GRU", {"num_layers": 2, "bidirectional": True}),
+}
+RNN_STEPS, RNN_BATCH, RNN_INPUT, RNN_HIDDEN = 6, 2, 8, 16
 # The default run's BERT: the base model's graph with two small layers.
 SMALL_BERT = {"num_layers": 2, "units": 64, "hidden_size": 128, "num_heads": 4, "embed_size": 64}
 BERT_VOCAB, BERT_BATCH, BERT_LENGTH = 1000, 2, 16
@@ -129,6 +143,31 @@ def export(name, source, shape, work):
     prefix = os.path.join(work, name)
     net.export(prefix)
     return mx.sym.load(prefix + "-symbol.json")
+
+
+def export_rnn(name, work):
+    """A Gluon recurrent layer on (steps, batch, input) data and its begin
+    states, returning its output and final states."""
+    layer, options = GLUON_RNN[name]
+    net = getattr(mx.gluon.rnn, layer)(RNN_HIDDEN, input_size=RNN_INPUT, **options)
+    net.initialize()
+    net.hybridize()
+    states = net.begin_state(batch_size=RNN_BATCH)
+    net(mx.nd.zeros((RNN_STEPS, RNN_BATCH, RNN_INPUT)), states)
+    prefix = os.path.join(work, name)
+    net.export(prefix)
+    shapes = {"data0": (RNN_STEPS, RNN_BATCH, RNN_INPUT)}
+    shapes.update({"data%d" % (i + 1): s.shape for i, s in enumerate(states)})
+    return mx.sym.load(prefix + "-symbol.json"), shapes
+
+
+def check_rnn(name, work, tools, rng):
+    sym, shapes = export_rnn(name, work)
+    args, aux, outputs = mxnet_forward(sym, shapes, False, rng)
+    base = os.path.join(work, name)
+    save_arrays(base, args, aux)
+    compile_symbol(tools, base, shapes, ["--no-monitor"])
+    compare_outputs(name, base + ".so", base, outputs, tools, MODEL_TOLERANCE)
 
 
 def export_bert(name, work, small):
@@ -215,6 +254,10 @@ def check_bert(name, work, tools, rng, small, train):
 
 
 def check_model(name, source, shape, work, tools, rng, train):
+    if needs_onednn(name):
+        return rerun_with_onednn(__file__, name, tools, *(["--all"] if tools.all else []))
+    if source == "gluon_rnn":
+        return check_rnn(name, work, tools, rng)
     if source == "gluonnlp":
         return check_bert(name, work, tools, rng, small=shape is None, train=train)
     sym = export(name, source, shape, work)
@@ -239,6 +282,8 @@ def check_model(name, source, shape, work, tools, rng, train):
 def models(everything):
     """(name, source, input shape or None for BERT's small default, whether
     to train it)."""
+    for name in GLUON_RNN:
+        yield name, "gluon_rnn", None, False
     for source, families in (("gluon", GLUON), ("gluoncv", GLUONCV), ("gluonnlp", GLUONNLP)):
         for family, names in families:
             for name in names:

@@ -42,7 +42,7 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "_contrib_interleaved_matmul_selfatt_valatt", "tile", "repeat", "reverse", "squeeze", "_arange",
           "slice_like", "L2Normalization", "_contrib_box_nms", "_contrib_box_decode", "_contrib_ROIAlign",
           "shape_array", "argsort", "gather_nd", "topk", "sort", "argmax", "argmin", "pick", "take", "one_hot",
-          "broadcast_like"})
+          "broadcast_like", "RNN"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -72,7 +72,11 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
         {"_npx_shape_array", "shape_array"}, {"_npi_argsort", "argsort"}, {"_npi_gather_nd", "gather_nd"},
         {"_npx_gather_nd", "gather_nd"}, {"_npx_topk", "topk"}, {"_npi_sort", "sort"},
         {"choose_element_0index", "pick"}, {"_npx_pick", "pick"}, {"_npi_take", "take"},
-        {"_npx_one_hot", "one_hot"}};
+        {"_npx_one_hot", "one_hot"},
+        // Gluon's RNN layers concatenate their weights and biases into RNN's
+        // flat parameter vector with it: Concat, with the shape rule's
+        // inference of one unknown input from the output that Concat has too.
+        {"_rnn_param_concat", "Concat"}, {"_npi_rnn_param_concat", "Concat"}};
     for (auto [alias, canonical] : aliases)
       t[alias] = canonical;
     return t;
@@ -212,6 +216,19 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
   } else if (op == "_contrib_ROIAlign") {
     sig.inputs = names({"data", "rois"});
     withOutputs({"output"}, 1);
+  } else if (op == "RNN") {
+    bool lstm = strParam(params, "mode", "") == "lstm";
+    sig.inputs = names({"data", "parameters", "state"});
+    if (lstm)
+      sig.inputs.push_back("state_cell");
+    if (boolParam(params, "use_sequence_length", false))
+      sig.inputs.push_back("sequence_length");
+    if (!boolParam(params, "state_outputs", false))
+      withOutputs({"output"}, 1);
+    else if (lstm)
+      withOutputs({"output", "state_output", "statecell_output"}, 3);
+    else
+      withOutputs({"output", "state_output"}, 2);
   } else if (op == "topk") {
     sig.inputs = names({"data"});
     llvm::StringRef ret = strParam(params, "ret_typ", "indices");

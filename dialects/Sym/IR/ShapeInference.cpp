@@ -1236,6 +1236,52 @@ Type SortOp::inferResultElementType(unsigned index, llvm::ArrayRef<Type> operand
   return index == 0 ? operands[0] : IntegerType::get(getContext(), 32);
 }
 
+// RNNShape: data (T, N, I); the states (L * D, N, H); the flat parameter
+// vector's length (GetRnnParamSize).
+LogicalResult RNNOp::inferShapes(ShapeInferenceContext &ctx) {
+  unsigned inputs = 3 + (isLstm() ? 1 : 0) + (getUseSequenceLength() ? 1 : 0);
+  if (ctx.numInputs() != inputs)
+    return ctx.fail("Input shape mismatch. Expected " + llvm::Twine(inputs) + " input parameters but got " +
+                    llvm::Twine(ctx.numInputs()) + ".");
+  const PartialShape &data = ctx.input(0);
+  if (!data.hasRank())
+    return success();
+  if (data.rank() != 3)
+    return ctx.fail("Input data should be rank-3 tensor of dim [sequence length, batch size, input size]");
+  int64_t directions = numDirections(), layers = directions * getNumLayers(), hidden = getStateSize();
+  int64_t batch = data[1], input = data[2];
+  int64_t layerSize = getProjectionSize().value_or(hidden);
+  PartialShape state({layers, batch, layerSize});
+  if (failed(ctx.refineInput(2, state)))
+    return failure();
+  if (isLstm() && failed(ctx.refineInput(3, PartialShape({layers, batch, hidden}))))
+    return failure();
+  if (getUseSequenceLength() && failed(ctx.refineInput(ctx.numInputs() - 1, PartialShape({batch}))))
+    return failure();
+  if (input >= 0) {
+    int64_t rows = gateRows() * directions, first, other;
+    if (std::optional<int64_t> projection = getProjectionSize()) {
+      first = (input + *projection + 2) * rows;
+      other = (*projection * directions + *projection + 2) * rows;
+    } else {
+      first = (input + hidden + 2) * rows;
+      other = (hidden * directions + hidden + 2) * rows;
+    }
+    int64_t size = first + (getNumLayers() - 1) * other;
+    if (std::optional<int64_t> projection = getProjectionSize())
+      size += *projection * hidden * getNumLayers() * directions;
+    if (failed(ctx.refineInput(1, PartialShape({size}))))
+      return failure();
+  }
+  if (failed(ctx.refineOutput(0, PartialShape({data[0], batch, directions * layerSize}))))
+    return failure();
+  if (ctx.numOutputs() > 1 && failed(ctx.refineOutput(1, state)))
+    return failure();
+  if (ctx.numOutputs() > 2)
+    return ctx.refineOutput(2, PartialShape({layers, batch, hidden}));
+  return success();
+}
+
 // TakeOpShape: indices' shape in place of the axis.
 LogicalResult TakeOp::inferShapes(ShapeInferenceContext &ctx) {
   const PartialShape &a = ctx.input(0), &indices = ctx.input(1);

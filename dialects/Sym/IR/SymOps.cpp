@@ -64,6 +64,13 @@ LogicalResult AdaptiveAvgPooling2DOp::verify() {
   return success();
 }
 
+LogicalResult RNNOp::verify() {
+  size_t results = getStateOutputs() ? (isLstm() ? 3 : 2) : 1;
+  if (getNumResults() != results)
+    return emitOpError() << "has " << results << " results for these parameters, got " << getNumResults();
+  return success();
+}
+
 LogicalResult PadOp::verify() {
   if (llvm::any_of(getPadWidth(), [](int64_t p) { return p < 0; }))
     return emitOpError("pad_width must not be negative");
@@ -158,6 +165,8 @@ bool mlir::sym::isTrainSensitive(Operation *op) {
     return dropout.getMode() == "training" && dropout.getP() > 0;
   if (auto leaky = dyn_cast<LeakyReLUOp>(op))
     return leaky.getActType() == "rrelu";
+  if (auto rnn = dyn_cast<RNNOp>(op)) // dropout between layers
+    return rnn.getP() > 0 && rnn.getNumLayers() > 1;
   return false;
 }
 

@@ -391,6 +391,44 @@ def Sym_ArgsortOp : Sym_Op<"argsort", [Pure], ["inferResultElementType"]> {
   let results = (outs AnyTensor:$output);
 }
 
+def Sym_RNNOp : Sym_Op<"RNN", [Pure]> {
+  let summary = "MXNet's fused multi-layer RNN, LSTM or GRU over time-major data (T, N, I)";
+  let description = [{
+    `parameters` is MXNet's flat vector: every layer's and direction's
+    i2h then h2h weight, then every layer's and direction's i2h then h2h
+    bias. `extra` holds state_cell (lstm) then sequence_length
+    (use_sequence_length); the shape rule checks the count, as MXNet's
+    does. Results: the output, then with state_outputs
+    the final state and (lstm) the final cell state.
+  }];
+  let arguments = (ins AnyTensor:$data, AnyTensor:$parameters, AnyTensor:$state,
+                   Variadic<AnyTensor>:$extra,
+                   Sym_PositiveIntAttr:$state_size,
+                   Sym_PositiveIntAttr:$num_layers,
+                   DefaultValuedAttr<BoolAttr, "false">:$bidirectional,
+                   Sym_StrEnumAttr<["rnn_relu", "rnn_tanh", "lstm", "gru"]>:$mode,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.0">:$p,
+                   DefaultValuedAttr<BoolAttr, "false">:$state_outputs,
+                   OptionalAttr<Sym_IntAttr>:$projection_size,
+                   OptionalAttr<Sym_FloatAttr>:$lstm_state_clip_min,
+                   OptionalAttr<Sym_FloatAttr>:$lstm_state_clip_max,
+                   DefaultValuedAttr<BoolAttr, "false">:$lstm_state_clip_nan,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_sequence_length);
+  let results = (outs Variadic<AnyTensor>:$outputs);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool isLstm() { return getMode() == "lstm"; }
+    int64_t numDirections() { return getBidirectional() ? 2 : 1; }
+    /// The rows of each weight matrix and bias: the gates times state_size.
+    int64_t gateRows() {
+      int64_t gates = getMode() == "lstm" ? 4 : getMode() == "gru" ? 3 : 1;
+      return gates * getStateSize();
+    }
+    ::mlir::Value getStateCell() { return isLstm() ? getExtra()[0] : ::mlir::Value(); }
+    ::mlir::Value getSequenceLength() { return getUseSequenceLength() ? getExtra().back() : ::mlir::Value(); }
+  }];
+}
+
 def Sym_TopkOp : Sym_Op<"topk", [Pure], ["inferResultElementType"]> {
   let summary = "the k largest (smallest if is_ascend) along `axis` (sym::kNone: the flattened data)";
   let description = [{

@@ -366,3 +366,11 @@ func.func @pick_without_axis(%a: tensor<2x3xf32>, %i: tensor<2xf32>) {
   %0 = sym.pick %a, %i {axis = -9223372036854775808 : i64} : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2xf32>
   return
 }
+
+// -----
+
+func.func @rnn_without_cell(%x: tensor<5x2x3xf32>, %w: tensor<144xf32>, %h: tensor<1x2x4xf32>) {
+  // expected-error @+1 {{Input shape mismatch. Expected 4 input parameters but got 3.}}
+  %0 = sym.RNN %x, %w, %h {mode = "lstm", num_layers = 1 : i64, state_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<144xf32>, tensor<1x2x4xf32>) -> tensor<5x2x4xf32>
+  return
+}
