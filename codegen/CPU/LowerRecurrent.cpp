@@ -5,7 +5,9 @@
 // sequence with the i2h weight, then per step a product of the previous
 // state with the h2h weight and the gate arithmetic in MXNet's order of
 // additions. The reverse direction walks the steps backwards and writes the
-// second half of each output row.
+// second half of each output row. The gradient runs the forward again and
+// walks the steps back, with per-step h2h products and one product per
+// layer and direction for the i2h weight, the input and the h2h weight.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/LayerUtils.h"
@@ -40,10 +42,12 @@ Value insertBox(OpBuilder &b, Location loc, Value value, Value dest, ArrayRef<in
                                          getAsIndexOpFoldResult(b.getContext(), strides));
 }
 
-/// One layer's and direction's slices of the flat parameter vector.
+/// One layer's and direction's slices of the flat parameter vector, and
+/// where each starts in it.
 struct CellWeights {
   Value i2h, h2h;         // (gates * H, input), (gates * H, H)
   Value i2hBias, h2hBias; // (gates * H)
+  int64_t i2hAt, h2hAt, i2hBiasAt, h2hBiasAt;
 };
 
 /// Reads MXNet's parameter layout in order: all weights, then all biases.
@@ -54,17 +58,18 @@ public:
 
   CellWeights next(int64_t rows, int64_t input, int64_t hidden) {
     CellWeights w;
-    w.i2h = take(weightOffset, {rows, input});
-    w.h2h = take(weightOffset, {rows, hidden});
-    w.i2hBias = take(biasOffset, {rows});
-    w.h2hBias = take(biasOffset, {rows});
+    w.i2h = take(weightOffset, {rows, input}, w.i2hAt);
+    w.h2h = take(weightOffset, {rows, hidden}, w.h2hAt);
+    w.i2hBias = take(biasOffset, {rows}, w.i2hBiasAt);
+    w.h2hBias = take(biasOffset, {rows}, w.h2hBiasAt);
     return w;
   }
 
 private:
-  Value take(int64_t &offset, ArrayRef<int64_t> shape) {
+  Value take(int64_t &offset, ArrayRef<int64_t> shape, int64_t &at) {
     int64_t size = ShapedType::getNumElements(shape);
     Value v = extractBox(b, loc, flat, {offset}, {size}, shape);
+    at = offset;
     offset += size;
     return v;
   }
@@ -75,9 +80,13 @@ private:
   int64_t weightOffset = 0, biasOffset;
 };
 
-/// What one step of a cell computes from the step's gate inputs.
+/// One step of a cell: its state (N, H) (c only for LSTM), and what the
+/// gradient reads again: the activated gates (lstm i, f, g, o; gru r, z, n)
+/// and gru's h2h product of its n gate plus bias.
 struct StepState {
-  Value h, c; // (N, H); c only for LSTM
+  Value h, c;
+  SmallVector<Value, 4> gates;
+  Value hn;
 };
 
 /// Gate `g`'s columns of the (N, gates * H) products.
@@ -86,139 +95,284 @@ Value gate(OpBuilder &b, Location loc, Value products, int64_t g, int64_t hidden
   return extractBox(b, loc, products, {0, g * hidden}, {n, hidden}, {n, hidden});
 }
 
+Value tanhOf(OpBuilder &b, Location loc, Value x) { return b.create<math::TanhOp>(loc, x); }
+
+/// A layer's and direction's forward, kept for its gradient: the weights,
+/// the layer's input (T * N, input) and each step's state in the order the
+/// direction walks them.
+struct DirectionRecord {
+  CellWeights w;
+  Value input;
+  SmallVector<StepState> steps;
+};
+
+/// RNN's attributes as both RNNOp and BackwardRNNOp carry them.
+struct RNNShape {
+  StringRef mode;
+  int64_t steps, batch, input, hidden, layers, directions, rows;
+  Type element;
+
+  template <typename OpTy> static RNNShape of(OpTy op) {
+    RankedTensorType data = tensorType(op->getOperand(0));
+    return {op.getMode(), data.getDimSize(0), data.getDimSize(1), data.getDimSize(2), int64_t(op.getStateSize()),
+            int64_t(op.getNumLayers()), op.numDirections(), op.gateRows(), data.getElementType()};
+  }
+  int64_t states() const { return layers * directions; }
+  int64_t layerInput(int64_t l) const { return l == 0 ? input : directions * hidden; }
+  /// Where the biases start: after every layer's and direction's weights.
+  int64_t biasStart() const {
+    return (input + hidden) * rows * directions + (layers - 1) * (directions * hidden + hidden) * rows * directions;
+  }
+};
+
 class Unroller {
 public:
-  Unroller(OpBuilder &b, sym::RNNOp op) : b(b), loc(op.getLoc()), op(op) {
-    RankedTensorType data = tensorType(op.getData());
-    steps = data.getDimSize(0);
-    batch = data.getDimSize(1);
-    hidden = op.getStateSize();
-    element = data.getElementType();
-  }
+  Unroller(OpBuilder &b, Location loc, const RNNShape &shape) : b(b), loc(loc), s(shape) {}
 
-  /// One step: the i2h product of step t (N, gates * H), the h2h product
-  /// of the previous state, and the biases.
-  StepState step(Value x, Value h, const StepState &previous, const CellWeights &w) {
-    auto stateType = RankedTensorType::get({batch, hidden}, element);
-    auto gateValue = [&](int64_t g, ScalarFn activation) {
-      SmallVector<Value> inputs{gate(b, loc, x, g, hidden), gate(b, loc, h, g, hidden), biasGate(w.i2hBias, g),
-                        biasGate(w.h2hBias, g)};
-      return mapElementwise(b, loc, stateType, inputs, [&](OpBuilder &nb, Location l, ValueRange a) {
-        Value sum = add(nb, l, add(nb, l, add(nb, l, a[0], a[1]), a[2]), a[3]);
-        return activation(nb, l, ValueRange{sum});
-      });
-    };
-    ScalarFn sigmoidFn = [](OpBuilder &nb, Location l, ValueRange a) { return sigmoid(nb, l, a[0]); };
-    ScalarFn tanhFn = [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-      return nb.create<math::TanhOp>(l, a[0]);
-    };
-    StringRef mode = op.getMode();
-    if (mode == "lstm") {
-      Value i = gateValue(0, sigmoidFn), f = gateValue(1, sigmoidFn), g = gateValue(2, tanhFn),
-            o = gateValue(3, sigmoidFn);
-      Value c = mapElementwise(b, loc, stateType, ValueRange{previous.c, f, i, g},
-                               [](OpBuilder &nb, Location l, ValueRange a) {
-                                 return add(nb, l, mul(nb, l, a[0], a[1]), mul(nb, l, a[2], a[3]));
-                               });
-      Value next = mapElementwise(b, loc, stateType, ValueRange{o, c}, [](OpBuilder &nb, Location l, ValueRange a) {
-        return mul(nb, l, a[0], nb.create<math::TanhOp>(l, a[1]));
-      });
-      return {next, c};
-    }
-    if (mode == "gru")
-      return {gruStep(x, h, previous.h, w, stateType, sigmoidFn), Value()};
-    // rnn_tanh, rnn_relu: act(x + bx + h + bh).
-    SmallVector<Value> inputs{gate(b, loc, x, 0, hidden), biasGate(w.i2hBias, 0), gate(b, loc, h, 0, hidden),
-                      biasGate(w.h2hBias, 0)};
-    bool relu = mode == "rnn_relu";
-    Value next = mapElementwise(b, loc, stateType, inputs, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-      Value sum = add(nb, l, add(nb, l, add(nb, l, a[0], a[1]), a[2]), a[3]);
-      if (relu)
-        return max(nb, l, sum, scalarConstant(nb, l, sum.getType(), 0.0));
-      return nb.create<math::TanhOp>(l, sum);
-    });
-    return {next, Value()};
-  }
+  /// The forward: the output (T, N, D * H), the final states and cells
+  /// (L * D, N, H), and each layer's and direction's record.
+  struct Forward {
+    Value output, states, cells;
+    SmallVector<DirectionRecord> records; // layer-major
+  };
 
-  /// r and z as LSTM's gates; n = tanh(x_n + b_xn + r * (h_n + b_hn));
-  /// h' = (1 - z) * n + z * h.
-  Value gruStep(Value x, Value h, Value previous, const CellWeights &w, RankedTensorType stateType,
-                ScalarFn sigmoidFn) {
-    auto sigmoidGate = [&](int64_t g) {
-      SmallVector<Value> inputs{gate(b, loc, x, g, hidden), gate(b, loc, h, g, hidden), biasGate(w.i2hBias, g),
-                        biasGate(w.h2hBias, g)};
-      return mapElementwise(b, loc, stateType, inputs, [&](OpBuilder &nb, Location l, ValueRange a) {
-        return sigmoidFn(nb, l, ValueRange{add(nb, l, add(nb, l, add(nb, l, a[0], a[1]), a[2]), a[3])});
-      });
-    };
-    Value r = sigmoidGate(0), z = sigmoidGate(1);
-    SmallVector<Value> inputs{gate(b, loc, x, 2, hidden), biasGate(w.i2hBias, 2), r, gate(b, loc, h, 2, hidden),
-                      biasGate(w.h2hBias, 2), z, previous};
-    return mapElementwise(b, loc, stateType, inputs, [](OpBuilder &nb, Location l, ValueRange a) {
-      Value n = nb.create<math::TanhOp>(l, add(nb, l, add(nb, l, a[0], a[1]), mul(nb, l, a[2], add(nb, l, a[3], a[4]))));
-      Value one = scalarConstant(nb, l, a[5].getType(), 1.0);
-      return add(nb, l, mul(nb, l, sub(nb, l, one, a[5]), n), mul(nb, l, a[5], a[6]));
-    });
-  }
-
-  Value biasGate(Value bias, int64_t g) { return extractBox(b, loc, bias, {g * hidden}, {hidden}, {hidden}); }
-
-  Lowered run() {
-    if (op.getProjectionSize() || op.getUseSequenceLength() || op.getLstmStateClipMin() || op.getLstmStateClipMax())
-      return op.emitError("RNN with projection_size, use_sequence_length or lstm_state_clip_* is not supported yet");
-    if (sym::runsInTraining(op))
-      return op.emitError("RNN's dropout between layers (p > 0) in training is not supported yet");
-    int64_t directions = op.numDirections(), layers = op.getNumLayers(), rows = op.gateRows();
-    int64_t input = tensorType(op.getData()).getDimSize(2);
-    int64_t weights = (input + hidden) * rows * directions + (layers - 1) * (directions * hidden + hidden) * rows * directions;
-    ParameterReader params(b, loc, op.getParameters(), weights);
-    int64_t states = layers * directions;
-    Value layerInput = reshapeTo(b, loc, op.getData(), {steps * batch, input});
-    Value output, finalStates = emptyTensor(b, loc, {states, batch, hidden}, element),
-                  finalCells = emptyTensor(b, loc, {states, batch, hidden}, element);
-    for (int64_t l = 0; l < layers; ++l) {
-      output = emptyTensor(b, loc, {steps, batch, directions * hidden}, element);
-      for (int64_t d = 0; d < directions; ++d) {
-        CellWeights w = params.next(rows, l == 0 ? input : directions * hidden, hidden);
-        int64_t s = l * directions + d;
-        StepState state{initial(op.getState(), s), op.isLstm() ? initial(op.getStateCell(), s) : Value()};
-        Value projected = matmulTransposedB(b, loc, layerInput, w.i2h); // (T * N, rows)
-        for (int64_t i = 0; i < steps; ++i) {
-          int64_t t = d ? steps - 1 - i : i;
-          Value x = extractBox(b, loc, projected, {t * batch, 0}, {batch, rows}, {batch, rows});
-          state = step(x, matmulTransposedB(b, loc, state.h, w.h2h), state, w);
-          output = insertBox(b, loc, state.h, output, {t, 0, d * hidden}, {1, batch, hidden});
+  Forward run(Value data, Value parameters, Value initialStates, Value initialCells) {
+    ParameterReader params(b, loc, parameters, s.biasStart());
+    Forward f;
+    Value layerInput = reshapeTo(b, loc, data, {s.steps * s.batch, s.input});
+    f.states = emptyTensor(b, loc, {s.states(), s.batch, s.hidden}, s.element);
+    f.cells = emptyTensor(b, loc, {s.states(), s.batch, s.hidden}, s.element);
+    for (int64_t l = 0; l < s.layers; ++l) {
+      f.output = emptyTensor(b, loc, {s.steps, s.batch, s.directions * s.hidden}, s.element);
+      for (int64_t d = 0; d < s.directions; ++d) {
+        DirectionRecord r{params.next(s.rows, s.layerInput(l), s.hidden), layerInput, {}};
+        int64_t k = l * s.directions + d;
+        StepState state{initial(initialStates, k), initialCells ? initial(initialCells, k) : Value(), {}, Value()};
+        Value projected = matmulTransposedB(b, loc, layerInput, r.w.i2h); // (T * N, rows)
+        for (int64_t i = 0; i < s.steps; ++i) {
+          int64_t t = d ? s.steps - 1 - i : i;
+          Value x = extractBox(b, loc, projected, {t * s.batch, 0}, {s.batch, s.rows}, {s.batch, s.rows});
+          state = step(x, matmulTransposedB(b, loc, state.h, r.w.h2h), state, r.w);
+          r.steps.push_back(state);
+          f.output = insertBox(b, loc, state.h, f.output, {t, 0, d * s.hidden}, {1, s.batch, s.hidden});
         }
-        finalStates = insertBox(b, loc, state.h, finalStates, {s, 0, 0}, {1, batch, hidden});
+        f.states = insertBox(b, loc, state.h, f.states, {k, 0, 0}, {1, s.batch, s.hidden});
         if (state.c)
-          finalCells = insertBox(b, loc, state.c, finalCells, {s, 0, 0}, {1, batch, hidden});
+          f.cells = insertBox(b, loc, state.c, f.cells, {k, 0, 0}, {1, s.batch, s.hidden});
+        f.records.push_back(std::move(r));
       }
-      layerInput = reshapeTo(b, loc, output, {steps * batch, directions * hidden});
+      layerInput = reshapeTo(b, loc, f.output, {s.steps * s.batch, s.directions * s.hidden});
     }
-    SmallVector<Value> results{output};
-    if (op.getStateOutputs())
-      results.push_back(finalStates);
-    if (op.getStateOutputs() && op.isLstm())
-      results.push_back(finalCells);
-    return results;
+    return f;
+  }
+
+  /// The gradients of data, parameters, state and cell (null without a
+  /// cell) from those of the output, final states and cells (null: zero).
+  SmallVector<Value> backward(Forward &f, Value parameters, Value state, Value cell, Value outGrad,
+                              Value statesGrad, Value cellsGrad) {
+    Value paramGrad = zeros(b, loc, tensorType(parameters).getShape(), s.element);
+    Value stateGrad = emptyTensor(b, loc, {s.states(), s.batch, s.hidden}, s.element);
+    Value cellGrad = cell ? emptyTensor(b, loc, {s.states(), s.batch, s.hidden}, s.element) : Value();
+    Value outputGrad = reshapeTo(b, loc, outGrad, {s.steps * s.batch, s.directions * s.hidden});
+    for (int64_t l = s.layers - 1; l >= 0; --l) {
+      Value inputGrad = zeros(b, loc, {s.steps * s.batch, s.layerInput(l)}, s.element);
+      for (int64_t d = 0; d < s.directions; ++d) {
+        int64_t k = l * s.directions + d;
+        const DirectionRecord &r = f.records[k];
+        Value dh = statesGrad ? initial(statesGrad, k) : zeros(b, loc, {s.batch, s.hidden}, s.element);
+        Value dc = cell ? (cellsGrad ? initial(cellsGrad, k) : zeros(b, loc, {s.batch, s.hidden}, s.element))
+                        : Value();
+        Value xGates = emptyTensor(b, loc, {s.steps * s.batch, s.rows}, s.element);
+        Value hGates = emptyTensor(b, loc, {s.steps * s.batch, s.rows}, s.element);
+        Value previousStates = emptyTensor(b, loc, {s.steps * s.batch, s.hidden}, s.element);
+        for (int64_t i = s.steps - 1; i >= 0; --i) {
+          int64_t t = d ? s.steps - 1 - i : i;
+          StepState previous = i ? r.steps[i - 1] : StepState{initial(state, k), cell ? initial(cell, k) : Value(), {}, Value()};
+          Value g = addTensors(extractBox(b, loc, outputGrad, {t * s.batch, d * s.hidden}, {s.batch, s.hidden},
+                                   {s.batch, s.hidden}), dh);
+          StepGrad grad = stepGrad(r.steps[i], previous, g, dc);
+          dh = addTensors(grad.direct, matmul(b, loc, grad.hGates, r.w.h2h, false, false));
+          dc = grad.c;
+          xGates = insertBox(b, loc, grad.xGates, xGates, {t * s.batch, 0}, {s.batch, s.rows});
+          hGates = insertBox(b, loc, grad.hGates, hGates, {t * s.batch, 0}, {s.batch, s.rows});
+          previousStates = insertBox(b, loc, previous.h, previousStates, {t * s.batch, 0}, {s.batch, s.hidden});
+        }
+        stateGrad = insertBox(b, loc, dh, stateGrad, {k, 0, 0}, {1, s.batch, s.hidden});
+        if (cell)
+          cellGrad = insertBox(b, loc, dc, cellGrad, {k, 0, 0}, {1, s.batch, s.hidden});
+        int64_t rows = s.rows, in = s.layerInput(l);
+        paramGrad = insertBox(b, loc, matmul(b, loc, xGates, r.input, true, false), paramGrad, {r.w.i2hAt},
+                              {rows * in});
+        paramGrad = insertBox(b, loc, matmul(b, loc, hGates, previousStates, true, false), paramGrad, {r.w.h2hAt},
+                              {rows * s.hidden});
+        paramGrad = insertBox(b, loc, columnSums(xGates), paramGrad, {r.w.i2hBiasAt}, {rows});
+        paramGrad = insertBox(b, loc, columnSums(hGates), paramGrad, {r.w.h2hBiasAt}, {rows});
+        inputGrad = addTensors(inputGrad, matmul(b, loc, xGates, r.w.i2h, false, false));
+      }
+      outputGrad = inputGrad;
+    }
+    SmallVector<Value> grads{reshapeTo(b, loc, outputGrad, {s.steps, s.batch, s.input}), paramGrad, stateGrad};
+    if (cell)
+      grads.push_back(cellGrad);
+    return grads;
   }
 
 private:
-  /// State `s` of a (L * D, N, H) state input.
-  Value initial(Value states, int64_t s) { return extractBox(b, loc, states, {s, 0, 0}, {1, batch, hidden}, {batch, hidden}); }
+  /// One step: the i2h product of step t (N, gates * H), the h2h product
+  /// of the previous state, and the biases, summed in MXNet's order.
+  StepState step(Value x, Value h, const StepState &previous, const CellWeights &w) {
+    auto activated = [&](int64_t g, bool isTanh) {
+      SmallVector<Value> inputs{gate(b, loc, x, g, s.hidden), gate(b, loc, h, g, s.hidden), biasGate(w.i2hBias, g),
+                                biasGate(w.h2hBias, g)};
+      return map(inputs, [&](OpBuilder &nb, Location l, ValueRange a) {
+        Value sum = add(nb, l, add(nb, l, add(nb, l, a[0], a[1]), a[2]), a[3]);
+        return isTanh ? tanhOf(nb, l, sum) : sigmoid(nb, l, sum);
+      });
+    };
+    if (s.mode == "lstm") {
+      Value i = activated(0, false), f = activated(1, false), g = activated(2, true), o = activated(3, false);
+      Value c = map({previous.c, f, i, g}, [](OpBuilder &nb, Location l, ValueRange a) {
+        return add(nb, l, mul(nb, l, a[0], a[1]), mul(nb, l, a[2], a[3]));
+      });
+      Value next = map({o, c}, [](OpBuilder &nb, Location l, ValueRange a) { return mul(nb, l, a[0], tanhOf(nb, l, a[1])); });
+      return {next, c, {i, f, g, o}, Value()};
+    }
+    if (s.mode == "gru") {
+      // n = tanh(x_n + b_xn + r * (h_n + b_hn)); h' = (1 - z) * n + z * h.
+      Value r = activated(0, false), z = activated(1, false);
+      Value hn = addTensors(gate(b, loc, h, 2, s.hidden), biasGate(w.h2hBias, 2));
+      Value n = map({gate(b, loc, x, 2, s.hidden), biasGate(w.i2hBias, 2), r, hn},
+                    [](OpBuilder &nb, Location l, ValueRange a) {
+                      return tanhOf(nb, l, add(nb, l, add(nb, l, a[0], a[1]), mul(nb, l, a[2], a[3])));
+                    });
+      Value next = map({z, n, previous.h}, [](OpBuilder &nb, Location l, ValueRange a) {
+        Value one = scalarConstant(nb, l, a[0].getType(), 1.0);
+        return add(nb, l, mul(nb, l, sub(nb, l, one, a[0]), a[1]), mul(nb, l, a[0], a[2]));
+      });
+      return {next, Value(), {r, z, n}, hn};
+    }
+    // rnn_tanh, rnn_relu: act(x + b_x + h + b_h).
+    bool relu = s.mode == "rnn_relu";
+    Value next = map({gate(b, loc, x, 0, s.hidden), biasGate(w.i2hBias, 0), gate(b, loc, h, 0, s.hidden),
+                      biasGate(w.h2hBias, 0)},
+                     [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                       Value sum = add(nb, l, add(nb, l, add(nb, l, a[0], a[1]), a[2]), a[3]);
+                       return relu ? max(nb, l, sum, scalarConstant(nb, l, sum.getType(), 0.0)) : tanhOf(nb, l, sum);
+                     });
+    return {next, Value(), {next}, Value()};
+  }
+
+  /// A step's gradients: of its i2h and h2h pre-activations (N, gates * H),
+  /// of the previous state other than through the h2h product, and of the
+  /// previous cell.
+  struct StepGrad {
+    Value xGates, hGates, direct, c;
+  };
+
+  StepGrad stepGrad(const StepState &at, const StepState &previous, Value dh, Value dc) {
+    auto gates = [&](ArrayRef<Value> parts) {
+      Value all = emptyTensor(b, loc, {s.batch, s.rows}, s.element);
+      for (auto [g, part] : llvm::enumerate(parts))
+        all = insertBox(b, loc, part, all, {0, int64_t(g) * s.hidden}, {s.batch, s.hidden});
+      return all;
+    };
+    auto sigmoidGrad = [](OpBuilder &nb, Location l, Value g, Value y) { // g y (1 - y)
+      return mul(nb, l, mul(nb, l, g, y), sub(nb, l, scalarConstant(nb, l, y.getType(), 1.0), y));
+    };
+    auto tanhGrad = [](OpBuilder &nb, Location l, Value g, Value y) { // g (1 - y^2)
+      return mul(nb, l, g, sub(nb, l, scalarConstant(nb, l, y.getType(), 1.0), mul(nb, l, y, y)));
+    };
+    if (s.mode == "lstm") {
+      Value i = at.gates[0], f = at.gates[1], g = at.gates[2], o = at.gates[3];
+      // h = o tanh(c): the cell's gradient, through h and from the next step.
+      Value dcell = map({dh, o, at.c, dc}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        return add(nb, l, a[3], tanhGrad(nb, l, mul(nb, l, a[0], a[1]), tanhOf(nb, l, a[2])));
+      });
+      Value di = map({dcell, g, i}, [&](OpBuilder &nb, Location l, ValueRange a) { return sigmoidGrad(nb, l, mul(nb, l, a[0], a[1]), a[2]); });
+      Value df = map({dcell, previous.c, f}, [&](OpBuilder &nb, Location l, ValueRange a) { return sigmoidGrad(nb, l, mul(nb, l, a[0], a[1]), a[2]); });
+      Value dg = map({dcell, i, g}, [&](OpBuilder &nb, Location l, ValueRange a) { return tanhGrad(nb, l, mul(nb, l, a[0], a[1]), a[2]); });
+      Value dout = map({dh, at.c, o}, [&](OpBuilder &nb, Location l, ValueRange a) { return sigmoidGrad(nb, l, mul(nb, l, a[0], tanhOf(nb, l, a[1])), a[2]); });
+      Value all = gates({di, df, dg, dout});
+      return {all, all, zeros(b, loc, {s.batch, s.hidden}, s.element), mulStates(dcell, f)};
+    }
+    if (s.mode == "gru") {
+      Value r = at.gates[0], z = at.gates[1], n = at.gates[2];
+      Value dn = map({dh, z, n}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        return tanhGrad(nb, l, mul(nb, l, a[0], sub(nb, l, scalarConstant(nb, l, a[1].getType(), 1.0), a[1])), a[2]);
+      });
+      Value dz = map({dh, previous.h, n, z}, [&](OpBuilder &nb, Location l, ValueRange a) {
+        return sigmoidGrad(nb, l, mul(nb, l, a[0], sub(nb, l, a[1], a[2])), a[3]);
+      });
+      Value dr = map({dn, at.hn, r}, [&](OpBuilder &nb, Location l, ValueRange a) { return sigmoidGrad(nb, l, mul(nb, l, a[0], a[1]), a[2]); });
+      return {gates({dr, dz, dn}), gates({dr, dz, mulStates(dn, r)}), mulStates(dh, z), Value()};
+    }
+    bool relu = s.mode == "rnn_relu";
+    Value da = map({dh, at.h}, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+      if (!relu)
+        return tanhGrad(nb, l, a[0], a[1]);
+      Value positive = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, a[1], scalarConstant(nb, l, a[1].getType(), 0.0));
+      return nb.create<arith::SelectOp>(l, positive, a[0], scalarConstant(nb, l, a[0].getType(), 0.0));
+    });
+    return {da, da, zeros(b, loc, {s.batch, s.hidden}, s.element), Value()};
+  }
+
+  Value map(ArrayRef<Value> inputs, ScalarFn fn) {
+    return mapElementwise(b, loc, RankedTensorType::get({s.batch, s.hidden}, s.element), inputs, fn);
+  }
+  Value addTensors(Value x, Value y) { return mapElementwise(b, loc, tensorType(x), {x, y}, addFn); }
+  Value mulStates(Value x, Value y) {
+    return map({x, y}, [](OpBuilder &nb, Location l, ValueRange a) { return mul(nb, l, a[0], a[1]); });
+  }
+  Value biasGate(Value bias, int64_t g) { return extractBox(b, loc, bias, {g * s.hidden}, {s.hidden}, {s.hidden}); }
+  Value columnSums(Value m) { return reduce(b, loc, m, {0}, false, 0.0, addFn); }
+  /// State `k` of a (L * D, N, H) state tensor.
+  Value initial(Value states, int64_t k) {
+    return extractBox(b, loc, states, {k, 0, 0}, {1, s.batch, s.hidden}, {s.batch, s.hidden});
+  }
 
   OpBuilder &b;
   Location loc;
-  sym::RNNOp op;
-  int64_t steps, batch, hidden;
-  Type element;
+  RNNShape s;
 };
+
+template <typename OpTy> LogicalResult checkSupported(OpTy op) {
+  if (op.getProjectionSize() || op.getUseSequenceLength() || op.getLstmStateClipMin() || op.getLstmStateClipMax())
+    return op.emitError("RNN with projection_size, use_sequence_length or lstm_state_clip_* is not supported yet");
+  if (sym::runsInTraining(op) || (std::is_same_v<OpTy, sym::BackwardRNNOp> && op.getP() > 0 && op.getNumLayers() > 1))
+    return op.emitError("RNN's dropout between layers (p > 0) in training is not supported yet");
+  return success();
+}
+
+Lowered lowerRNN(OpBuilder &b, sym::RNNOp op) {
+  if (failed(checkSupported(op)))
+    return failure();
+  Unroller::Forward f = Unroller(b, op.getLoc(), RNNShape::of(op))
+                            .run(op.getData(), op.getParameters(), op.getState(), op.getStateCell());
+  SmallVector<Value> results{f.output};
+  if (op.getStateOutputs())
+    results.push_back(f.states);
+  if (op.getStateOutputs() && op.isLstm())
+    results.push_back(f.cells);
+  return results;
+}
+
+/// The forward again (MXNet keeps it in a reserve space), then back
+/// through time.
+Lowered lowerRNNBackward(OpBuilder &b, sym::BackwardRNNOp op) {
+  if (failed(checkSupported(op)))
+    return failure();
+  ValueRange in = op.getInputs();
+  Unroller unroller(b, op.getLoc(), RNNShape::of(op));
+  Unroller::Forward f = unroller.run(in[0], in[1], in[2], op.getStateCell());
+  return unroller.backward(f, in[1], in[2], op.getStateCell(), op.getOutGrad(), op.getStateGrad(), op.getCellGrad());
+}
 
 } // namespace
 
 std::optional<Lowered> lowerRecurrentOp(Operation *op, OpBuilder &b) {
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
-      .Case([&](sym::RNNOp o) { return Unroller(b, o).run(); })
+      .Case([&](sym::RNNOp o) { return lowerRNN(b, o); })
+      .Case([&](sym::BackwardRNNOp o) { return lowerRNNBackward(b, o); })
       .Default([](Operation *) { return std::nullopt; });
 }
 

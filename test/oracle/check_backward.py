@@ -29,7 +29,7 @@ from check_forward import POSITIVE, compile_command, embedding_indices, random_a
 import mxnet as mx
 import numpy as np
 
-from cases import COMPARISONS, MATH, ROUNDING, cases, check_parser, run_checks
+from cases import COMPARISONS, MATH, ROUNDING, cases, check_parser, needs_onednn, rerun_with_onednn, run_checks
 from models import lenet, lstm_lm, mlp, zoo
 
 # The cases whose ops all have gradient rules so far (dialects/Sym/IR/Gradients.cpp).
@@ -72,7 +72,7 @@ DIFFERENTIABLE = (
     "gather_nd_rows", "gather_nd_grad", "argmax", "argmax_keep", "argmax_flat", "argmin", "topk", "topk_value",
     "topk_both", "topk_mask", "topk_flat", "topk_all", "sort_last", "sort_axis0", "sort_flat", "pick",
     "pick_wrap", "pick_keep", "take", "take_wrap", "take_last", "one_hot", "one_hot_values", "broadcast_like",
-    "broadcast_like_axes",
+    "broadcast_like_axes", "rnn_lstm1", "rnn_lstm_bi", "rnn_gru_bi", "rnn_gru_states", "rnn_tanh", "rnn_relu",
 ) + tuple("unary_" + op for op in MATH + ROUNDING) + tuple(
     kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")) + tuple(op + "_scalar" for op in COMPARISONS)
 # topk_both_indices is left out: its head gradient reaches nothing (MXNet's
@@ -250,7 +250,8 @@ def run_case(name, sym, shapes, work, tools, rng):
 def main():
     tools = check_parser(__doc__).parse_args()
     rng = np.random.default_rng(0)
-    checks = [(name, lambda work, n=name, s=sym, shp=shapes: run_case(n, s, shp, work, tools, rng))
+    checks = [(name, lambda work, n=name: rerun_with_onednn(__file__, n, tools)) if needs_onednn(name) else
+              (name, lambda work, n=name, s=sym, shp=shapes: run_case(n, s, shp, work, tools, rng))
               for name, sym, shapes in cases() if is_differentiable(name)]
     # Each model draws its own inputs, the same whatever op cases precede
     # it: the deep models' float32-vs-float64 distance depends on the draw.

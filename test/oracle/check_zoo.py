@@ -16,8 +16,8 @@ GluonCV 0.10.5 refuses to import beside torch 2.x: torch is hidden from it.
 
 Gluon's recurrent layers (rnn.RNN, LSTM and GRU: the fused RNN op, several
 layers, bidirectional, states in and out) are exported the same way and
-checked in every run, against MXNet's oneDNN RNN (its reference CPU RNN
-cannot run: cases.needs_onednn).
+checked and trained one step in every run, against MXNet's oneDNN RNN (its
+reference CPU RNN cannot run: cases.needs_onednn).
 
 GluonNLP's BERT encoder (with its pooler) is exported the same way: token
 ids, segment ids and valid lengths in, the fused self-attention ops and
@@ -168,6 +168,8 @@ def check_rnn(name, work, tools, rng):
     save_arrays(base, args, aux)
     compile_symbol(tools, base, shapes, ["--no-monitor"])
     compare_outputs(name, base + ".so", base, outputs, tools, MODEL_TOLERANCE)
+    # oneDNN's RNN computes in float32 only.
+    check_training(name, sym, shapes, args, aux, (), work, tools, rng, float64=False)
 
 
 def export_bert(name, work, small):

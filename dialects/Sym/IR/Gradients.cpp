@@ -622,6 +622,37 @@ LogicalResult roiAlignRule(GradBuilder &gb, ROIAlignOp op, ValueRange resultGrad
   return success();
 }
 
+/// MXNet's RNNGrad: one _backward_RNN reads data, parameters, state, each
+/// output and its gradient (zeros where none flows) and state_cell.
+LogicalResult rnnRule(GradBuilder &gb, RNNOp op, ValueRange resultGrads, Grads &grads) {
+  if (op.getUseSequenceLength())
+    return op.emitError("RNN's gradient with use_sequence_length is not supported yet");
+  SmallVector<Value> inputs{op.getData(), op.getParameters(), op.getState()};
+  auto withGradient = [&](unsigned k) {
+    inputs.push_back(op.getOutputs()[k]);
+    if (resultGrads[k]) {
+      inputs.push_back(resultGrads[k]);
+      return success();
+    }
+    FailureOr<Value> zeros = gb.filledLike<ZerosOp>(op.getOutputs()[k]);
+    if (succeeded(zeros))
+      inputs.push_back(*zeros);
+    return failure(failed(zeros));
+  };
+  if (failed(withGradient(0)) || (op.getStateOutputs() && failed(withGradient(1))))
+    return noShape(op);
+  SmallVector<Type> types{op.getData().getType(), op.getParameters().getType(), op.getState().getType()};
+  if (op.isLstm()) {
+    inputs.push_back(op.getStateCell());
+    types.push_back(op.getStateCell().getType());
+    if (op.getStateOutputs() && failed(withGradient(2)))
+      return noShape(op);
+  }
+  auto backward = gb.b.create<BackwardRNNOp>(gb.loc, types, inputs, op->getAttrDictionary().getValue());
+  grads.append(backward.getResults().begin(), backward.getResults().end());
+  return success();
+}
+
 /// The selected values' gradients go back to their positions; topk's
 /// indices and mask have none.
 LogicalResult topkRule(GradBuilder &gb, TopkOp op, ValueRange resultGrads, Grads &grads) {
@@ -1143,6 +1174,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<ROIAlignOp, roiAlignRule>(ctx);
   attach<GatherNdOp, positionsGradRule<GatherNdOp, BackwardGatherNdOp>>(ctx);
   attach<TopkOp, topkRule>(ctx);
+  attach<RNNOp, rnnRule>(ctx);
   attach<SortOp, sortRule>(ctx);
   attach<PickOp, positionsGradRule<PickOp, BackwardPickOp>>(ctx);
   attach<TakeOp, positionsGradRule<TakeOp, BackwardTakeOp>>(ctx);

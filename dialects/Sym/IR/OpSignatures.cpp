@@ -390,6 +390,13 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
     reduce.forwardAttrs = false;
     return {reduce, zerosOf(1, "_rhs_backward")};
   }
+  if (name == "RNN") { // RNNGrad's heads
+    bool states = boolParam(params, "state_outputs", false);
+    std::string inputs = states ? "i0 i1 i2 o0 g0 o1 g1" : "i0 i1 i2 o0 g0";
+    if (strParam(params, "mode", "") == "lstm")
+      inputs += states ? " i3 o2 g2" : " i3";
+    return {node("_backward_RNN", inputs)};
+  }
   if (name == "topk") {
     llvm::StringRef ret = strParam(params, "ret_typ", "indices");
     if (ret == "indices" || ret == "mask")

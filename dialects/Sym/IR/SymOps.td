@@ -391,32 +391,19 @@ def Sym_ArgsortOp : Sym_Op<"argsort", [Pure], ["inferResultElementType"]> {
   let results = (outs AnyTensor:$output);
 }
 
-def Sym_RNNOp : Sym_Op<"RNN", [Pure]> {
-  let summary = "MXNet's fused multi-layer RNN, LSTM or GRU over time-major data (T, N, I)";
-  let description = [{
-    `parameters` is MXNet's flat vector: every layer's and direction's
-    i2h then h2h weight, then every layer's and direction's i2h then h2h
-    bias. `extra` holds state_cell (lstm) then sequence_length
-    (use_sequence_length); the shape rule checks the count, as MXNet's
-    does. Results: the output, then with state_outputs
-    the final state and (lstm) the final cell state.
-  }];
-  let arguments = (ins AnyTensor:$data, AnyTensor:$parameters, AnyTensor:$state,
-                   Variadic<AnyTensor>:$extra,
-                   Sym_PositiveIntAttr:$state_size,
-                   Sym_PositiveIntAttr:$num_layers,
-                   DefaultValuedAttr<BoolAttr, "false">:$bidirectional,
-                   Sym_StrEnumAttr<["rnn_relu", "rnn_tanh", "lstm", "gru"]>:$mode,
-                   DefaultValuedAttr<Sym_FloatAttr, "0.0">:$p,
-                   DefaultValuedAttr<BoolAttr, "false">:$state_outputs,
-                   OptionalAttr<Sym_IntAttr>:$projection_size,
-                   OptionalAttr<Sym_FloatAttr>:$lstm_state_clip_min,
-                   OptionalAttr<Sym_FloatAttr>:$lstm_state_clip_max,
-                   DefaultValuedAttr<BoolAttr, "false">:$lstm_state_clip_nan,
-                   DefaultValuedAttr<BoolAttr, "false">:$use_sequence_length);
-  let results = (outs Variadic<AnyTensor>:$outputs);
-  let hasVerifier = 1;
-  let extraClassDeclaration = [{
+// RNN's parameters, which its backward op repeats.
+defvar Sym_RNNParams = (ins Sym_PositiveIntAttr:$state_size,
+                        Sym_PositiveIntAttr:$num_layers,
+                        DefaultValuedAttr<BoolAttr, "false">:$bidirectional,
+                        Sym_StrEnumAttr<["rnn_relu", "rnn_tanh", "lstm", "gru"]>:$mode,
+                        DefaultValuedAttr<Sym_FloatAttr, "0.0">:$p,
+                        DefaultValuedAttr<BoolAttr, "false">:$state_outputs,
+                        OptionalAttr<Sym_IntAttr>:$projection_size,
+                        OptionalAttr<Sym_FloatAttr>:$lstm_state_clip_min,
+                        OptionalAttr<Sym_FloatAttr>:$lstm_state_clip_max,
+                        DefaultValuedAttr<BoolAttr, "false">:$lstm_state_clip_nan,
+                        DefaultValuedAttr<BoolAttr, "false">:$use_sequence_length);
+defvar Sym_RNNHelpers = [{
     bool isLstm() { return getMode() == "lstm"; }
     int64_t numDirections() { return getBidirectional() ? 2 : 1; }
     /// The rows of each weight matrix and bias: the gates times state_size.
@@ -424,6 +411,23 @@ def Sym_RNNOp : Sym_Op<"RNN", [Pure]> {
       int64_t gates = getMode() == "lstm" ? 4 : getMode() == "gru" ? 3 : 1;
       return gates * getStateSize();
     }
+}];
+
+def Sym_RNNOp : Sym_Op<"RNN", [Pure]> {
+  let summary = "MXNet's fused multi-layer RNN, LSTM or GRU over time-major data (T, N, I)";
+  let description = [{
+    `parameters` is MXNet's flat vector: every layer's and direction's
+    i2h then h2h weight, then every layer's and direction's i2h then h2h
+    bias. `extra` holds state_cell (lstm) then sequence_length
+    (use_sequence_length); the shape rule checks the count, as MXNet's
+    does. Results: the output, then with state_outputs the final state and
+    (lstm) the final cell state.
+  }];
+  let arguments = !con((ins AnyTensor:$data, AnyTensor:$parameters, AnyTensor:$state,
+                            Variadic<AnyTensor>:$extra), Sym_RNNParams);
+  let results = (outs Variadic<AnyTensor>:$outputs);
+  let hasVerifier = 1;
+  let extraClassDeclaration = Sym_RNNHelpers # [{
     ::mlir::Value getStateCell() { return isLstm() ? getExtra()[0] : ::mlir::Value(); }
     ::mlir::Value getSequenceLength() { return getUseSequenceLength() ? getExtra().back() : ::mlir::Value(); }
   }];
@@ -1192,6 +1196,36 @@ def Sym_BackwardGatherNdOp : Sym_Op<"_backward_gather_nd", [Pure]> {
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
       return ctx.refineOutput(0, ctx.input(2));
+    }
+  }];
+}
+
+def Sym_BackwardRNNOp : Sym_Op<"_backward_RNN", [Pure]> {
+  let summary = "RNN's gradients of data, parameters, state (and state_cell), by backpropagation through time";
+  let description = [{
+    The inputs are MXNet's RNNGrad heads: data, parameters, state, output,
+    its gradient, then with state_outputs the final state and its
+    gradient, then for lstm state_cell and with state_outputs the final
+    cell state and its gradient.
+  }];
+  let arguments = !con((ins Variadic<AnyTensor>:$inputs), Sym_RNNParams);
+  let results = (outs Variadic<AnyTensor>:$grads);
+  let extraClassDeclaration = Sym_RNNHelpers # [{
+    /// Operand positions of the inputs that follow the fixed five.
+    unsigned stateCellIndex() { return getStateOutputs() ? 7 : 5; }
+    ::mlir::Value getStateCell() { return isLstm() ? getInputs()[stateCellIndex()] : ::mlir::Value(); }
+    ::mlir::Value getOutGrad() { return getInputs()[4]; }
+    ::mlir::Value getStateGrad() { return getStateOutputs() ? getInputs()[6] : ::mlir::Value(); }
+    ::mlir::Value getCellGrad() {
+      return isLstm() && getStateOutputs() ? getInputs()[stateCellIndex() + 2] : ::mlir::Value();
+    }
+  }];
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      for (unsigned i = 0; i < getNumResults(); ++i)
+        if (failed(ctx.refineOutput(i, ctx.input(i < 3 ? i : stateCellIndex()))))
+          return ::mlir::failure();
+      return ::mlir::success();
     }
   }];
 }
