@@ -251,6 +251,85 @@ Lowered lowerSequenceMask(OpBuilder &b, sym::SequenceMaskOp op) {
   return SmallVector<Value>{masked};
 }
 
+/// The position along the steps of batch entry n's last step (length - 1,
+/// clamped into the data: MXNet reads outside it for a length of 0) or its
+/// length, or `steps` without lengths.
+Value sequencePosition(OpBuilder &b, Location loc, Value lengths, Value n, int64_t steps, bool last) {
+  if (!lengths)
+    return b.create<arith::ConstantIntOp>(loc, last ? steps - 1 : steps, 64);
+  Value length = convertScalar(b, loc, b.create<tensor::ExtractOp>(loc, lengths, n), b.getI64Type());
+  if (last)
+    length = b.create<arith::SubIOp>(loc, length, b.create<arith::ConstantIntOp>(loc, 1, 64));
+  Value low = b.create<arith::ConstantIntOp>(loc, 0, 64);
+  Value high = b.create<arith::ConstantIntOp>(loc, last ? steps - 1 : steps, 64);
+  return min(b, loc, max(b, loc, length, low), high);
+}
+
+/// data viewed as (T, N, rest) for axis 0 or (N, T, rest) for axis 1.
+Value stepsView(OpBuilder &b, Location loc, Value data) {
+  ArrayRef<int64_t> shape = tensorType(data).getShape();
+  return reshapeTo(b, loc, data, {shape[0], shape[1], ShapedType::getNumElements(shape.drop_front(2))});
+}
+
+Value toIndex(OpBuilder &b, Location loc, Value i64) {
+  return b.create<arith::IndexCastOp>(loc, b.getIndexType(), i64);
+}
+
+/// out[n, r] = data at batch entry n's last step.
+Lowered lowerSequenceLast(OpBuilder &b, sym::SequenceLastOp op) {
+  Location loc = op.getLoc();
+  Value data = stepsView(b, loc, op.getData());
+  ArrayRef<int64_t> view = tensorType(data).getShape();
+  bool batchFirst = op.getAxis() == 1;
+  int64_t steps = view[batchFirst ? 1 : 0], batch = view[batchFirst ? 0 : 1];
+  auto type = RankedTensorType::get({batch, view[2]}, tensorType(data).getElementType());
+  Value last = generateElements(b, loc, type, [&](OpBuilder &nb, Location l, ValueRange at) {
+    Value t = toIndex(nb, l, sequencePosition(nb, l, op.getSequenceLength(), at[0], steps, /*last=*/true));
+    ValueRange position = batchFirst ? ValueRange{at[0], t, at[1]} : ValueRange{t, at[0], at[1]};
+    return nb.create<tensor::ExtractOp>(l, data, position).getResult();
+  });
+  return SmallVector<Value>{reshapeTo(b, loc, last, tensorType(op.getOutput()).getShape())};
+}
+
+/// grad = out_grad[n, r] at batch entry n's last step, zeros elsewhere.
+Lowered lowerSequenceLastBackward(OpBuilder &b, sym::BackwardSequenceLastOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  bool batchFirst = op.getAxis() == 1;
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t steps = shape[batchFirst ? 1 : 0], rest = ShapedType::getNumElements(shape.drop_front(2));
+  Value g = reshapeTo(b, loc, op.getOutGrad(), {shape[batchFirst ? 0 : 1], rest});
+  auto viewType = RankedTensorType::get({shape[0], shape[1], rest}, type.getElementType());
+  Value grad = generateElements(b, loc, viewType, [&](OpBuilder &nb, Location l, ValueRange at) {
+    Value n = batchFirst ? at[0] : at[1], t = batchFirst ? at[1] : at[0];
+    Value last = sequencePosition(nb, l, op.getSequenceLength(), n, steps, /*last=*/true);
+    Value here = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, last,
+                                          nb.create<arith::IndexCastOp>(l, nb.getI64Type(), t));
+    return nb.create<arith::SelectOp>(l, here, nb.create<tensor::ExtractOp>(l, g, ValueRange{n, at[2]}),
+                                      scalarConstant(nb, l, type.getElementType(), 0.0))
+        .getResult();
+  });
+  return SmallVector<Value>{reshapeTo(b, loc, grad, shape)};
+}
+
+/// out[t, n, r] = data[L - 1 - t, n, r] for t < L (batch entry n's length),
+/// data[t, n, r] past it.
+Lowered lowerSequenceReverse(OpBuilder &b, sym::SequenceReverseOp op) {
+  Location loc = op.getLoc();
+  Value data = stepsView(b, loc, op.getData());
+  int64_t steps = tensorType(data).getDimSize(0);
+  Value reversed = generateElements(b, loc, tensorType(data), [&](OpBuilder &nb, Location l, ValueRange at) {
+    Value length = sequencePosition(nb, l, op.getSequenceLength(), at[1], steps, /*last=*/false);
+    Value t = nb.create<arith::IndexCastOp>(l, nb.getI64Type(), at[0]);
+    Value inside = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, t, length);
+    Value mirrored = nb.create<arith::SubIOp>(l, nb.create<arith::SubIOp>(l, length, t),
+                                              nb.create<arith::ConstantIntOp>(l, 1, 64));
+    Value source = toIndex(nb, l, nb.create<arith::SelectOp>(l, inside, mirrored, t));
+    return nb.create<tensor::ExtractOp>(l, data, ValueRange{source, at[1], at[2]}).getResult();
+  });
+  return SmallVector<Value>{reshapeTo(b, loc, reversed, tensorType(op.getOutput()).getShape())};
+}
+
 /// The input position output position `i` of a padded dim copies: the
 /// nearest (edge) or the mirror image (reflect) inside [0, size).
 Value padSource(IndexMath &m, StringRef mode, Value i, int64_t before, int64_t size) {
@@ -334,6 +413,9 @@ std::optional<Lowered> lowerShapeOp(Operation *op, OpBuilder &b) {
       .Case<sym::BroadcastAxisOp, sym::BroadcastToOp, sym::BroadcastLikeOp>(
           [&](auto) { return broadcastToResult(b, op); })
       .Case([&](sym::SequenceMaskOp s) { return lowerSequenceMask(b, s); })
+      .Case([&](sym::SequenceLastOp s) { return lowerSequenceLast(b, s); })
+      .Case([&](sym::BackwardSequenceLastOp s) { return lowerSequenceLastBackward(b, s); })
+      .Case([&](sym::SequenceReverseOp s) { return lowerSequenceReverse(b, s); })
       .Case([&](sym::PadOp p) { return lowerPad(b, p); })
       .Case([&](sym::BackwardPadOp p) { return lowerPadBackward(b, p); })
       .Default([](Operation *) { return std::nullopt; });

@@ -82,6 +82,8 @@ bool mixesBatchRows(Operation *op) {
             sym::InterleavedMatmulSelfAttValAttOp, sym::BackwardInterleavedMatmulSelfAttQKOp,
             sym::BackwardInterleavedMatmulSelfAttValAttOp>([](Operation *) { return true; })
       .Case([](sym::SequenceMaskOp mask) { return mask.getUseSequenceLength() && mask.getAxis() == 0; })
+      .Case<sym::SequenceLastOp, sym::BackwardSequenceLastOp>([](auto last) { return last.getAxis() == 0; })
+      .Case([](sym::SequenceReverseOp) { return true; }) // along dim 0
       .Case<sym::SliceOp, sym::BackwardSliceOp>([](auto slice) { return !slice.getBegin().empty(); })
       .Case([&](sym::SliceLikeOp slice) {
         return slice.getAxes().empty() ||

@@ -173,6 +173,17 @@ def cases():
                                                name="sm"), data=(6, 3, 2))
     yield case("sequence_mask_axis1", S.SequenceMask(d, V("length", dtype="int32"), use_sequence_length=True, axis=1,
                                                      name="sm"), data=(3, 6, 2))
+    # Lengths in [1, steps], computed in the graph (MXNet reads outside the
+    # data for a length of 0).
+    lengths = lambda steps: S.floor(S.abs(V("length")) * (steps - 0.01), name="len") + 1
+    yield case("sequence_last", S.SequenceLast(d, name="sl"), data=(4, 3, 2))
+    yield case("sequence_last_length", S.SequenceLast(d, lengths(4), use_sequence_length=True, name="sl"),
+               data=(4, 3, 2), length=(3,))
+    yield case("sequence_last_axis1", S.SequenceLast(d, lengths(5), use_sequence_length=True, axis=1, name="sl"),
+               data=(3, 5, 2), length=(3,))
+    yield case("sequence_reverse", S.SequenceReverse(d, name="sr"), data=(4, 3, 2))
+    yield case("sequence_reverse_length", S.SequenceReverse(d, lengths(4), use_sequence_length=True, name="sr"),
+               data=(4, 3, 2), length=(3,))
     yield case("arange_like", S.contrib.arange_like(d, start=1.5, step=0.5, repeat=2, name="ar") + d, data=(2, 3))
     yield case("arange_like_axis", S.broadcast_add(d, S.contrib.arange_like(d, axis=-1, name="ar"), name="add"),
                data=(2, 3))

@@ -591,6 +591,28 @@ LogicalResult sequenceMaskRule(GradBuilder &gb, SequenceMaskOp op, ValueRange re
   return success();
 }
 
+/// Reversing is its own inverse: g reversed the same way.
+LogicalResult sequenceReverseRule(GradBuilder &gb, SequenceReverseOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  SmallVector<Value> operands{g};
+  if (op.getSequenceLength())
+    operands.push_back(op.getSequenceLength());
+  grads.append({gb.same<SequenceReverseOp>(op.getData(), operands, op->getAttrDictionary().getValue()), Value()});
+  grads.resize(op->getNumOperands());
+  return success();
+}
+
+LogicalResult sequenceLastRule(GradBuilder &gb, SequenceLastOp op, ValueRange resultGrads, Grads &grads) {
+  SmallVector<Value> operands{resultGrad(resultGrads)};
+  if (op.getSequenceLength())
+    operands.push_back(op.getSequenceLength());
+  operands.push_back(op.getData());
+  grads.append({gb.same<BackwardSequenceLastOp>(op.getData(), operands, op->getAttrDictionary().getValue()),
+                Value()});
+  grads.resize(op->getNumOperands());
+  return success();
+}
+
 /// g in zeros of the data's shape, from the origin; shape_like gets none.
 LogicalResult sliceLikeRule(GradBuilder &gb, SliceLikeOp op, ValueRange resultGrads, Grads &grads) {
   auto out = dyn_cast<RankedTensorType>(op.getOutput().getType());
@@ -1167,6 +1189,8 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<BatchNormOp, batchNormRule>(ctx);
   attach<LayerNormOp, layerNormRule>(ctx);
   attach<SequenceMaskOp, sequenceMaskRule>(ctx);
+  attach<SequenceReverseOp, sequenceReverseRule>(ctx);
+  attach<SequenceLastOp, sequenceLastRule>(ctx);
   attach<SliceOp, dataGradRule<SliceOp, BackwardSliceOp>>(ctx);
   attach<SliceLikeOp, sliceLikeRule>(ctx);
   attach<L2NormalizationOp, l2NormalizationRule>(ctx);

@@ -42,7 +42,7 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "_contrib_interleaved_matmul_selfatt_valatt", "tile", "repeat", "reverse", "squeeze", "_arange",
           "slice_like", "L2Normalization", "_contrib_box_nms", "_contrib_box_decode", "_contrib_ROIAlign",
           "shape_array", "argsort", "gather_nd", "topk", "sort", "argmax", "argmin", "pick", "take", "one_hot",
-          "broadcast_like", "RNN"})
+          "broadcast_like", "RNN", "SequenceLast", "SequenceReverse"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -174,7 +174,7 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
   } else if (op == "LayerNorm") {
     sig.inputs = names({"data", "gamma", "beta"});
     withOutputs({"output", "mean", "std"}, boolParam(params, "output_mean_var", false) ? 3 : 1);
-  } else if (op == "SequenceMask") {
+  } else if (op == "SequenceMask" || op == "SequenceLast" || op == "SequenceReverse") {
     sig.inputs = boolParam(params, "use_sequence_length", false) ? names({"data", "sequence_length"})
                                                                  : names({"data"});
   } else if (op == "_contrib_interleaved_matmul_selfatt_qk") {
@@ -431,7 +431,8 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
       .Case("L2Normalization", [&] { return backward("g0 o0 o1"); })
       .Case("_contrib_box_nms", [&] { return backward("g0 g1 o0 o1"); })
       .Case("_contrib_ROIAlign", [&] { return node("_backward_ROIAlign", "g0 i1"); })
-      .Case("SequenceMask", [&] { return backward(op->getNumOperands() > 1 ? "g0 i1" : "g0"); })
+      .Cases("SequenceMask", "SequenceLast", "SequenceReverse",
+             [&] { return backward(op->getNumOperands() > 1 ? "g0 i1" : "g0"); })
       .Case("_contrib_interleaved_matmul_selfatt_qk", [&] { return node("_backward_interleaved_matmul_selfatt_qk", "g0 i0"); })
       .Case("_contrib_interleaved_matmul_selfatt_valatt",
             [&] { return node("_backward_interleaved_matmul_selfatt_valatt", "g0 i0 i1"); })

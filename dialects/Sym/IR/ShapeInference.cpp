@@ -1511,6 +1511,33 @@ LogicalResult BroadcastToOp::inferShapes(ShapeInferenceContext &ctx) {
   return ctx.refineInput(0, back);
 }
 
+// SequenceLastProp::InferShape: (batch, rest...), one length per batch entry.
+LogicalResult SequenceLastOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0);
+  if (!data.hasRank())
+    return success();
+  if (data.rank() < 2)
+    return ctx.fail("The data array must be of rank 2 or greater.");
+  int64_t batch = data[getAxis() ? 0 : 1];
+  if (getUseSequenceLength() && failed(ctx.refineInput(1, PartialShape({batch}))))
+    return failure();
+  llvm::SmallVector<int64_t> out{batch};
+  llvm::append_range(out, data.getDims().drop_front(2));
+  return ctx.refineOutput(0, PartialShape(out));
+}
+
+// SequenceReverseProp::InferShape.
+LogicalResult SequenceReverseOp::inferShapes(ShapeInferenceContext &ctx) {
+  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
+  if (failed(shape) || !shape->hasRank())
+    return success(succeeded(shape));
+  if (shape->rank() < 2)
+    return ctx.fail("The data array must be of rank 2 or greater.");
+  if (!getUseSequenceLength())
+    return success();
+  return ctx.refineInput(1, PartialShape({(*shape)[1]}));
+}
+
 // SequenceMaskProp::InferShape: one length per batch entry.
 LogicalResult SequenceMaskOp::inferShapes(ShapeInferenceContext &ctx) {
   FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);

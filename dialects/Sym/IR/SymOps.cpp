@@ -235,6 +235,20 @@ LogicalResult ReverseOp::verify() {
   return success();
 }
 
+LogicalResult SequenceLastOp::verify() {
+  if (getAxis() != 0 && getAxis() != 1)
+    return emitOpError("Current implementation expects axis to be 0 or 1.");
+  return verifyOptionalOperand(*this, getSequenceLength(), getUseSequenceLength(), "sequence_length",
+                               "use_sequence_length = true");
+}
+
+LogicalResult SequenceReverseOp::verify() {
+  if (getAxis() != 0)
+    return emitOpError("Current implementation expects axis to be 0.");
+  return verifyOptionalOperand(*this, getSequenceLength(), getUseSequenceLength(), "sequence_length",
+                               "use_sequence_length = true");
+}
+
 LogicalResult SequenceMaskOp::verify() {
   if (getAxis() != 0 && getAxis() != 1)
     return emitOpError("Current implementation expects axis to be 0 or 1.");

@@ -576,6 +576,24 @@ def Sym_SequenceMaskOp : Sym_Op<"SequenceMask", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Sym_SequenceLastOp : Sym_Op<"SequenceLast", [Pure]> {
+  let summary = "each sequence's last step: along `axis` (0 or 1) at its length - 1, or the last";
+  let arguments = (ins AnyTensor:$data, Optional<AnyTensor>:$sequence_length,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_sequence_length,
+                   DefaultValuedAttr<Sym_IntAttr, "0">:$axis);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Sym_SequenceReverseOp : Sym_Op<"SequenceReverse", [Pure]> {
+  let summary = "each sequence's first `length` steps (all without lengths) reversed along axis 0";
+  let arguments = (ins AnyTensor:$data, Optional<AnyTensor>:$sequence_length,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_sequence_length,
+                   DefaultValuedAttr<Sym_IntAttr, "0">:$axis);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Lookup, casts and identities
 //===----------------------------------------------------------------------===//
@@ -1226,6 +1244,19 @@ def Sym_BackwardRNNOp : Sym_Op<"_backward_RNN", [Pure]> {
         if (failed(ctx.refineOutput(i, ctx.input(i < 3 ? i : stateCellIndex()))))
           return ::mlir::failure();
       return ::mlir::success();
+    }
+  }];
+}
+
+def Sym_BackwardSequenceLastOp : Sym_Op<"_backward_SequenceLast", [Pure]> {
+  let summary = "SequenceLast's data gradient: out_grad at each sequence's last step, zeros elsewhere";
+  let arguments = (ins AnyTensor:$out_grad, Optional<AnyTensor>:$sequence_length, AnyTensor:$data,
+                   DefaultValuedAttr<BoolAttr, "false">:$use_sequence_length,
+                   DefaultValuedAttr<Sym_IntAttr, "0">:$axis);
+  let results = (outs AnyTensor:$data_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ctx.refineOutput(0, ctx.input(ctx.numInputs() - 1));
     }
   }];
 }

@@ -166,7 +166,8 @@ func.func @arith(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>, %c: tensor<3xf32>, %k
 func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x8x8xf32>,
                          %dw: tensor<3x4x3x3xf32>, %db: tensor<4xf32>, %bc: tensor<1x3xf32>,
                          %qkv: tensor<5x2x24xf32>, %boxes: tensor<2x5xf32>, %offsets: tensor<1x2x4xf32>,
-                         %seq: tensor<5x2x3xf32>, %rnnw: tensor<144xf32>, %h0: tensor<1x2x4xf32>) {
+                         %seq: tensor<5x2x3xf32>, %rnnw: tensor<144xf32>, %h0: tensor<1x2x4xf32>,
+                         %h0b: tensor<2xf32>) {
   // CHECK: sym.floor %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %0 = sym.floor %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: sym.ceil %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -319,5 +320,9 @@ func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x
   %74 = sym.broadcast_like %bc, %a : (tensor<1x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: sym.RNN {{.*}}mode = "lstm"{{.*}} -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
   %75:3 = sym.RNN %seq, %rnnw, %h0, %h0 {mode = "lstm", num_layers = 1 : i64, state_size = 4 : i64, state_outputs = true} : (tensor<5x2x3xf32>, tensor<144xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> (tensor<5x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  // CHECK: sym.SequenceLast {{.*}}use_sequence_length = true{{.*}} -> tensor<2x3xf32>
+  %76 = sym.SequenceLast %seq, %h0b {use_sequence_length = true} : (tensor<5x2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  // CHECK: sym.SequenceReverse {{.*}} -> tensor<5x2x3xf32>
+  %77 = sym.SequenceReverse %seq : (tensor<5x2x3xf32>) -> tensor<5x2x3xf32>
   return
 }
