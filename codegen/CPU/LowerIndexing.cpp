@@ -264,10 +264,13 @@ std::array<int64_t, 3> aroundAxis(ArrayRef<int64_t> shape, int64_t axis) {
   return {product(shape.take_front(axis)), shape[axis], product(shape.drop_front(axis + 1))};
 }
 
-/// Picking from an empty axis would read outside the data.
-LogicalResult checkNotEmpty(Operation *op, int64_t m) {
-  if (m > 0)
-    return success();
+/// `data`'s shape as (before, along, after) the axis an op picks along;
+/// picking from an empty axis would read outside the data.
+FailureOr<std::array<int64_t, 3>> pickedAxis(Operation *op, Value data, int64_t axis) {
+  RankedTensorType type = tensorType(data);
+  std::array<int64_t, 3> dims = aroundAxis(type.getShape(), normalizeAxis(axis, type.getRank()));
+  if (dims[1] > 0)
+    return dims;
   return op->emitError("'") << op->getName().stripDialect() << "' picks along an axis of size 0";
 }
 
@@ -275,9 +278,10 @@ LogicalResult checkNotEmpty(Operation *op, int64_t m) {
 Lowered lowerPick(OpBuilder &b, sym::PickOp op) {
   Location loc = op.getLoc();
   RankedTensorType type = tensorType(op.getData());
-  auto [l, m, t] = aroundAxis(type.getShape(), normalizeAxis(op.getAxis(), type.getRank()));
-  if (failed(checkNotEmpty(op, m)))
+  FailureOr<std::array<int64_t, 3>> view = pickedAxis(op, op.getData(), op.getAxis());
+  if (failed(view))
     return failure();
+  auto [l, m, t] = *view;
   Value data = reshapeTo(b, loc, op.getData(), {l, m, t}), index = reshapeTo(b, loc, op.getIndex(), {l, t});
   bool wrap = op.getMode() == "wrap";
   Value picked = generateElements(b, loc, RankedTensorType::get({l, t}, type.getElementType()),
@@ -293,9 +297,10 @@ Lowered lowerPick(OpBuilder &b, sym::PickOp op) {
 Lowered lowerPickBackward(OpBuilder &b, sym::BackwardPickOp op) {
   Location loc = op.getLoc();
   RankedTensorType type = tensorType(op.getData());
-  auto [l, m, t] = aroundAxis(type.getShape(), normalizeAxis(op.getAxis(), type.getRank()));
-  if (failed(checkNotEmpty(op, m)))
+  FailureOr<std::array<int64_t, 3>> view = pickedAxis(op, op.getData(), op.getAxis());
+  if (failed(view))
     return failure();
+  auto [l, m, t] = *view;
   Value g = reshapeTo(b, loc, op.getOutGrad(), {l, t}), index = reshapeTo(b, loc, op.getIndex(), {l, t});
   bool wrap = op.getMode() == "wrap";
   Value grad = generateElements(b, loc, RankedTensorType::get({l, m, t}, type.getElementType()),
@@ -314,9 +319,10 @@ Lowered lowerPickBackward(OpBuilder &b, sym::BackwardPickOp op) {
 Lowered lowerTake(OpBuilder &b, sym::TakeOp op) {
   Location loc = op.getLoc();
   RankedTensorType type = tensorType(op.getA());
-  auto [p, n, q] = aroundAxis(type.getShape(), normalizeAxis(op.getAxis(), type.getRank()));
-  if (failed(checkNotEmpty(op, n)))
+  FailureOr<std::array<int64_t, 3>> view = pickedAxis(op, op.getA(), op.getAxis());
+  if (failed(view))
     return failure();
+  auto [p, n, q] = *view;
   int64_t count = tensorType(op.getIndices()).getNumElements();
   Value a = reshapeTo(b, loc, op.getA(), {p, n, q}), indices = reshapeTo(b, loc, op.getIndices(), {count});
   bool wrap = op.getMode() == "wrap";
@@ -333,9 +339,10 @@ Lowered lowerTake(OpBuilder &b, sym::TakeOp op) {
 Lowered lowerTakeBackward(OpBuilder &b, sym::BackwardTakeOp op) {
   Location loc = op.getLoc();
   RankedTensorType type = tensorType(op.getA());
-  auto [p, n, q] = aroundAxis(type.getShape(), normalizeAxis(op.getAxis(), type.getRank()));
-  if (failed(checkNotEmpty(op, n)))
+  FailureOr<std::array<int64_t, 3>> view = pickedAxis(op, op.getA(), op.getAxis());
+  if (failed(view))
     return failure();
+  auto [p, n, q] = *view;
   int64_t count = tensorType(op.getIndices()).getNumElements();
   Value indices = reshapeTo(b, loc, op.getIndices(), {count});
   bool wrap = op.getMode() == "wrap";

@@ -1526,28 +1526,25 @@ LogicalResult SequenceLastOp::inferShapes(ShapeInferenceContext &ctx) {
   return ctx.refineOutput(0, PartialShape(out));
 }
 
-// SequenceReverseProp::InferShape.
-LogicalResult SequenceReverseOp::inferShapes(ShapeInferenceContext &ctx) {
+/// SequenceMaskProp's and SequenceReverseProp's InferShape: the data's
+/// shape, and one length per batch entry (dim `batchAxis`).
+static LogicalResult inferSequenceShape(ShapeInferenceContext &ctx, bool useLength, int64_t batchAxis) {
   FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
   if (failed(shape) || !shape->hasRank())
     return success(succeeded(shape));
   if (shape->rank() < 2)
     return ctx.fail("The data array must be of rank 2 or greater.");
-  if (!getUseSequenceLength())
+  if (!useLength)
     return success();
-  return ctx.refineInput(1, PartialShape({(*shape)[1]}));
+  return ctx.refineInput(1, PartialShape({(*shape)[batchAxis]}));
 }
 
-// SequenceMaskProp::InferShape: one length per batch entry.
+LogicalResult SequenceReverseOp::inferShapes(ShapeInferenceContext &ctx) {
+  return inferSequenceShape(ctx, getUseSequenceLength(), 1);
+}
+
 LogicalResult SequenceMaskOp::inferShapes(ShapeInferenceContext &ctx) {
-  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
-  if (failed(shape) || !shape->hasRank())
-    return success(succeeded(shape));
-  if (shape->rank() < 2)
-    return ctx.fail("The data array must be of rank 2 or greater.");
-  if (!getUseSequenceLength())
-    return success();
-  return ctx.refineInput(1, PartialShape({(*shape)[getAxis() == 0 ? 1 : 0]}));
+  return inferSequenceShape(ctx, getUseSequenceLength(), getAxis() == 0 ? 1 : 0);
 }
 
 //===----------------------------------------------------------------------===//
