@@ -36,6 +36,18 @@ Value generateElements(OpBuilder &b, Location loc, RankedTensorType type,
                       });
 }
 
+FailureOr<Value> scatterAddRows(OpBuilder &b, Operation *op, Value grad, Value rows, int64_t outRows) {
+  Location loc = op->getLoc();
+  RankedTensorType type = tensorType(grad);
+  int64_t count = type.getDimSize(0), width = type.getDimSize(1);
+  Lowered summed = callKernel(b, op, {"symc_scatter_add_rows", type.getElementType(), /*integers=*/true},
+                              {grad, rows}, {RankedTensorType::get({outRows, width}, type.getElementType())},
+                              {i64(b, loc, count), i64(b, loc, width), i64(b, loc, outRows)});
+  if (failed(summed))
+    return failure();
+  return (*summed)[0];
+}
+
 Value IndexMath::c(int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); }
 Value IndexMath::add(Value x, Value y) { return b.create<arith::AddIOp>(loc, x, y); }
 Value IndexMath::sub(Value x, Value y) { return b.create<arith::SubIOp>(loc, x, y); }

@@ -35,6 +35,10 @@ struct Window {
 /// `o * stride + k * dilate` for spatial dim i, with loop positions given.
 mlir::AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim, unsigned kDim);
 
+/// Zeros of (outRows, width) with row i of `grad` (count, width) added to
+/// row rows[i] (a 1-d i64 tensor), in index order (Kernels/Scatter.cpp): the
+/// gradient of ops that read rows by position. Reported at `op` on failure.
+mlir::FailureOr<Value> scatterAddRows(OpBuilder &b, mlir::Operation *op, Value grad, Value rows, int64_t outRows);
 /// A tensor of `type` whose each element `body` computes from its indices
 /// (linalg.index), without inputs: gathers and interpolations.
 Value generateElements(OpBuilder &b, Location loc, RankedTensorType type,

@@ -111,13 +111,11 @@ FailureOr<Value> scatterAlongRows(OpBuilder &b, Operation *op, Value values, Val
     Value row = nb.create<arith::IndexCastOp>(l, nb.getI64Type(), at[0]);
     return add(nb, l, mul(nb, l, row, nb.create<arith::ConstantIntOp>(l, n, 64)), column);
   });
-  Lowered scattered = callKernel(b, op, {"symc_scatter_add_rows", type.getElementType(), /*integers=*/true},
-                                 {reshapeTo(b, loc, values, {count * k, 1}), reshapeTo(b, loc, positions, {count * k})},
-                                 {RankedTensorType::get({count * n, 1}, type.getElementType())},
-                                 {i64(b, loc, count * k), i64(b, loc, 1), i64(b, loc, count * n)});
+  FailureOr<Value> scattered = scatterAddRows(b, op, reshapeTo(b, loc, values, {count * k, 1}),
+                                              reshapeTo(b, loc, positions, {count * k}), count * n);
   if (failed(scattered))
     return failure();
-  return reshapeTo(b, loc, (*scattered)[0], {count, n});
+  return reshapeTo(b, loc, *scattered, {count, n});
 }
 
 Lowered lowerArgsort(OpBuilder &b, sym::ArgsortOp op) {
@@ -234,12 +232,10 @@ Lowered lowerGatherNdBackward(OpBuilder &b, sym::BackwardGatherNdOp op) {
   Value rows = gatheredRows(b, loc, op.getIndices(), data);
   int64_t count = tensorType(rows).getDimSize(0);
   Value grad = reshapeTo(b, loc, op.getOutGrad(), {count, rowSize});
-  Lowered summed = callKernel(b, op, {"symc_scatter_add_rows", data.getElementType()}, {grad, rows},
-                              {RankedTensorType::get({tableRows, rowSize}, data.getElementType())},
-                              {i64(b, loc, count), i64(b, loc, rowSize), i64(b, loc, tableRows)});
+  FailureOr<Value> summed = scatterAddRows(b, op, grad, rows, tableRows);
   if (failed(summed))
     return failure();
-  return SmallVector<Value>{reshapeTo(b, loc, (*summed)[0], data.getShape())};
+  return SmallVector<Value>{reshapeTo(b, loc, *summed, data.getShape())};
 }
 
 /// The position along an axis of size m an index picks (static_cast to an
@@ -353,13 +349,10 @@ Lowered lowerTakeBackward(OpBuilder &b, sym::BackwardTakeOp op) {
   Value g = reshapeTo(b, loc, op.getOutGrad(), {p, count, q});
   if (p > 1)
     g = transposeTo(b, loc, g, {1, 0, 2});
-  Lowered summed = callKernel(b, op, {"symc_scatter_add_rows", type.getElementType(), /*integers=*/true},
-                              {reshapeTo(b, loc, g, {count, p * q}), rows},
-                              {RankedTensorType::get({n, p * q}, type.getElementType())},
-                              {i64(b, loc, count), i64(b, loc, p * q), i64(b, loc, n)});
+  FailureOr<Value> summed = scatterAddRows(b, op, reshapeTo(b, loc, g, {count, p * q}), rows, n);
   if (failed(summed))
     return failure();
-  Value grad = reshapeTo(b, loc, (*summed)[0], {n, p, q});
+  Value grad = reshapeTo(b, loc, *summed, {n, p, q});
   if (p > 1)
     grad = transposeTo(b, loc, grad, {1, 0, 2});
   return SmallVector<Value>{reshapeTo(b, loc, grad, type.getShape())};

@@ -549,28 +549,22 @@ Value embeddingRow(OpBuilder &b, Location loc, Value index, int64_t rows) {
 }
 
 /// dW[row(i), :] += g[i, :] for every index i, in index order (rows may
-/// repeat, so the loop over indices stays sequential).
+/// repeat): the row scatter-add of take and gather_nd.
 Lowered lowerEmbeddingBackward(OpBuilder &b, sym::BackwardEmbeddingOp op) {
   Location loc = op.getLoc();
   RankedTensorType wType = tensorType(op.getWeightGrad());
   int64_t rows = wType.getDimSize(0), cols = wType.getDimSize(1);
   int64_t count = tensorType(op.getData()).getNumElements();
   Value indices = reshapeTo(b, loc, op.getData(), {count});
-  Value g = reshapeTo(b, loc, op.getOutGrad(), {count, cols});
-  auto constant = [&](int64_t v) { return b.create<arith::ConstantIndexOp>(loc, v); };
-  auto loop = b.create<scf::ForOp>(
-      loc, constant(0), constant(count), constant(1), ValueRange{zeros(b, loc, wType.getShape(), wType.getElementType())},
-      [&](OpBuilder &ob, Location l, Value i, ValueRange acc) {
-        Value row = embeddingRow(ob, l, ob.create<tensor::ExtractOp>(l, indices, i), rows);
-        auto inner = ob.create<scf::ForOp>(
-            l, constant(0), constant(cols), constant(1), acc, [&](OpBuilder &ib, Location il, Value j, ValueRange acc2) {
-              Value sum = add(ib, il, ib.create<tensor::ExtractOp>(il, acc2[0], ValueRange{row, j}),
-                              ib.create<tensor::ExtractOp>(il, g, ValueRange{i, j}));
-              ib.create<scf::YieldOp>(il, ib.create<tensor::InsertOp>(il, sum, acc2[0], ValueRange{row, j}).getResult());
-            });
-        ob.create<scf::YieldOp>(l, inner.getResults());
-      });
-  return SmallVector<Value>{loop.getResult(0)};
+  Value positions = generateElements(b, loc, RankedTensorType::get({count}, b.getI64Type()),
+                                     [&](OpBuilder &nb, Location l, ValueRange at) -> Value {
+    Value index = embeddingRow(nb, l, nb.create<tensor::ExtractOp>(l, indices, at), rows);
+    return nb.create<arith::IndexCastOp>(l, nb.getI64Type(), index);
+  });
+  FailureOr<Value> summed = scatterAddRows(b, op, reshapeTo(b, loc, op.getOutGrad(), {count, cols}), positions, rows);
+  if (failed(summed))
+    return failure();
+  return SmallVector<Value>{*summed};
 }
 
 Lowered lowerEmbedding(OpBuilder &b, sym::EmbeddingOp op) {
