@@ -301,19 +301,20 @@ Lowered lowerBatchNorm(OpBuilder &b, sym::BatchNormOp op) {
   return SmallVector<Value>{out, mean, invStd};
 }
 
-/// How LayerNorm's operands are read in a loop over data's dims: data by
-/// all, the moments by all but `axis`, gamma and beta by `axis`.
+/// How a normalization's operands are read in a loop over data's dims: data
+/// by all, the moments by all but the normalized `axis`, gamma and beta by
+/// their channel axis (LayerNorm's is `axis` itself).
 struct NormMaps {
   AffineMap all, moments, channel;
 };
 
-NormMaps normMaps(OpBuilder &b, int64_t rank, int64_t axis) {
+NormMaps normMaps(OpBuilder &b, int64_t rank, int64_t axis, int64_t channelAxis) {
   SmallVector<AffineExpr> rest;
   for (int64_t i = 0; i < rank; ++i)
     if (i != axis)
       rest.push_back(b.getAffineDimExpr(i));
   return {b.getMultiDimIdentityMap(rank), AffineMap::get(rank, 0, rest, b.getContext()),
-          AffineMap::get(rank, 0, b.getAffineDimExpr(axis))};
+          AffineMap::get(rank, 0, b.getAffineDimExpr(channelAxis))};
 }
 
 /// The mean of `input` over `axis`, that axis dropped.
@@ -321,31 +322,62 @@ Value meanOverAxis(OpBuilder &b, Location loc, Value input, int64_t axis) {
   return scaleBy(b, loc, sumOver(b, loc, input, {axis}), 1.0 / tensorType(input).getDimSize(axis));
 }
 
-/// MXNet's LayerNorm: mean and biased variance over `axis`, std =
-/// sqrt(var + eps), out = (x - mean) / std * gamma + beta.
-Lowered lowerLayerNorm(OpBuilder &b, sym::LayerNormOp op) {
-  Location loc = op.getLoc();
-  RankedTensorType type = tensorType(op.getData());
-  int64_t axis = normalizeAxis(op.getAxis(), type.getRank());
-  NormMaps maps = normMaps(b, type.getRank(), axis);
-  Value data = op.getData(), mean = meanOverAxis(b, loc, data, axis);
+/// sqrt(var + eps), elementwise.
+Value stdOf(OpBuilder &b, Location loc, Value var, double eps) {
+  return mapElementwise(b, loc, tensorType(var), var, [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
+    return b.create<math::SqrtOp>(loc, add(b, loc, a[0], scalarConstant(b, loc, a[0].getType(), eps)));
+  });
+}
+
+/// The moments over `axis` (`axis` dropped; the biased variance) and
+/// (x - mean) / sqrt(var + eps) * gamma + beta.
+struct Normalized {
+  Value out, mean, var, std;
+};
+
+Normalized normalizeOverAxis(OpBuilder &b, Location loc, Value data, Value gamma, Value beta, int64_t axis,
+                             int64_t channelAxis, double eps) {
+  RankedTensorType type = tensorType(data);
+  NormMaps maps = normMaps(b, type.getRank(), axis, channelAxis);
+  Value mean = meanOverAxis(b, loc, data, axis);
   Value squares = mapWithMaps(b, loc, type, {data, mean}, {maps.all, maps.moments},
                               [](OpBuilder &b, Location loc, ValueRange a) {
                                 Value centered = sub(b, loc, a[0], a[1]);
                                 return mul(b, loc, centered, centered);
                               });
-  Value var = meanOverAxis(b, loc, squares, axis);
-  Value std = mapElementwise(b, loc, tensorType(var), var, [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
-    return b.create<math::SqrtOp>(loc, add(b, loc, a[0], scalarConstant(b, loc, a[0].getType(), op.getEps())));
-  });
-  Value out = mapWithMaps(b, loc, type, {data, mean, std, op.getGamma(), op.getBeta()},
+  Value var = meanOverAxis(b, loc, squares, axis), std = stdOf(b, loc, var, eps);
+  Value out = mapWithMaps(b, loc, type, {data, mean, std, gamma, beta},
                           {maps.all, maps.moments, maps.moments, maps.channel, maps.channel},
                           [](OpBuilder &b, Location loc, ValueRange a) {
                             Value normalized = div(b, loc, sub(b, loc, a[0], a[1]), a[2]);
                             return add(b, loc, mul(b, loc, normalized, a[3]), a[4]);
                           });
+  return {out, mean, var, std};
+}
+
+/// MXNet's LayerNorm: the moments over `axis`, std = sqrt(var + eps).
+Lowered lowerLayerNorm(OpBuilder &b, sym::LayerNormOp op) {
+  Location loc = op.getLoc();
+  int64_t axis = normalizeAxis(op.getAxis(), tensorType(op.getData()).getRank());
+  Normalized n = normalizeOverAxis(b, loc, op.getData(), op.getGamma(), op.getBeta(), axis, axis, op.getEps());
   ArrayRef<int64_t> momentsShape = tensorType(op.getMean()).getShape();
-  return SmallVector<Value>{out, reshapeTo(b, loc, mean, momentsShape), reshapeTo(b, loc, std, momentsShape)};
+  return SmallVector<Value>{n.out, reshapeTo(b, loc, n.mean, momentsShape), reshapeTo(b, loc, n.std, momentsShape)};
+}
+
+/// InstanceNorm's view of data: (n, c, the rest), normalized over the rest.
+SmallVector<int64_t> instanceView(RankedTensorType type) {
+  ArrayRef<int64_t> dims = type.getShape();
+  return {dims[0], dims[1], ShapedType::getNumElements(dims.drop_front(2))};
+}
+
+/// MXNet's InstanceNorm: the moments of each (n, c) plane; mean and var
+/// are its hidden results.
+Lowered lowerInstanceNorm(OpBuilder &b, sym::InstanceNormOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  Value data = reshapeTo(b, loc, op.getData(), instanceView(type));
+  Normalized n = normalizeOverAxis(b, loc, data, op.getGamma(), op.getBeta(), 2, 1, op.getEps());
+  return SmallVector<Value>{reshapeTo(b, loc, n.out, type.getShape()), n.mean, n.var};
 }
 
 /// L2Normalization's view of its data: (n, rest) for instance mode, (n, c,
@@ -370,7 +402,7 @@ Lowered lowerL2Normalization(OpBuilder &b, sym::L2NormalizationOp op) {
   Value norm = mapElementwise(b, loc, tensorType(sums), sums, [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
     return b.create<math::SqrtOp>(loc, add(b, loc, a[0], scalarConstant(b, loc, a[0].getType(), op.getEps())));
   });
-  NormMaps maps = normMaps(b, view.size(), axis);
+  NormMaps maps = normMaps(b, view.size(), axis, axis);
   Value out = mapWithMaps(b, loc, tensorType(data), {data, norm}, {maps.all, maps.moments},
                           [](OpBuilder &b, Location loc, ValueRange a) { return div(b, loc, a[0], a[1]); });
   return SmallVector<Value>{reshapeTo(b, loc, out, type.getShape()),
@@ -386,7 +418,7 @@ Lowered lowerL2NormalizationBackward(OpBuilder &b, sym::BackwardL2NormalizationO
   Value products = mapElementwise(b, loc, tensorType(g), {g, out},
                                   [](OpBuilder &b, Location loc, ValueRange a) { return mul(b, loc, a[0], a[1]); });
   Value sums = sumOver(b, loc, products, {axis});
-  NormMaps maps = normMaps(b, view.size(), axis);
+  NormMaps maps = normMaps(b, view.size(), axis, axis);
   Value norm = reshapeTo(b, loc, op.getNorm(), tensorType(sums).getShape());
   Value grad = mapWithMaps(b, loc, tensorType(g), {g, out, sums, norm},
                            {maps.all, maps.all, maps.moments, maps.moments},
@@ -396,21 +428,20 @@ Lowered lowerL2NormalizationBackward(OpBuilder &b, sym::BackwardL2NormalizationO
   return SmallVector<Value>{reshapeTo(b, loc, grad, type.getShape())};
 }
 
-/// With x^ = (x - mean) / std and h = g * gamma / std (MXNet's
-/// LayerNormGradCompute): dx = h - mean(h) - x^ * mean(h * x^) over axis,
-/// dgamma = sum(g * x^) and dbeta = sum(g) over the other dims.
-Lowered lowerLayerNormBackward(OpBuilder &b, sym::BackwardLayerNormOp op) {
-  Location loc = op.getLoc();
-  RankedTensorType type = tensorType(op.getData());
-  int64_t rank = type.getRank(), axis = normalizeAxis(op.getAxis(), rank);
-  NormMaps maps = normMaps(b, rank, axis);
-  SmallVector<int64_t> restShape(type.getShape()), otherAxes;
-  restShape.erase(restShape.begin() + axis);
+/// With x^ = (x - mean) / std and h = g * gamma / std, over `axis` (MXNet's
+/// LayerNormGradCompute, and InstanceNorm's Backward once its gvar and gmean
+/// terms are expanded): dx = h - mean(h) - x^ * mean(h * x^); dgamma =
+/// sum(g * x^) and dbeta = sum(g) over all but the channel axis. mean and
+/// std have data's shape without `axis`.
+SmallVector<Value> normalizationGrads(OpBuilder &b, Location loc, Value g, Value data, Value mean, Value std,
+                                      Value gamma, int64_t axis, int64_t channelAxis) {
+  RankedTensorType type = tensorType(data);
+  int64_t rank = type.getRank();
+  NormMaps maps = normMaps(b, rank, axis, channelAxis);
+  SmallVector<int64_t> otherAxes;
   for (int64_t i = 0; i < rank; ++i)
-    if (i != axis)
+    if (i != channelAxis)
       otherAxes.push_back(i);
-  Value g = op.getOutGrad(), data = op.getData(), gamma = op.getGamma();
-  Value mean = reshapeTo(b, loc, op.getMean(), restShape), std = reshapeTo(b, loc, op.getStd(), restShape);
   SmallVector<AffineMap> readMaps{maps.all, maps.all, maps.moments, maps.moments, maps.channel};
   auto normalized = [](OpBuilder &b, Location loc, ValueRange a) { return div(b, loc, sub(b, loc, a[1], a[2]), a[3]); };
   auto scaled = [](OpBuilder &b, Location loc, ValueRange a) { return div(b, loc, mul(b, loc, a[0], a[4]), a[3]); };
@@ -429,7 +460,28 @@ Lowered lowerLayerNormBackward(OpBuilder &b, sym::BackwardLayerNormOp op) {
   Value dataGrad = mapWithMaps(b, loc, type, gradInputs, gradMaps, [&](OpBuilder &b, Location loc, ValueRange a) {
     return sub(b, loc, sub(b, loc, scaled(b, loc, a), a[5]), mul(b, loc, normalized(b, loc, a), a[6]));
   });
-  return SmallVector<Value>{dataGrad, sumOver(b, loc, gNormalized, otherAxes), sumOver(b, loc, g, otherAxes)};
+  return {dataGrad, sumOver(b, loc, gNormalized, otherAxes), sumOver(b, loc, g, otherAxes)};
+}
+
+Lowered lowerLayerNormBackward(OpBuilder &b, sym::BackwardLayerNormOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  int64_t axis = normalizeAxis(op.getAxis(), type.getRank());
+  SmallVector<int64_t> restShape(type.getShape());
+  restShape.erase(restShape.begin() + axis);
+  Value mean = reshapeTo(b, loc, op.getMean(), restShape), std = reshapeTo(b, loc, op.getStd(), restShape);
+  return normalizationGrads(b, loc, op.getOutGrad(), op.getData(), mean, std, op.getGamma(), axis, axis);
+}
+
+Lowered lowerInstanceNormBackward(OpBuilder &b, sym::BackwardInstanceNormOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  SmallVector<int64_t> view = instanceView(type);
+  SmallVector<Value> grads =
+      normalizationGrads(b, loc, reshapeTo(b, loc, op.getOutGrad(), view), reshapeTo(b, loc, op.getData(), view),
+                         op.getMean(), stdOf(b, loc, op.getVar(), op.getEps()), op.getGamma(), 2, 1);
+  grads[0] = reshapeTo(b, loc, grads[0], type.getShape());
+  return grads;
 }
 
 /// With batch statistics (N values per channel, x^ = (x - mean) * invstd):
@@ -642,6 +694,8 @@ std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::BackwardBatchNormOp o) { return lowerBatchNormBackward(b, o); })
       .Case([&](sym::LayerNormOp o) { return lowerLayerNorm(b, o); })
       .Case([&](sym::BackwardLayerNormOp o) { return lowerLayerNormBackward(b, o); })
+      .Case([&](sym::InstanceNormOp o) { return lowerInstanceNorm(b, o); })
+      .Case([&](sym::BackwardInstanceNormOp o) { return lowerInstanceNormBackward(b, o); })
       .Case([&](sym::L2NormalizationOp o) { return lowerL2Normalization(b, o); })
       .Case([&](sym::BackwardL2NormalizationOp o) { return lowerL2NormalizationBackward(b, o); })
       .Case([&](sym::LRNOp o) { return lowerLRN(b, o); })

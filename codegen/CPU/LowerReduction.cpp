@@ -2,6 +2,7 @@
 #include "codegen/CPU/OpLowerings.h"
 
 #include "dialects/Sym/IR/SymOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <limits>
 
@@ -32,6 +33,33 @@ Lowered lowerReduce(OpBuilder &b, ReduceOp op, bool mean) {
   })};
 }
 
+/// MXNet's LpNormCompute: sum(|x|) or sqrt(sum(x^2)) over the axes (all
+/// when none), in the result's type. Integer data is summed in f64 and
+/// truncated, as MXNet's integer kernels truncate. MXNet's nrm2 rescales as
+/// it sums, so where x^2 overflows float (|x| > 1e19) this gives inf where
+/// MXNet does not.
+Lowered lowerNorm(OpBuilder &b, sym::NormOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType type = tensorType(op.getData());
+  RankedTensorType resultType = tensorType(op.getOutput());
+  Type element = isa<FloatType>(type.getElementType()) ? type.getElementType() : b.getF64Type();
+  bool l1 = op.getOrd() == 1;
+  Value terms = mapElementwise(b, loc, RankedTensorType::get(type.getShape(), element), op.getData(),
+                               [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+                                 Value x = convertScalar(b, loc, args[0], element);
+                                 return l1 ? b.create<math::AbsFOp>(loc, x).getResult() : mul(b, loc, x, x);
+                               });
+  SmallVector<int64_t> axes = reducedAxes(op.getAxis(), /*exclude=*/false, type.getRank());
+  Value sum = reduce(b, loc, terms, axes, /*keepDims=*/false, 0.0,
+                     [](OpBuilder &b, Location loc, ValueRange args) { return add(b, loc, args[0], args[1]); });
+  sum = reshapeTo(b, loc, sum, resultType.getShape());
+  return SmallVector<Value>{
+      mapElementwise(b, loc, resultType, sum, [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+        Value norm = l1 ? args[0] : b.create<math::SqrtOp>(loc, args[0]).getResult();
+        return convertScalar(b, loc, norm, resultType.getElementType());
+      })};
+}
+
 /// softmax with use_length: positions along `axis` at or past their length
 /// (an integer tensor of data's shape without `axis`) are left out of the
 /// sum and output 0.
@@ -58,8 +86,6 @@ Value softmaxWithinLength(OpBuilder &b, Location loc, Value data, Value length, 
 template <typename SoftmaxOp>
 Lowered lowerSoftmax(OpBuilder &b, SoftmaxOp op, bool log) {
   Location loc = op.getLoc();
-  if (op.getUseLength() && log)
-    return op.emitError("the CPU backend does not support log_softmax with use_length = true");
   if (op.getUseLength() && !isa<IntegerType>(tensorType(op.getLength()).getElementType()))
     return op.emitError("softmax's length must have an integer type, not ") << tensorType(op.getLength()).getElementType();
   Value data = op.getData();
@@ -209,6 +235,7 @@ std::optional<Lowered> lowerReductionOp(Operation *op, OpBuilder &b) {
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
       .Case([&](sym::SumOp s) { return lowerReduce(b, s, /*mean=*/false); })
       .Case([&](sym::MeanOp m) { return lowerReduce(b, m, /*mean=*/true); })
+      .Case([&](sym::NormOp n) { return lowerNorm(b, n); })
       .Case([&](sym::SoftmaxOp s) { return lowerSoftmax(b, s, /*log=*/false); })
       .Case([&](sym::LogSoftmaxOp s) { return lowerSoftmax(b, s, /*log=*/true); })
       .Case([&](sym::SoftmaxOutputOp s) { return lowerSoftmaxOutput(b, s); })

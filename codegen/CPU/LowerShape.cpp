@@ -72,6 +72,14 @@ Lowered lowerSliceLike(OpBuilder &b, sym::SliceLikeOp op) {
                                                              folds(b, type.getShape()), folds(b, strides))};
 }
 
+Lowered lowerCrop(OpBuilder &b, sym::CropOp op) {
+  RankedTensorType out = tensorType(op.getOutput());
+  auto [y, x] = op.windowOrigin(tensorType(op.getData()).getShape(), out.getShape());
+  SmallVector<int64_t> offsets{0, 0, y, x}, strides(4, 1);
+  return SmallVector<Value>{b.create<tensor::ExtractSliceOp>(op.getLoc(), op.getData(), folds(b, offsets),
+                                                             folds(b, out.getShape()), folds(b, strides))};
+}
+
 Lowered lowerShapeArray(OpBuilder &b, sym::ShapeArrayOp op) {
   SmallVector<Value> dims;
   for (int64_t dim : tensorType(op.getData()).getShape())
@@ -402,6 +410,7 @@ std::optional<Lowered> lowerShapeOp(Operation *op, OpBuilder &b) {
       .Case([&](sym::SliceAxisOp s) { return lowerSliceAxis(b, s); })
       .Case([&](sym::SliceChannelOp s) { return lowerSliceChannel(b, s); })
       .Case([&](sym::SliceLikeOp s) { return lowerSliceLike(b, s); })
+      .Case([&](sym::CropOp c) { return lowerCrop(b, c); })
       .Case([&](sym::ShapeArrayOp s) { return lowerShapeArray(b, s); })
       .Case([&](sym::ConcatOp c) { return lowerConcat(b, c); })
       .Case([&](sym::StackOp c) { return lowerStack(b, c); })

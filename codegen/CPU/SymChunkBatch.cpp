@@ -63,7 +63,11 @@ bool mixesBatchRows(Operation *op) {
       .Case([&](sym::BatchNormOp bn) {
         return sym::runsInTraining(bn) || axisIsZero(bn.getAxis(), bn.getData());
       })
-      .Case([](sym::BackwardBatchNormOp) { return true; }) // sums over the batch
+      .Case<sym::BackwardBatchNormOp, sym::BackwardInstanceNormOp>([](Operation *) { return true; }) // sums over the batch
+      .Case([](sym::NormOp norm) {
+        return !norm.getAxis() || norm.getAxis()->empty() ||
+               llvm::is_contained(reducedAxes(norm.getAxis(), false, tensorType(norm.getData()).getRank()), 0);
+      })
       .Case([&](sym::ConcatOp concat) { return axisIsZero(concat.getDim(), concat.getOutput()); })
       .Case<sym::SliceChannelOp, sym::SliceAxisOp>(
           [&](auto slice) { return axisIsZero(slice.getAxis(), slice.getData()); })

@@ -45,6 +45,10 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
     return {Kind::Int, true};
   if (op == "broadcast_like" && (name == "lhs_axes" || name == "rhs_axes"))
     return {Kind::Tuple, true};
+  if (op == "norm" && name == "axis")
+    return {Kind::Tuple, true};
+  if (op == "Crop" && (name == "offset" || name == "h_w"))
+    return {Kind::Tuple};
   return llvm::StringSwitch<ParamKind>(name)
       .Cases("num_hidden", "num_filter", "num_group", "workspace", "num_args", {Kind::Int})
       .Cases("num_outputs", "nsize", "input_dim", "output_dim", "scale", {Kind::Int})
@@ -70,6 +74,8 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
       .Cases("count_include_pad", "cudnn_off", {Kind::Bool, true})
       .Cases("layout", "cudnn_tune", "forward_stype", {Kind::String, true})
       .Case("dtype", {Kind::DType, op == "softmax" || op == "log_softmax"})
+      .Case("out_dtype", {Kind::DType, true})
+      .Case("ord", {Kind::Int})
       .Cases("act_type", "pool_type", "pooling_convention", "mode", "normalization",
              {Kind::String})
       .Cases("in_format", "out_format", "format", {Kind::String})

@@ -192,6 +192,11 @@ def cases():
     yield case("arange_stop_none", S.broadcast_mul(d, S.arange(start=4, name="ar"), name="mul"), data=(3, 4))
     yield case("slice_like", S.slice_like(d, V("like"), axes=(0, -1), name="sl"), data=(4, 3, 5), like=(2, 7, 3))
     yield case("slice_like_all", S.slice_like(d, V("like"), name="sl"), data=(4, 3, 5), like=(2, 1, 3))
+    yield case("instancenorm", S.InstanceNorm(d, V("gamma"), V("beta"), name="in"), data=(2, 3, 4, 5))
+    yield case("instancenorm_3d", S.InstanceNorm(d, V("gamma"), V("beta"), eps=1e-5, name="in"), data=(3, 4, 7))
+    yield case("crop", S.Crop(d, h_w=(3, 4), offset=(1, 2), num_args=1, name="cr"), data=(2, 3, 6, 7))
+    yield case("crop_like_center", S.Crop(d, V("like"), num_args=2, center_crop=True, name="cr"),
+               data=(2, 3, 9, 8), like=(1, 1, 4, 5))
     for mode in ("instance", "channel", "spatial"):
         yield case("l2norm_" + mode, S.L2Normalization(d, mode=mode, name="l2"), data=(2, 3, 4, 5))
     # Detection: boxes built from random data so that they overlap.
@@ -421,6 +426,9 @@ def cases():
                cond=(3, 4), lhs=(3, 4), rhs=(3, 4))
     yield case("where_rows", S.where(S._internal._greater_scalar(V("cond"), scalar=0), lhs, rhs, name="w"),
                cond=(3,), lhs=(3, 4), rhs=(3, 4))
+    yield case("norm", S.norm(d, name="n"), data=(2, 3, 4))
+    yield case("norm_l1_axis", S.norm(d, ord=1, axis=1, name="n"), data=(2, 3, 4))
+    yield case("norm_axes_keep", S.norm(d, axis=(0, -1), keepdims=True, name="n"), data=(2, 3, 4))
     for op in ("sum", "mean"):
         yield case(op + "_all", getattr(S, op)(d, name="r"), data=(2, 3, 4))
         yield case(op + "_axis", getattr(S, op)(d, axis=1, name="r"), data=(2, 3, 4))

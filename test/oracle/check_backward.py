@@ -74,6 +74,7 @@ DIFFERENTIABLE = (
     "pick_wrap", "pick_keep", "take", "take_wrap", "take_last", "one_hot", "one_hot_values", "broadcast_like",
     "broadcast_like_axes", "rnn_lstm1", "rnn_lstm_bi", "rnn_gru_bi", "rnn_gru_states", "rnn_tanh", "rnn_relu",
     "sequence_last", "sequence_last_length", "sequence_last_axis1", "sequence_reverse", "sequence_reverse_length",
+    "norm", "norm_l1_axis", "norm_axes_keep", "instancenorm", "instancenorm_3d", "crop", "crop_like_center",
 ) + tuple("unary_" + op for op in MATH + ROUNDING) + tuple(
     kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")) + tuple(op + "_scalar" for op in COMPARISONS)
 # topk_both_indices is left out: its head gradient reaches nothing (MXNet's
@@ -129,13 +130,13 @@ RELATIVE_L2 = {"model_mobilenet1.0": 5e-2, "model_resnet18_v1": 5e-2}
 MONITOR_DEVIATIONS = ("pool_max_valid", "pool_max_full", "pool_1d", "pool_3d_max", "lenet", "model_lenet")
 # MXNet 1.9.1 allocates without bound (bad_alloc, or the OOM killer) in a
 # monitored backward of its legacy (OperatorProperty) ops SliceChannel,
-# SwapAxis, MakeLoss, Pad, SequenceMask, SequenceLast, SequenceReverse and
-# L2Normalization: no oracle there.
+# SwapAxis, MakeLoss, Pad, SequenceMask, SequenceLast, SequenceReverse,
+# L2Normalization, InstanceNorm and Crop: no oracle there.
 MXNET_MONITOR_FAILS = ("split", "split_squeeze", "split_one", "swapaxes", "MakeLoss", "MakeLoss_valid",
                        "pad_constant", "pad_edge", "pad_reflect", "pad_reflect_3d", "sequence_mask",
                        "sequence_mask_axis1", "l2norm_instance", "l2norm_channel", "l2norm_spatial",
                        "sequence_last", "sequence_last_length", "sequence_last_axis1", "sequence_reverse",
-                       "sequence_reverse_length")
+                       "sequence_reverse_length", "instancenorm", "instancenorm_3d", "crop", "crop_like_center")
 # Arrays MXNet's monitor reports without having written them (the gradients
 # of softmax's length and of Embedding's indices): their RMS is left uncompared.
 UNWRITTEN = {"softmax_length": ("sm_backward_output1",), "embedding": ("emb_backward_output0",),

@@ -342,8 +342,6 @@ LogicalResult reduceRule(GradBuilder &gb, ReduceOpTy op, ValueRange resultGrads,
 template <typename SoftmaxOpTy>
 LogicalResult softmaxRule(GradBuilder &gb, SoftmaxOpTy op, ValueRange resultGrads, Grads &grads) {
   constexpr bool isSoftmax = std::is_same_v<SoftmaxOpTy, SoftmaxOp>;
-  if (!isSoftmax && op.getUseLength())
-    return op.emitError("no gradient rule for log_softmax with use_length (the CPU backend has no such forward)");
   Value g = resultGrad(resultGrads), out = op.getOutput();
   int64_t axis = op.getAxis();
   Value grad;
@@ -574,6 +572,65 @@ LogicalResult layerNormRule(GradBuilder &gb, LayerNormOp op, ValueRange resultGr
       gb.loc, TypeRange{op.getData().getType(), paramType, paramType},
       ValueRange{g, op.getData(), op.getGamma(), op.getMean(), op.getStd()}, op->getAttrDictionary().getValue());
   grads.append({backward.getDataGrad(), backward.getGammaGrad(), backward.getBetaGrad()});
+  return success();
+}
+
+/// Data, gamma and beta gradients by one backward op reading the forward's
+/// mean and var.
+LogicalResult instanceNormRule(GradBuilder &gb, InstanceNormOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  if (!g)
+    return success(); // only the (hidden) mean and var have gradients
+  Type paramType = op.getGamma().getType();
+  auto backward = gb.b.create<BackwardInstanceNormOp>(
+      gb.loc, TypeRange{op.getData().getType(), paramType, paramType},
+      ValueRange{g, op.getMean(), op.getVar(), op.getData(), op.getGamma()}, op->getAttrDictionary().getValue());
+  grads.append({backward.getDataGrad(), backward.getGammaGrad(), backward.getBetaGrad()});
+  return success();
+}
+
+/// MXNet's LpNormGradCompute: g * sign(data) for ord 1, g * data / norm for
+/// ord 2 (NaN where the norm is 0, as there), g and the norm broadcast back
+/// over the reduced axes.
+LogicalResult normRule(GradBuilder &gb, NormOp op, ValueRange resultGrads, Grads &grads) {
+  auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!type || !type.hasStaticShape())
+    return noShape(op);
+  SmallVector<int64_t> kept(type.getShape());
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (!op.getAxis() || op.getAxis()->empty() ||
+        llvm::any_of(*op.getAxis(), [&](int64_t a) { return (a < 0 ? a + type.getRank() : a) == i; }))
+      kept[i] = 1;
+  Type element = type.getElementType();
+  auto keptShape = [&](Value v) {
+    Value reshaped = gb.make<ReshapeOp>(RankedTensorType::get(kept, getElementTypeOrSelf(v.getType())), v,
+                                        {gb.attr("shape", gb.b.getDenseI64ArrayAttr(kept))});
+    if (getElementTypeOrSelf(v.getType()) == element)
+      return reshaped;
+    return gb.make<CastOp>(RankedTensorType::get(kept, element), reshaped,
+                           {gb.attr("dtype", TypeAttr::get(element))});
+  };
+  Value data = op.getData(), g = keptShape(resultGrad(resultGrads));
+  Value factor = op.getOrd() == 1 ? gb.same<SignOp>(data, data)
+                                  : gb.make<BroadcastDivOp>(type, {data, keptShape(op.getOutput())});
+  grads.push_back(gb.make<BroadcastMulOp>(type, {factor, g}));
+  return success();
+}
+
+/// The window's gradient in zeros of data's shape; crop_like gets none.
+LogicalResult cropRule(GradBuilder &gb, CropOp op, ValueRange resultGrads, Grads &grads) {
+  auto data = dyn_cast<RankedTensorType>(op.getData().getType());
+  auto out = dyn_cast<RankedTensorType>(op.getOutput().getType());
+  if (!data || !out || !data.hasStaticShape() || !out.hasStaticShape())
+    return noShape(op);
+  auto [y, x] = op.windowOrigin(data.getShape(), out.getShape());
+  ArrayRef<int64_t> size = out.getShape();
+  SmallVector<int64_t> begin{0, 0, y, x}, end{size[0], size[1], y + size[2], x + size[3]};
+  grads.push_back(gb.same<BackwardSliceOp>(op.getData(), {resultGrad(resultGrads), op.getData()},
+                                           {gb.attr("begin", gb.b.getDenseI64ArrayAttr(begin)),
+                                            gb.attr("end", gb.b.getDenseI64ArrayAttr(end))}));
+  if (op.getCropLike())
+    grads.push_back(Value());
   return success();
 }
 
@@ -928,7 +985,7 @@ LogicalResult castRule(GradBuilder &gb, CastOp op, ValueRange resultGrads, Grads
 template <typename OpTy> bool readsHeadGradient(OpTy op, unsigned result) {
   if constexpr (std::is_same_v<OpTy, SoftmaxOutputOp>)
     return op.getOutGrad();
-  if constexpr (llvm::is_one_of<OpTy, BatchNormOp, LayerNormOp, DropoutOp, LeakyReLUOp, LRNOp>::value)
+  if constexpr (llvm::is_one_of<OpTy, BatchNormOp, LayerNormOp, InstanceNormOp, DropoutOp, LeakyReLUOp, LRNOp>::value)
     return result == 0; // the others are hidden (statistics, masks, norms)
   if constexpr (std::is_same_v<OpTy, TopkOp>) // the values'; indices and masks have a zero gradient
     return result == 0 && op.getNumResults() == 2;
@@ -1194,6 +1251,9 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<SliceOp, dataGradRule<SliceOp, BackwardSliceOp>>(ctx);
   attach<SliceLikeOp, sliceLikeRule>(ctx);
   attach<L2NormalizationOp, l2NormalizationRule>(ctx);
+  attach<InstanceNormOp, instanceNormRule>(ctx);
+  attach<NormOp, normRule>(ctx);
+  attach<CropOp, cropRule>(ctx);
   attach<BoxNmsOp, boxNmsRule>(ctx);
   attach<ROIAlignOp, roiAlignRule>(ctx);
   attach<GatherNdOp, positionsGradRule<GatherNdOp, BackwardGatherNdOp>>(ctx);

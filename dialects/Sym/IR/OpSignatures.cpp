@@ -42,7 +42,7 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "_contrib_interleaved_matmul_selfatt_valatt", "tile", "repeat", "reverse", "squeeze", "_arange",
           "slice_like", "L2Normalization", "_contrib_box_nms", "_contrib_box_decode", "_contrib_ROIAlign",
           "shape_array", "argsort", "gather_nd", "topk", "sort", "argmax", "argmin", "pick", "take", "one_hot",
-          "broadcast_like", "RNN", "SequenceLast", "SequenceReverse"})
+          "broadcast_like", "RNN", "SequenceLast", "SequenceReverse", "InstanceNorm", "norm", "Crop"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -72,7 +72,7 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
         {"_npx_shape_array", "shape_array"}, {"_npi_argsort", "argsort"}, {"_npi_gather_nd", "gather_nd"},
         {"_npx_gather_nd", "gather_nd"}, {"_npx_topk", "topk"}, {"_npi_sort", "sort"},
         {"choose_element_0index", "pick"}, {"_npx_pick", "pick"}, {"_npi_take", "take"},
-        {"_npx_one_hot", "one_hot"},
+        {"_npx_one_hot", "one_hot"}, {"_sparse_norm", "norm"},
         // Gluon's RNN layers concatenate their weights and biases into RNN's
         // flat parameter vector with it: Concat, with the shape rule's
         // inference of one unknown input from the output that Concat has too.
@@ -194,7 +194,7 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
   } else if (op == "SoftmaxOutput" || op == "LinearRegressionOutput" ||
              op == "LogisticRegressionOutput" || op == "MAERegressionOutput") {
     sig.inputs = names({"data", "label"});
-  } else if (op == "softmax" || op == "log_softmax") {
+  } else if (op == "softmax") {
     sig.inputs = boolParam(params, "use_length", false) ? names({"data", "length"})
                                                         : names({"data"});
   } else if (op == "broadcast_axis" || op == "broadcast_to") {
@@ -250,6 +250,11 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
     sig.inputs = names({"data", "indices"});
   } else if (op == "_contrib_box_decode") {
     sig.inputs = names({"data", "anchors"});
+  } else if (op == "InstanceNorm") {
+    sig.inputs = names({"data", "gamma", "beta"});
+    withOutputs({"output", "mean", "var"}, 1);
+  } else if (op == "Crop") {
+    sig.inputs = numbered("arg", intParam(params, "num_args", 1));
   } else if (op == "L2Normalization") {
     sig.inputs = names({"data"});
     withOutputs({"output", "norm"}, 1);
@@ -429,6 +434,8 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
       .Case("BatchNorm", [&] { return backward("g0 o1 o2 i*"); })
       .Case("LayerNorm", [&] { return backward("g0 i0 i1 o1 o2"); })
       .Case("L2Normalization", [&] { return backward("g0 o0 o1"); })
+      .Case("InstanceNorm", [&] { return backward("g0 o1 o2 i0 i1"); })
+      .Case("norm", [&] { return backward("g0 i0 o0"); })
       .Case("_contrib_box_nms", [&] { return backward("g0 g1 o0 o1"); })
       .Case("_contrib_ROIAlign", [&] { return node("_backward_ROIAlign", "g0 i1"); })
       .Cases("SequenceMask", "SequenceLast", "SequenceReverse",

@@ -566,6 +566,22 @@ LogicalResult LayerNormOp::inferShapes(ShapeInferenceContext &ctx) {
   return success(succeeded(ctx.refineOutput(1, moments)) && succeeded(ctx.refineOutput(2, moments)));
 }
 
+// InstanceNormProp::InferShape: gamma and beta have the channel count, mean
+// and var the shape (n, c). MXNet checks the rank only when it runs.
+LogicalResult InstanceNormOp::inferShapes(ShapeInferenceContext &ctx) {
+  FailureOr<PartialShape> shape = unifyDataAndOutput(ctx);
+  if (failed(shape) || !shape->hasRank())
+    return success(succeeded(shape));
+  PartialShape data = *shape;
+  if (data.rank() < 3)
+    return ctx.fail("InstanceNorm only supports input tensors of rank >= 3.");
+  for (unsigned i = 1; i < 3; ++i)
+    if (failed(ctx.refineInput(i, PartialShape({data[1]}))))
+      return failure();
+  PartialShape moments({data[0], data[1]});
+  return success(succeeded(ctx.refineOutput(1, moments)) && succeeded(ctx.refineOutput(2, moments)));
+}
+
 // L2NormalizationProp::InferShape: the norm drops (channel: keeps as 1) the
 // summed dims.
 LogicalResult L2NormalizationOp::inferShapes(ShapeInferenceContext &ctx) {
@@ -1055,6 +1071,50 @@ LogicalResult SliceOp::inferShapes(ShapeInferenceContext &ctx) {
 
 // SliceLikeShape: shape_like's dims on `axes` (on all, of equal rank, if
 // empty), each no larger than data's.
+// CropProp::InferShape: data's (h, w) replaced by h_w's or crop_like's.
+LogicalResult CropOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0);
+  if (!data.hasRank())
+    return success();
+  if (data.rank() != 4)
+    return ctx.fail("Input data should be 4D in batch-num_filter-y-x");
+  PartialShape out = data;
+  if (getCropLike()) {
+    const PartialShape &like = ctx.input(1);
+    if (!like.hasRank())
+      return success();
+    if (like.rank() < 4)
+      return ctx.fail("crop_like " + like.str() + " has no (h, w) at dims 2 and 3");
+    out[2] = like[2];
+    out[3] = like[3];
+  } else {
+    ArrayRef<int64_t> hw = getHW();
+    const char *names[] = {"height(h_w[0])", "width(h_w[1])"};
+    for (unsigned i = 0; i < 2; ++i) {
+      if (hw[i] < 1)
+        return ctx.fail(llvm::Twine("the crop ") + names[i] + " should be larger than 1");
+      if (data.isKnown(2 + i) && hw[i] > data[2 + i])
+        return ctx.fail(llvm::Twine("the crop ") + names[i] + " should be less than the input data's " +
+                        (i ? "width" : "height"));
+      out[2 + i] = hw[i];
+    }
+  }
+  for (unsigned i = 2; i < 4; ++i) {
+    if (!data.isKnown(i) || !out.isKnown(i))
+      continue;
+    if (out[i] > data[i])
+      return ctx.fail(llvm::Twine("data_shape'") + (i == 2 ? "height" : "weight") +
+                      " should be larger than that of out_shape");
+    int64_t offset = getOffset()[i - 2];
+    std::string name = "offset[" + std::to_string(i - 2) + "]";
+    if (!getCenterCrop() && offset < 0)
+      return ctx.fail(name + " should be larger than 0");
+    if (!getCenterCrop() && offset > data[i] - out[i])
+      return ctx.fail(name + " should be less than the residual space of " + (i == 2 ? "height" : "width"));
+  }
+  return ctx.refineOutput(0, out);
+}
+
 LogicalResult SliceLikeOp::inferShapes(ShapeInferenceContext &ctx) {
   const PartialShape &in = ctx.input(0), &like = ctx.input(1);
   if (!in.hasRank() || !like.hasRank())

@@ -306,5 +306,29 @@ LogicalResult SliceChannelOp::verify() {
                        << getNumOutputs();
 }
 
+LogicalResult NormOp::verify() {
+  if (getOrd() != 1 && getOrd() != 2)
+    return emitOpError("norm only supports ord=1 and ord=2, got ord=") << getOrd();
+  return success();
+}
+
+LogicalResult CropOp::verify() {
+  if (getNumArgs() != 1 && getNumArgs() != 2)
+    return emitOpError("num_args must be 1 or 2, got ") << getNumArgs();
+  if (static_cast<int64_t>(getNumOperands()) != getNumArgs())
+    return emitOpError("has ") << getNumOperands() << " inputs but num_args = " << getNumArgs();
+  if (getOffset().size() != 2 || getHW().size() != 2)
+    return emitOpError("offset and h_w must be (y, x) and (h, w) pairs");
+  return success();
+}
+
+/// CropOp::InferCropOfferset: centered, or at `offset`, which must leave the
+/// window inside data.
+std::pair<int64_t, int64_t> CropOp::windowOrigin(ArrayRef<int64_t> dataShape, ArrayRef<int64_t> outShape) {
+  if (getCenterCrop())
+    return {(dataShape[2] - outShape[2]) / 2, (dataShape[3] - outShape[3]) / 2};
+  return {getOffset()[0], getOffset()[1]};
+}
+
 #define GET_OP_CLASSES
 #include "dialects/Sym/IR/SymOps.cpp.inc"

@@ -243,6 +243,18 @@ def Sym_L2NormalizationOp : Sym_Op<"L2Normalization", [Pure]> {
   let results = (outs AnyTensor:$output, AnyTensor:$norm);
 }
 
+def Sym_InstanceNormOp : Sym_Op<"InstanceNorm", [Pure]> {
+  let summary = "normalization over each (instance, channel)'s spatial dims";
+  let description = [{
+    For data (n, c, ...), the mean and biased variance over the dims after
+    the channel: out = gamma[c] * (x - mean) / sqrt(var + eps) + beta[c].
+    mean and var, of shape (n, c), are hidden results.
+  }];
+  let arguments = (ins AnyTensor:$data, AnyTensor:$gamma, AnyTensor:$beta,
+                   DefaultValuedAttr<Sym_FloatAttr, "1e-3">:$eps);
+  let results = (outs AnyTensor:$output, AnyTensor:$mean, AnyTensor:$var);
+}
+
 def Sym_DropoutOp : Sym_Op<"Dropout"> {
   let summary = "inverted dropout in training (or always); identity otherwise";
   let arguments = (ins AnyTensor:$data,
@@ -373,6 +385,27 @@ def Sym_SliceOp : Sym_Op<"slice", [Pure]> {
   let arguments = (ins AnyTensor:$data, DenseI64ArrayAttr:$begin, DenseI64ArrayAttr:$end,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$step);
   let results = (outs AnyTensor:$output);
+}
+
+def Sym_CropOp : Sym_Op<"Crop", [Pure]> {
+  let summary = "a (h, w) window of 4-d data, of h_w's or crop_like's size";
+  let description = [{
+    The window starts at `offset` (y, x), or is centered with
+    `center_crop`. With num_args = 2 the second input gives the size.
+  }];
+  let arguments = (ins AnyTensor:$data, Optional<AnyTensor>:$crop_like,
+                   Sym_PositiveIntAttr:$num_args,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$offset,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$h_w,
+                   DefaultValuedAttr<BoolAttr, "false">:$center_crop);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The window's (y, x) origin in data of `dataShape` for an output of
+    /// `outShape`.
+    std::pair<int64_t, int64_t> windowOrigin(::llvm::ArrayRef<int64_t> dataShape,
+                                             ::llvm::ArrayRef<int64_t> outShape);
+  }];
 }
 
 def Sym_SliceLikeOp : Sym_Op<"slice_like", [Pure]> {
@@ -656,7 +689,9 @@ def Sym_SoftmaxActivationOp : Sym_SameShapeOp<"SoftmaxActivation", [Pure]> {
   let results = (outs AnyTensor:$output);
 }
 
-class Sym_SoftmaxLikeOp<string mnemonic, string doc>
+// log_softmax shares softmax's parameters, use_length included, but MXNet 1.9
+// registers it with the one input `data`: a length is refused.
+class Sym_SoftmaxLikeOp<string mnemonic, string doc, bit takesLength>
     : Sym_Op<mnemonic, [Pure], ["inferResultElementType"]> {
   let summary = doc;
   let arguments = (ins AnyTensor:$data, Optional<AnyTensor>:$length,
@@ -674,12 +709,14 @@ class Sym_SoftmaxLikeOp<string mnemonic, string doc>
       return getDtype() ? *getDtype() : operandTypes.front();
     }
     ::mlir::LogicalResult $cppClass::verify() {
+      if (!}] # !if(takesLength, "true", "false") # [{ && (getUseLength() || getLength()))
+        return emitOpError("takes no length in MXNet 1.9: use_length must be false");
       return ::mlir::sym::verifyOptionalOperand(*this, getLength(), getUseLength(), "length", "use_length = true");
     }
   }];
 }
-def Sym_SoftmaxOp : Sym_SoftmaxLikeOp<"softmax", "softmax along `axis`">;
-def Sym_LogSoftmaxOp : Sym_SoftmaxLikeOp<"log_softmax", "log of softmax along `axis`">;
+def Sym_SoftmaxOp : Sym_SoftmaxLikeOp<"softmax", "softmax along `axis`", 1>;
+def Sym_LogSoftmaxOp : Sym_SoftmaxLikeOp<"log_softmax", "log of softmax along `axis`", 0>;
 
 def Sym_LinearRegressionOutputOp
     : Sym_RegressionOutputOp<"LinearRegressionOutput", "identity with an L2 loss gradient">;
@@ -806,6 +843,25 @@ class Sym_ReduceOp<string mnemonic, string doc> : Sym_Op<mnemonic, [Pure]> {
 }
 def Sym_SumOp : Sym_ReduceOp<"sum", "sum">;
 def Sym_MeanOp : Sym_ReduceOp<"mean", "mean">;
+
+def Sym_NormOp : Sym_Op<"norm", [Pure], ["inferResultElementType"]> {
+  let summary = "the L1 or L2 norm over `axis` (all axes when absent)";
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<Sym_IntAttr, "2">:$ord,
+                   OptionalAttr<DenseI64ArrayAttr>:$axis,
+                   OptionalAttr<Sym_DTypeAttr>:$out_dtype,
+                   DefaultValuedAttr<BoolAttr, "false">:$keepdims);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      return ::mlir::sym::inferReduceShape(ctx, getAxis(), getKeepdims(), /*exclude=*/false);
+    }
+    ::mlir::Type $cppClass::inferResultElementType(unsigned, ::llvm::ArrayRef<::mlir::Type> operandTypes) {
+      return getOutDtype() ? *getOutDtype() : operandTypes.front();
+    }
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Matrix products
@@ -1176,6 +1232,26 @@ def Sym_BackwardLayerNormOp : Sym_Op<"_backward_LayerNorm", [Pure]> {
           ::mlir::failed(ctx.refineOutput(1, ctx.input(2))))
         return ::mlir::failure();
       return ctx.refineOutput(2, ctx.input(2));
+    }
+  }];
+}
+
+def Sym_BackwardInstanceNormOp : Sym_Op<"_backward_InstanceNorm", [Pure]> {
+  let summary = "InstanceNorm's data, gamma and beta gradients";
+  let description = [{
+    The operands are MXNet's (DeclareBackwardDependency): the output's
+    gradient, the hidden mean and var, data and gamma.
+  }];
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$mean, AnyTensor:$var,
+                   AnyTensor:$data, AnyTensor:$gamma,
+                   DefaultValuedAttr<Sym_FloatAttr, "1e-3">:$eps);
+  let results = (outs AnyTensor:$data_grad, AnyTensor:$gamma_grad, AnyTensor:$beta_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      if (::mlir::failed(ctx.refineOutput(0, ctx.input(3))) ||
+          ::mlir::failed(ctx.refineOutput(1, ctx.input(4))))
+        return ::mlir::failure();
+      return ctx.refineOutput(2, ctx.input(4));
     }
   }];
 }

@@ -374,3 +374,27 @@ func.func @rnn_without_cell(%x: tensor<5x2x3xf32>, %w: tensor<144xf32>, %h: tens
   %0 = sym.RNN %x, %w, %h {mode = "lstm", num_layers = 1 : i64, state_size = 4 : i64} : (tensor<5x2x3xf32>, tensor<144xf32>, tensor<1x2x4xf32>) -> tensor<5x2x4xf32>
   return
 }
+
+// -----
+
+func.func @log_softmax_with_length(%a: tensor<2x3xf32>, %l: tensor<2xi32>) {
+  // expected-error @+1 {{takes no length in MXNet 1.9: use_length must be false}}
+  %0 = sym.log_softmax %a, %l {use_length = true} : (tensor<2x3xf32>, tensor<2xi32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @crop_outside(%x: tensor<1x2x6x6xf32>) {
+  // expected-error @+1 {{offset[1] should be less than the residual space of width}}
+  %0 = sym.Crop %x {num_args = 1 : i64, h_w = array<i64: 4, 4>, offset = array<i64: 1, 3>} : (tensor<1x2x6x6xf32>) -> tensor<1x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @norm_ord3(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{norm only supports ord=1 and ord=2, got ord=3}}
+  %0 = sym.norm %a {ord = 3 : i64} : (tensor<2x3xf32>) -> tensor<1xf32>
+  return
+}

@@ -73,8 +73,8 @@ func.func @heads(%x: tensor<4x10xf32>, %l: tensor<4xf32>, %len: tensor<4xf32>, %
   %1 = sym.SoftmaxActivation %x {mode = "channel"} : (tensor<4x10xf32>) -> tensor<4x10xf32>
   // CHECK: sym.softmax {{.*}}temperature = 2.000000e+00
   %2 = sym.softmax %x {axis = 1 : i64, temperature = 2.0 : f64} : (tensor<4x10xf32>) -> tensor<4x10xf32>
-  // CHECK: sym.log_softmax {{.*}}use_length = true
-  %3 = sym.log_softmax %x, %len {use_length = true} : (tensor<4x10xf32>, tensor<4xf32>) -> tensor<4x10xf32>
+  // CHECK: sym.softmax {{.*}}use_length = true
+  %3 = sym.softmax %x, %len {use_length = true} : (tensor<4x10xf32>, tensor<4xf32>) -> tensor<4x10xf32>
   // CHECK: sym.LinearRegressionOutput
   %4 = sym.LinearRegressionOutput %x, %r : (tensor<4x10xf32>, tensor<4x10xf32>) -> tensor<4x10xf32>
   // CHECK: sym.LogisticRegressionOutput
@@ -324,5 +324,11 @@ func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x
   %76 = sym.SequenceLast %seq, %h0b {use_sequence_length = true} : (tensor<5x2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
   // CHECK: sym.SequenceReverse {{.*}} -> tensor<5x2x3xf32>
   %77 = sym.SequenceReverse %seq : (tensor<5x2x3xf32>) -> tensor<5x2x3xf32>
+  // CHECK: sym.InstanceNorm {{.*}} -> (tensor<2x3x8x8xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
+  %78:3 = sym.InstanceNorm %x, %b, %b : (tensor<2x3x8x8xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x8x8xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
+  // CHECK: sym.norm {{.*}}ord = 1{{.*}} -> tensor<2xf32>
+  %79 = sym.norm %a {ord = 1 : i64, axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+  // CHECK: sym.Crop {{.*}}center_crop = true{{.*}} -> tensor<2x3x4x5xf32>
+  %80 = sym.Crop %x {num_args = 1 : i64, h_w = array<i64: 4, 5>, center_crop = true} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x5xf32>
   return
 }
