@@ -21,7 +21,7 @@ namespace {
 
 /// NoneTuple: a tuple whose entries may be None (sym::kNone); NoneInt: an
 /// integer or None (sym::kNone), where None is not the default.
-enum class Kind { Int, NoneInt, Float, Bool, Tuple, NoneTuple, String, DType };
+enum class Kind { Int, NoneInt, Float, Bool, Tuple, NoneTuple, FloatTuple, String, DType };
 
 struct ParamKind {
   Kind kind;
@@ -45,6 +45,10 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
     return {Kind::Int, true};
   if (op == "broadcast_like" && (name == "lhs_axes" || name == "rhs_axes"))
     return {Kind::Tuple, true};
+  if ((op == "_contrib_MultiBoxPrior" || op == "_contrib_MultiBoxDetection") && name == "clip")
+    return {Kind::Bool};
+  if (op == "_contrib_MultiBoxPrior" && (name == "steps" || name == "offsets"))
+    return {Kind::FloatTuple};
   if (op == "norm" && name == "axis")
     return {Kind::Tuple, true};
   if (op == "Crop" && (name == "offset" || name == "h_w"))
@@ -65,6 +69,10 @@ ParamKind kindOf(llvm::StringRef op, llvm::StringRef name) {
       .Cases("overlap_thresh", "std0", "std1", "std2", "std3", "clip", "spatial_scale", {Kind::Float})
       .Cases("topk", "coord_start", "score_index", "id_index", "background_id", "sample_ratio", {Kind::Int})
       .Case("pooled_size", {Kind::Tuple})
+      .Cases("sizes", "ratios", "variances", {Kind::FloatTuple})
+      .Cases("threshold", "nms_threshold", "overlap_threshold", "negative_mining_ratio", "negative_mining_thresh",
+             {Kind::Float})
+      .Cases("nms_topk", "minimum_negative_samples", {Kind::Int})
       .Case("stop", {Kind::Float, true})
       .Cases("a_min", "a_max", "constant_value", "value", "start", "step", {Kind::Float})
       .Cases("on_value", "off_value", {Kind::Float})
@@ -106,29 +114,40 @@ std::optional<double> parseFloat(llvm::StringRef s) {
   return v;
 }
 
-/// "(3, 3)", "[3,3]", "(3,)", "()" or a bare "3"; with `allowNone`, an
-/// entry may be None.
-std::optional<llvm::SmallVector<int64_t>> parseTuple(llvm::StringRef s, bool allowNone = false) {
+/// "(3, 3)", "[3,3]", "(3,)", "()" or a bare "3", each entry read by
+/// `entry`.
+template <typename T>
+std::optional<llvm::SmallVector<T>> parseTuple(llvm::StringRef s,
+                                               llvm::function_ref<std::optional<T>(llvm::StringRef)> entry) {
   s = s.trim();
-  llvm::SmallVector<int64_t> values;
+  llvm::SmallVector<T> values;
   if ((s.consume_front("(") && s.consume_back(")")) || (s.consume_front("[") && s.consume_back("]"))) {
     llvm::SmallVector<llvm::StringRef> parts;
     s.split(parts, ',');
     for (size_t i = 0; i < parts.size(); ++i) {
       if (parts[i].trim().empty() && i + 1 == parts.size())
         break; // trailing comma: "(3,)" or "()"
-      std::optional<int64_t> v = allowNone && parts[i].trim() == "None" ? sym::kNone : parseInt(parts[i]);
+      std::optional<T> v = entry(parts[i]);
       if (!v)
         return std::nullopt;
       values.push_back(*v);
     }
     return values;
   }
-  std::optional<int64_t> v = parseInt(s);
+  std::optional<T> v = entry(s);
   if (!v)
     return std::nullopt;
   values.push_back(*v);
   return values;
+}
+
+std::optional<int64_t> parseIntOrNone(llvm::StringRef s) {
+  return s.trim() == "None" ? std::optional<int64_t>(sym::kNone) : parseInt(s);
+}
+
+std::optional<float> parseFloat32(llvm::StringRef s) {
+  std::optional<double> v = parseFloat(s);
+  return v ? std::optional<float>(static_cast<float>(*v)) : std::nullopt;
 }
 
 } // namespace
@@ -162,13 +181,17 @@ FailureOr<Attribute> symc::parseParam(MLIRContext *ctx, llvm::StringRef op, llvm
       return Attribute(b.getBoolAttr(*v));
     return expected("a boolean (True/False)");
   case Kind::Tuple:
-    if (auto v = parseTuple(value))
+    if (auto v = parseTuple<int64_t>(value, parseInt))
       return Attribute(b.getDenseI64ArrayAttr(*v));
     return expected("a tuple of integers like (3, 3)");
   case Kind::NoneTuple:
-    if (auto v = parseTuple(value, /*allowNone=*/true))
+    if (auto v = parseTuple<int64_t>(value, parseIntOrNone))
       return Attribute(b.getDenseI64ArrayAttr(*v));
     return expected("a tuple of integers or None like (0, None)");
+  case Kind::FloatTuple: // mxnet::Tuple<float>
+    if (auto v = parseTuple<float>(value, parseFloat32))
+      return Attribute(b.getDenseF32ArrayAttr(*v));
+    return expected("a tuple of numbers like (0.1, 0.2)");
   case Kind::String:
     return Attribute(b.getStringAttr(value));
   case Kind::DType:

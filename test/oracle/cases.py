@@ -90,6 +90,34 @@ def detection_rois(r):
                     name="rois_built")
 
 
+def corner_boxes(r, scale):
+    """Boxes (x1, y1, x2, y2) of positive size from random (..., 4) data."""
+    part = lambda i: S.slice_axis(r, axis=-1, begin=i, end=i + 1)
+    x, y = S.abs(part(0)) * scale, S.abs(part(1)) * scale
+    return S.concat(x, y, x + S.abs(part(2)) * scale + 0.05, y + S.abs(part(3)) * scale + 0.05, dim=-1)
+
+
+def ssd_labels(r):
+    """SSD labels (class, x1, y1, x2, y2) from random (B, M, 5) data: M - 1
+    boxes of classes 0-2, then a row of -1 that ends them."""
+    part = lambda i: S.slice_axis(r, axis=-1, begin=i, end=i + 1)
+    rows = S.concat(S.floor(S.abs(part(0)) * 3), corner_boxes(S.slice_axis(r, axis=-1, begin=1, end=5), 0.5), dim=-1)
+    valid = S.slice_axis(rows, axis=1, begin=0, end=-1)
+    end = S.slice_axis(rows, axis=1, begin=-1, end=None) * 0 - 1
+    return S.concat(valid, end, dim=1, name="labels")
+
+
+def box_encode(samples, matches, anchors, refs, means, stds):
+    """box_encode of random inputs made valid: matches in [0, M), boxes of
+    positive size (x2, y2 past 1, x1, y1 in [0, 1]), stds away from 0. (No
+    concat: MXNet's backward graph runs Concat's gradient on zeros, which
+    symc's debug_str leaves out.)"""
+    m = S.floor(S.abs(matches) * 2.99)
+    corners = S.floor(S.arange(0, 4) / 2) * 1.05  # (0, 0, 1.05, 1.05)
+    boxes = lambda r: S.broadcast_add(S.abs(r), corners)
+    return S.contrib.box_encode(samples, m, boxes(anchors), boxes(refs), means, S.abs(stds) + 0.5, name="be")
+
+
 def cases():
     d = V("data")
     lhs, rhs = V("lhs"), V("rhs")
@@ -221,6 +249,32 @@ def cases():
     yield case("roi_align_ps", S.contrib.ROIAlign(d, detection_rois(V("rois")), pooled_size=(2, 3), spatial_scale=0.25,
                                                  sample_ratio=1, position_sensitive=True, name="ra"),
                data=(2, 12, 8, 8), rois=(3, 5))
+    yield case("roi_pooling", S.ROIPooling(d, detection_rois(V("rois")), pooled_size=(3, 4), spatial_scale=0.5,
+                                           name="rp"), data=(2, 4, 12, 14), rois=(5, 5))
+    yield case("roi_pooling_coarse", S.ROIPooling(d, detection_rois(V("rois")), pooled_size=(2, 2), spatial_scale=0.25,
+                                                  name="rp"), data=(2, 3, 9, 8), rois=(4, 5))
+    # SSD: anchors of a feature map, detections from class scores and box
+    # offsets against them, and training targets from labels.
+    yield case("multibox_prior", S.contrib.MultiBoxPrior(d, sizes=(0.3, 0.5), ratios=(1, 2, 0.5), name="mp"),
+               data=(2, 3, 5, 6))
+    yield case("multibox_prior_clip", S.contrib.MultiBoxPrior(d, sizes=(0.6,), ratios=(1, 3), clip=True,
+                                                              steps=(0.2, 0.25), offsets=(0.4, 0.6), name="mp"),
+               data=(1, 2, 4, 3))
+    anchors = S.contrib.MultiBoxPrior(d, sizes=(0.3, 0.6), ratios=(1, 2), name="mp")
+    scores = S.softmax(V("cls"), axis=1, name="sm")
+    yield case("multibox_detection", S.contrib.MultiBoxDetection(scores, V("loc"), anchors, threshold=0.3,
+                                                                 name="md"), data=(2, 1, 4, 4), cls=(2, 4, 48),
+               loc=(2, 192))
+    yield case("multibox_detection_force", S.contrib.MultiBoxDetection(
+        scores, V("loc"), anchors, clip=False, force_suppress=True, nms_threshold=0.3, nms_topk=10,
+        variances=(0.2, 0.2, 0.1, 0.1), name="md"), data=(1, 1, 4, 4), cls=(1, 3, 48), loc=(1, 192))
+    yield case("multibox_target", S.contrib.MultiBoxTarget(anchors, ssd_labels(V("gt")), V("cls_pred"), name="mt"),
+               data=(2, 1, 4, 4), gt=(2, 4, 5), cls_pred=(2, 4, 48))
+    yield case("multibox_target_mining", S.contrib.MultiBoxTarget(
+        anchors, ssd_labels(V("gt")), V("cls_pred"), overlap_threshold=0.3, negative_mining_ratio=2,
+        negative_mining_thresh=0.4, ignore_label=-2, name="mt"), data=(2, 1, 4, 4), gt=(2, 3, 5), cls_pred=(2, 3, 48))
+    yield case("box_encode", box_encode(V("samples"), V("matches"), V("anchors"), V("refs"), V("means"), V("stds")),
+               samples=(2, 6), matches=(2, 6), anchors=(2, 6, 4), refs=(2, 3, 4), means=(4,), stds=(4,))
     yield case("shape_array", S.shape_array(d, name="sa"), data=(2, 3, 4))
     yield case("argsort", S.argsort(d, name="as"), data=(3, 7))
     yield case("argsort_axis0", S.argsort(d, axis=0, is_ascend=False, dtype="int32", name="as"), data=(5, 2, 3))

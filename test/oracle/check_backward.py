@@ -75,6 +75,8 @@ DIFFERENTIABLE = (
     "broadcast_like_axes", "rnn_lstm1", "rnn_lstm_bi", "rnn_gru_bi", "rnn_gru_states", "rnn_tanh", "rnn_relu",
     "sequence_last", "sequence_last_length", "sequence_last_axis1", "sequence_reverse", "sequence_reverse_length",
     "norm", "norm_l1_axis", "norm_axes_keep", "instancenorm", "instancenorm_3d", "crop", "crop_like_center",
+    "roi_pooling", "roi_pooling_coarse", "multibox_prior", "multibox_prior_clip", "multibox_detection",
+    "multibox_detection_force", "multibox_target", "multibox_target_mining", "box_encode",
 ) + tuple("unary_" + op for op in MATH + ROUNDING) + tuple(
     kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")) + tuple(op + "_scalar" for op in COMPARISONS)
 # topk_both_indices is left out: its head gradient reaches nothing (MXNet's
@@ -89,8 +91,11 @@ MODELS = (("model_mlp", mlp(), {"data": (64, 784)}), ("model_lenet", lenet(), {"
           ("model_lstm_lm",) + lstm_lm())
 # Integer inputs: Embedding indices have no gradient (MXNet refuses to write one),
 # softmax lengths a zero one: grad_req null.
+# MXNet's MultiBoxTarget leaves its label's gradient unwritten (whatever the
+# buffer held), symc writes zeros: the labels' source gets grad_req null.
 INDEX_INPUTS = {"embedding": ("data",), "model_lstm_lm": ("data",), "softmax_length": ("length",),
-                "sequence_mask": ("length",), "sequence_mask_axis1": ("length",)}
+                "sequence_mask": ("length",), "sequence_mask_axis1": ("length",), "multibox_target": ("gt",),
+                "multibox_target_mining": ("gt",)}
 REQS = ("write", "add", "null")
 TOLERANCE = 1e-4
 # Whole models sum over many more terms, in an order that depends on threads.
@@ -131,12 +136,15 @@ MONITOR_DEVIATIONS = ("pool_max_valid", "pool_max_full", "pool_1d", "pool_3d_max
 # MXNet 1.9.1 allocates without bound (bad_alloc, or the OOM killer) in a
 # monitored backward of its legacy (OperatorProperty) ops SliceChannel,
 # SwapAxis, MakeLoss, Pad, SequenceMask, SequenceLast, SequenceReverse,
-# L2Normalization, InstanceNorm and Crop: no oracle there.
+# L2Normalization, InstanceNorm, Crop, ROIPooling and the MultiBox ops: no
+# oracle there.
 MXNET_MONITOR_FAILS = ("split", "split_squeeze", "split_one", "swapaxes", "MakeLoss", "MakeLoss_valid",
                        "pad_constant", "pad_edge", "pad_reflect", "pad_reflect_3d", "sequence_mask",
                        "sequence_mask_axis1", "l2norm_instance", "l2norm_channel", "l2norm_spatial",
                        "sequence_last", "sequence_last_length", "sequence_last_axis1", "sequence_reverse",
-                       "sequence_reverse_length", "instancenorm", "instancenorm_3d", "crop", "crop_like_center")
+                       "sequence_reverse_length", "instancenorm", "instancenorm_3d", "crop", "crop_like_center", "roi_pooling",
+                       "roi_pooling_coarse", "multibox_prior", "multibox_prior_clip", "multibox_detection",
+                       "multibox_detection_force", "multibox_target", "multibox_target_mining")
 # Arrays MXNet's monitor reports without having written them (the gradients
 # of softmax's length and of Embedding's indices): their RMS is left uncompared.
 UNWRITTEN = {"softmax_length": ("sm_backward_output1",), "embedding": ("emb_backward_output0",),

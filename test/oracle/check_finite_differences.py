@@ -44,6 +44,10 @@ NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob",
                    "box_decode", "box_decode_corner", "box_nms", "box_nms_center", "box_nms_force",
                    # ROIAlign gives its rois a zero gradient.
                    "roi_align", "roi_align_adaptive", "roi_align_ps",
+                   # box_encode's and SSD's detection and target ops'
+                   # gradients are zero in MXNet (check_backward compares).
+                   "box_encode", "multibox_detection", "multibox_detection_force", "multibox_target",
+                   "multibox_target_mining",
                    # A nudge of a weight moves every step's pre-activation, and
                    # some cross relu's kink (check_backward compares with MXNet).
                    "rnn_relu"}

@@ -701,6 +701,18 @@ LogicalResult roiAlignRule(GradBuilder &gb, ROIAlignOp op, ValueRange resultGrad
   return success();
 }
 
+/// Each bin's gradient goes to its maximum (maxidx); the rois get zeros.
+LogicalResult roiPoolingRule(GradBuilder &gb, ROIPoolingOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  if (!g)
+    return success(); // only the (hidden) maxidx has a gradient
+  auto backward = gb.b.create<BackwardROIPoolingOp>(
+      gb.loc, TypeRange{op.getData().getType(), op.getRois().getType()},
+      ValueRange{g, op.getRois(), op.getMaxidx(), op.getData()}, op->getAttrDictionary().getValue());
+  grads.append({backward.getDataGrad(), backward.getRoisGrad()});
+  return success();
+}
+
 /// MXNet's RNNGrad: one _backward_RNN reads data, parameters, state, each
 /// output and its gradient (zeros where none flows) and state_cell.
 LogicalResult rnnRule(GradBuilder &gb, RNNOp op, ValueRange resultGrads, Grads &grads) {
@@ -985,7 +997,8 @@ LogicalResult castRule(GradBuilder &gb, CastOp op, ValueRange resultGrads, Grads
 template <typename OpTy> bool readsHeadGradient(OpTy op, unsigned result) {
   if constexpr (std::is_same_v<OpTy, SoftmaxOutputOp>)
     return op.getOutGrad();
-  if constexpr (llvm::is_one_of<OpTy, BatchNormOp, LayerNormOp, InstanceNormOp, DropoutOp, LeakyReLUOp, LRNOp>::value)
+  if constexpr (llvm::is_one_of<OpTy, BatchNormOp, LayerNormOp, InstanceNormOp, DropoutOp, LeakyReLUOp, LRNOp,
+                                ROIPoolingOp>::value)
     return result == 0; // the others are hidden (statistics, masks, norms)
   if constexpr (std::is_same_v<OpTy, TopkOp>) // the values'; indices and masks have a zero gradient
     return result == 0 && op.getNumResults() == 2;
@@ -1151,7 +1164,7 @@ using ZeroGradientOps =
            GreaterEqualScalarOp, LesserScalarOp, LesserEqualScalarOp, EqualScalarOp, NotEqualScalarOp, GreaterOp,
            GreaterEqualOp, LesserOp, LesserEqualOp, EqualOp, NotEqualOp, BroadcastGreaterOp, BroadcastGreaterEqualOp,
            BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp, BroadcastNotEqualOp, ArangeLikeOp,
-           BoxDecodeOp, ShapeArrayOp, ArgsortOp, ArgmaxOp, ArgminOp, OneHotOp>;
+           BoxDecodeOp, BoxEncodeOp, ShapeArrayOp, ArgsortOp, ArgmaxOp, ArgminOp, OneHotOp>;
 
 /// They read no head gradient.
 template <typename... OpTys> void attachZeroGradient(MLIRContext &ctx, OpList<OpTys...>) {
@@ -1254,6 +1267,11 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<InstanceNormOp, instanceNormRule>(ctx);
   attach<NormOp, normRule>(ctx);
   attach<CropOp, cropRule>(ctx);
+  attach<ROIPoolingOp, roiPoolingRule>(ctx);
+  // Legacy operators whose backward node writes zeros.
+  attach<MultiBoxPriorOp, generic<MultiBoxPriorOp, zeroGradRule>>(ctx);
+  attach<MultiBoxDetectionOp, generic<MultiBoxDetectionOp, zeroGradRule>>(ctx);
+  attach<MultiBoxTargetOp, generic<MultiBoxTargetOp, zeroGradRule>>(ctx);
   attach<BoxNmsOp, boxNmsRule>(ctx);
   attach<ROIAlignOp, roiAlignRule>(ctx);
   attach<GatherNdOp, positionsGradRule<GatherNdOp, BackwardGatherNdOp>>(ctx);

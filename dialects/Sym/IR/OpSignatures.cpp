@@ -42,7 +42,8 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
           "_contrib_interleaved_matmul_selfatt_valatt", "tile", "repeat", "reverse", "squeeze", "_arange",
           "slice_like", "L2Normalization", "_contrib_box_nms", "_contrib_box_decode", "_contrib_ROIAlign",
           "shape_array", "argsort", "gather_nd", "topk", "sort", "argmax", "argmin", "pick", "take", "one_hot",
-          "broadcast_like", "RNN", "SequenceLast", "SequenceReverse", "InstanceNorm", "norm", "Crop"})
+          "broadcast_like", "RNN", "SequenceLast", "SequenceReverse", "InstanceNorm", "norm", "Crop", "ROIPooling", "_contrib_box_encode", "_contrib_MultiBoxPrior",
+          "_contrib_MultiBoxDetection", "_contrib_MultiBoxTarget"})
       t[canonical] = canonical;
     const std::pair<llvm::StringRef, llvm::StringRef> aliases[] = {
         {"Convolution_v1", "Convolution"}, {"Pooling_v1", "Pooling"},
@@ -73,6 +74,8 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
         {"_npx_gather_nd", "gather_nd"}, {"_npx_topk", "topk"}, {"_npi_sort", "sort"},
         {"choose_element_0index", "pick"}, {"_npx_pick", "pick"}, {"_npi_take", "take"},
         {"_npx_one_hot", "one_hot"}, {"_sparse_norm", "norm"},
+        {"_npx_roi_pooling", "ROIPooling"}, {"_npx_multibox_prior", "_contrib_MultiBoxPrior"},
+        {"_npx_multibox_detection", "_contrib_MultiBoxDetection"}, {"_npx_multibox_target", "_contrib_MultiBoxTarget"},
         // Gluon's RNN layers concatenate their weights and biases into RNN's
         // flat parameter vector with it: Concat, with the shape rule's
         // inference of one unknown input from the output that Concat has too.
@@ -253,6 +256,18 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
   } else if (op == "InstanceNorm") {
     sig.inputs = names({"data", "gamma", "beta"});
     withOutputs({"output", "mean", "var"}, 1);
+  } else if (op == "ROIPooling") {
+    sig.inputs = names({"data", "rois"});
+    withOutputs({"output", "maxidx"}, 1);
+  } else if (op == "_contrib_box_encode") {
+    sig.inputs = names({"samples", "matches", "anchors", "refs", "means", "stds"});
+    sig.outputs = names({"output0", "output1"}); // no FListOutputNames
+    sig.numVisibleOutputs = 2;
+  } else if (op == "_contrib_MultiBoxDetection") {
+    sig.inputs = names({"cls_prob", "loc_pred", "anchor"});
+  } else if (op == "_contrib_MultiBoxTarget") {
+    sig.inputs = names({"anchor", "label", "cls_pred"});
+    withOutputs({"loc_target", "loc_mask", "cls_target"}, 3);
   } else if (op == "Crop") {
     sig.inputs = numbered("arg", intParam(params, "num_args", 1));
   } else if (op == "L2Normalization") {
@@ -270,7 +285,7 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
     // FListInputNames.
     sig.inputs = names({"data"});
     sig.listsInputNames = llvm::is_contained({"Pooling", "SwapAxis", "MakeLoss", "Pad", "tile", "repeat", "reverse",
-                                              "squeeze"},
+                                              "squeeze", "_contrib_MultiBoxPrior"},
                                              op);
   }
   return sig;
@@ -436,6 +451,13 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
       .Case("L2Normalization", [&] { return backward("g0 o0 o1"); })
       .Case("InstanceNorm", [&] { return backward("g0 o1 o2 i0 i1"); })
       .Case("norm", [&] { return backward("g0 i0 o0"); })
+      .Case("ROIPooling", [&] { return backward("g0 i1 o1"); })
+      // Legacy operators: "_backward_" + the op's name, and by default
+      // every output gradient, input and output.
+      .Case("_contrib_MultiBoxPrior", [&] { return node("_backward__contrib_MultiBoxPrior", "g0 i0 o0"); })
+      .Case("_contrib_MultiBoxDetection",
+            [&] { return node("_backward__contrib_MultiBoxDetection", "g0 i0 i1 i2 o0"); })
+      .Case("_contrib_MultiBoxTarget", [&] { return node("_backward__contrib_MultiBoxTarget", ""); })
       .Case("_contrib_box_nms", [&] { return backward("g0 g1 o0 o1"); })
       .Case("_contrib_ROIAlign", [&] { return node("_backward_ROIAlign", "g0 i1"); })
       .Cases("SequenceMask", "SequenceLast", "SequenceReverse",

@@ -1876,6 +1876,123 @@ LogicalResult ROIAlignOp::inferShapes(ShapeInferenceContext &ctx) {
   return ctx.refineOutput(0, PartialShape({rois[0], channels, pooled[0], pooled[1]}));
 }
 
+// ROIPoolingProp::InferShape: output and maxidx (n, channels, ph, pw).
+LogicalResult ROIPoolingOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0), &rois = ctx.input(1);
+  if (data.hasRank() && data.rank() != 4)
+    return ctx.fail("data should be a 4D tensor");
+  if (rois.hasRank() && (rois.rank() != 2 || (rois.isKnown(1) && rois[1] != 5)))
+    return ctx.fail("bbox should be a 2D tensor of shape [batch, 5]");
+  if (!data.hasRank() || !rois.hasRank())
+    return success();
+  PartialShape out({rois[0], data[1], getPooledSize()[0], getPooledSize()[1]});
+  return success(succeeded(ctx.refineOutput(0, out)) && succeeded(ctx.refineOutput(1, out)));
+}
+
+// BoxEncodeShape, with the element counts its kernel's views check when it
+// runs: samples and matches (B, N), anchors (B, N, 4), refs (B, M, 4).
+LogicalResult BoxEncodeOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &samples = ctx.input(0), &matches = ctx.input(1), &anchors = ctx.input(2),
+                     &refs = ctx.input(3);
+  auto rankAtLeast = [&](const PartialShape &shape, unsigned rank, const char *name) -> LogicalResult {
+    if (shape.hasRank() && (rank == 2 ? shape.rank() != 2 : shape.rank() < rank))
+      return ctx.fail(llvm::Twine(name) + " shape must have dim == " + llvm::Twine(rank) + ", " +
+                      llvm::Twine(shape.rank()) + " provided");
+    return success();
+  };
+  auto boxes = [&](const PartialShape &shape) -> LogicalResult {
+    if (shape.hasRank() && shape.isKnown(shape.rank() - 1) && shape[shape.rank() - 1] != 4)
+      return ctx.fail("last dimension of anchors must be 4, " + llvm::Twine(shape[shape.rank() - 1]) + " provided");
+    return success();
+  };
+  if (failed(rankAtLeast(samples, 2, "samples")) || failed(rankAtLeast(matches, 2, "matches")) ||
+      failed(rankAtLeast(anchors, 3, "matches")) || failed(boxes(anchors)) || failed(rankAtLeast(refs, 3, "refs")) ||
+      failed(boxes(refs)))
+    return failure();
+  for (unsigned i = 4; i < 6; ++i)
+    if (failed(ctx.refineInput(i, PartialShape({4}))))
+      return failure();
+  if (!anchors.hasRank())
+    return success();
+  std::optional<int64_t> count = anchors.numElements();
+  for (const PartialShape *rows : {&samples, &matches}) {
+    std::optional<int64_t> n = rows->hasRank() ? rows->numElements() : std::nullopt;
+    if (count && n && anchors.isKnown(0) && anchors.isKnown(1) && (*n != anchors[0] * anchors[1] || *count != *n * 4))
+      return ctx.fail("samples and matches " + rows->str() + " must hold one entry per anchor of " + anchors.str());
+  }
+  std::optional<int64_t> refCount = refs.hasRank() ? refs.numElements() : std::nullopt;
+  if (refCount && anchors.isKnown(0) && *refCount != anchors[0] * refs[1] * 4)
+    return ctx.fail("refs " + refs.str() + " must hold (M, 4) boxes for each of the " + llvm::Twine(anchors[0]) +
+                    " images of anchors " + anchors.str());
+  return success(succeeded(ctx.refineOutput(0, anchors)) && succeeded(ctx.refineOutput(1, anchors)));
+}
+
+// MultiBoxPriorProp::InferShape.
+LogicalResult MultiBoxPriorOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &data = ctx.input(0);
+  if (!data.hasRank())
+    return success();
+  if (data.rank() < 4)
+    return ctx.fail("Input data should be 4D: batch-channel-y-x");
+  if (data[2] == 0 || data[3] == 0)
+    return ctx.fail(llvm::Twine("Input ") + (data[2] == 0 ? "height" : "width") + " should > 0");
+  int64_t anchors = static_cast<int64_t>(getSizes().size() + getRatios().size()) - 1;
+  int64_t positions = data.isKnown(2) && data.isKnown(3) ? data[2] * data[3] : kUnknownDim;
+  return ctx.refineOutput(0, PartialShape({1, positions < 0 ? kUnknownDim : positions * anchors, 4}));
+}
+
+// MultiBoxDetectionProp::InferShape; the kernel views anchor as (N, 4).
+LogicalResult MultiBoxDetectionOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &cls = ctx.input(0), &loc = ctx.input(1), &anchor = ctx.input(2);
+  if (!cls.hasRank() || !loc.hasRank() || !anchor.hasRank())
+    return success();
+  if (cls.rank() != 3)
+    return ctx.fail("cls_prob: Provided: " + cls.str());
+  if (loc.rank() != 2)
+    return ctx.fail("loc_pred: Provided: " + loc.str());
+  if (anchor.rank() != 3)
+    return ctx.fail("anchor: Provided: " + anchor.str());
+  if (cls.isKnown(2) && anchor.isKnown(1) && cls[2] != anchor[1])
+    return ctx.fail("Number of anchors mismatch");
+  if (cls.isKnown(2) && loc.isKnown(1) && cls[2] * 4 != loc[1])
+    return ctx.fail("# anchors mismatch with # loc");
+  if (anchor[1] == 0)
+    return ctx.fail("Number of anchors must > 0");
+  if (anchor.isKnown(2) && anchor[2] != 4)
+    return ctx.fail("anchor boxes must have 4 coordinates, got " + anchor.str());
+  if (anchor.isKnown(0) && anchor[0] != 1)
+    return ctx.fail("anchors are shared across batches: anchor " + anchor.str() + " must be (1, N, 4)");
+  return ctx.refineOutput(0, PartialShape({cls[0], anchor[1], 6}));
+}
+
+// MultiBoxTargetProp::InferShape.
+LogicalResult MultiBoxTargetOp::inferShapes(ShapeInferenceContext &ctx) {
+  const PartialShape &anchor = ctx.input(0), &label = ctx.input(1), &pred = ctx.input(2);
+  if (!anchor.hasRank() || !label.hasRank() || !pred.hasRank())
+    return success();
+  if (anchor.rank() != 3)
+    return ctx.fail("Anchor should be batch shared N*4 tensor");
+  if (anchor.isKnown(0) && anchor[0] != 1)
+    return ctx.fail("Anchors are shared across batches, first dimension should be 1");
+  if (anchor[1] == 0)
+    return ctx.fail("Number boxes should be greater than 0");
+  if (anchor.isKnown(2) && anchor[2] != 4)
+    return ctx.fail("Box dimension should be 4: [xmin, ymin, xmax, ymax]");
+  if (label.rank() != 3)
+    return ctx.fail("Label should be [batch, num_labels, label_width] tensor");
+  if (label[1] == 0)
+    return ctx.fail("Padded label should be greater than 0");
+  if (label.isKnown(2) && label[2] < 5)
+    return ctx.fail("Label width should be greater than or equal to 5");
+  if (pred.rank() != 3)
+    return ctx.fail("Prediction: [batch, num_classes, num_anchors]");
+  if (pred.isKnown(2) && anchor.isKnown(1) && pred[2] != anchor[1])
+    return ctx.fail("Number of anchors mismatch");
+  PartialShape loc({label[0], anchor.isKnown(1) ? anchor[1] * 4 : kUnknownDim});
+  return success(succeeded(ctx.refineOutput(0, loc)) && succeeded(ctx.refineOutput(1, loc)) &&
+                 succeeded(ctx.refineOutput(2, PartialShape({label[0], anchor[1]}))));
+}
+
 LogicalResult ShapeArrayOp::inferShapes(ShapeInferenceContext &ctx) {
   const PartialShape &in = ctx.input(0);
   return in.hasRank() ? ctx.refineOutput(0, PartialShape({static_cast<int64_t>(in.rank())})) : success();

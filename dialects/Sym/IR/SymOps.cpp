@@ -330,5 +330,40 @@ std::pair<int64_t, int64_t> CropOp::windowOrigin(ArrayRef<int64_t> dataShape, Ar
   return {getOffset()[0], getOffset()[1]};
 }
 
+LogicalResult ROIPoolingOp::verify() {
+  ArrayRef<int64_t> pooled = getPooledSize();
+  if (pooled.size() != 2 || pooled[0] <= 0 || pooled[1] <= 0)
+    return emitOpError("pooled_size must be two positive sizes (h, w)");
+  if (getSpatialScale() < 0.0 || getSpatialScale() > 1.0)
+    return emitOpError("spatial_scale must be in [0, 1], got ") << getSpatialScale();
+  return success();
+}
+
+LogicalResult MultiBoxPriorOp::verify() {
+  if (getSizes().empty() || getRatios().empty())
+    return emitOpError("needs at least one size and one ratio");
+  if (getSteps().size() != 2)
+    return emitOpError("Step ndim must be 2: (step_y, step_x)");
+  if (getSteps()[0] * getSteps()[1] < 0)
+    return emitOpError("Must specify both step_y and step_x");
+  if (getOffsets().size() != 2 || llvm::any_of(getOffsets(), [](float o) { return o < 0.f || o > 1.f; }))
+    return emitOpError("offsets must be two values in [0, 1]: (y, x)");
+  return success();
+}
+
+LogicalResult MultiBoxDetectionOp::verify() {
+  if (getVariances().size() != 4)
+    return emitOpError("Variance size must be 4");
+  return success();
+}
+
+LogicalResult MultiBoxTargetOp::verify() {
+  if (getVariances().size() != 4)
+    return emitOpError("Variance size must be 4");
+  if (getNegativeMiningRatio() > 0 && getNegativeMiningThresh() <= 0)
+    return emitOpError("negative_mining_thresh must be > 0 with negative mining");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/Sym/IR/SymOps.cpp.inc"

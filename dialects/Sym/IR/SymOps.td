@@ -998,6 +998,93 @@ def Sym_ROIAlignOp : Sym_Op<"_contrib_ROIAlign", [Pure]> {
   let results = (outs AnyTensor:$output);
 }
 
+def Sym_ROIPoolingOp : Sym_Op<"ROIPooling", [Pure], ["inferResultElementType"]> {
+  let summary = "each roi's feature map region max-pooled into pooled_size bins";
+  let description = [{
+    data is (batch, channels, h, w), rois (n, 5) rows of (image, x1, y1,
+    x2, y2) in image coordinates, scaled by spatial_scale and rounded; the
+    result is (n, channels, ph, pw). The hidden maxidx (int32) holds each
+    bin's maximum's flat position in data, -1 for an empty bin.
+  }];
+  let arguments = (ins AnyTensor:$data, AnyTensor:$rois,
+                   DenseI64ArrayAttr:$pooled_size,
+                   Sym_FloatAttr:$spatial_scale);
+  let results = (outs AnyTensor:$output, AnyTensor:$maxidx);
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::mlir::Type $cppClass::inferResultElementType(unsigned index, ::llvm::ArrayRef<::mlir::Type> operandTypes) {
+      return index == 1 ? ::mlir::IntegerType::get(getContext(), 32) : operandTypes.front();
+    }
+  }];
+}
+
+def Sym_BoxEncodeOp : Sym_Op<"_contrib_box_encode", [Pure]> {
+  let summary = "training targets of matched (B, N) anchors against their references";
+  let description = [{
+    Each anchor whose sample is > 0.5 gets its matched reference's center
+    offset and log size ratio, less `means`, over `stds`, and a mask of 1;
+    the others get zeros.
+  }];
+  let arguments = (ins AnyTensor:$samples, AnyTensor:$matches, AnyTensor:$anchors, AnyTensor:$refs,
+                   AnyTensor:$means, AnyTensor:$stds);
+  let results = (outs AnyTensor:$targets, AnyTensor:$masks);
+}
+
+def Sym_MultiBoxPriorOp : Sym_Op<"_contrib_MultiBoxPrior", [Pure]> {
+  let summary = "SSD's anchor boxes for each position of data's (h, w) grid";
+  let description = [{
+    (1, h * w * (sizes + ratios - 1), 4) corner boxes: per position, each
+    size at the first ratio, then the first size at each other ratio. They
+    depend on data's shape only.
+  }];
+  let arguments = (ins AnyTensor:$data,
+                   DefaultValuedAttr<DenseF32ArrayAttr, "{1.0f}">:$sizes,
+                   DefaultValuedAttr<DenseF32ArrayAttr, "{1.0f}">:$ratios,
+                   DefaultValuedAttr<BoolAttr, "false">:$clip,
+                   DefaultValuedAttr<DenseF32ArrayAttr, "{-1.0f, -1.0f}">:$steps,
+                   DefaultValuedAttr<DenseF32ArrayAttr, "{0.5f, 0.5f}">:$offsets);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Sym_MultiBoxDetectionOp : Sym_Op<"_contrib_MultiBoxDetection", [Pure]> {
+  let summary = "SSD's detections: decoded boxes of the best class, sorted and suppressed";
+  let description = [{
+    cls_prob (B, classes, N), loc_pred (B, N * 4), anchor (1, N, 4) give
+    (B, N, 6) rows (class - 1, score, xmin, ymin, xmax, ymax): the valid
+    ones first, by descending score, suppressed ones with class -1, then
+    rows of -1.
+  }];
+  let arguments = (ins AnyTensor:$cls_prob, AnyTensor:$loc_pred, AnyTensor:$anchor,
+                   DefaultValuedAttr<BoolAttr, "true">:$clip,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.01">:$threshold,
+                   DefaultValuedAttr<Sym_IntAttr, "0">:$background_id,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.5">:$nms_threshold,
+                   DefaultValuedAttr<BoolAttr, "false">:$force_suppress,
+                   DefaultValuedAttr<DenseF32ArrayAttr, "{0.1f, 0.1f, 0.2f, 0.2f}">:$variances,
+                   DefaultValuedAttr<Sym_IntAttr, "-1">:$nms_topk);
+  let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
+}
+
+def Sym_MultiBoxTargetOp : Sym_Op<"_contrib_MultiBoxTarget", [Pure]> {
+  let summary = "SSD's training targets: anchors matched to labels, with negative mining";
+  let description = [{
+    anchor (1, N, 4), label (B, M, >= 5) rows (class, xmin, ymin, xmax,
+    ymax) ended by a row of -1, cls_pred (B, classes, N) give loc_target
+    and loc_mask (B, N * 4) and cls_target (B, N).
+  }];
+  let arguments = (ins AnyTensor:$anchor, AnyTensor:$label, AnyTensor:$cls_pred,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.5">:$overlap_threshold,
+                   DefaultValuedAttr<Sym_FloatAttr, "-1.0">:$ignore_label,
+                   DefaultValuedAttr<Sym_FloatAttr, "-1.0">:$negative_mining_ratio,
+                   DefaultValuedAttr<Sym_FloatAttr, "0.5">:$negative_mining_thresh,
+                   DefaultValuedAttr<Sym_IntAttr, "0">:$minimum_negative_samples,
+                   DefaultValuedAttr<DenseF32ArrayAttr, "{0.1f, 0.1f, 0.2f, 0.2f}">:$variances);
+  let results = (outs AnyTensor:$loc_target, AnyTensor:$loc_mask, AnyTensor:$cls_target);
+  let hasVerifier = 1;
+}
+
 def Sym_ShapeArrayOp : Sym_Op<"shape_array", [Pure], ["inferResultElementType"]> {
   let summary = "data's shape as an int64 vector";
   let arguments = (ins AnyTensor:$data);
@@ -1265,6 +1352,21 @@ def Sym_BackwardL2NormalizationOp : Sym_Op<"_backward_L2Normalization", [Pure]> 
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
       return ctx.refineOutput(0, ctx.input(0));
+    }
+  }];
+}
+
+def Sym_BackwardROIPoolingOp : Sym_Op<"_backward_ROIPooling", [Pure]> {
+  let summary = "ROIPooling's data gradient (each bin's gradient added at its maximum); rois get zeros";
+  let arguments = (ins AnyTensor:$out_grad, AnyTensor:$rois, AnyTensor:$maxidx, AnyTensor:$data,
+                   DenseI64ArrayAttr:$pooled_size,
+                   Sym_FloatAttr:$spatial_scale);
+  let results = (outs AnyTensor:$data_grad, AnyTensor:$rois_grad);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
+      if (::mlir::failed(ctx.refineOutput(0, ctx.input(3))))
+        return ::mlir::failure();
+      return ctx.refineOutput(1, ctx.input(1));
     }
   }];
 }

@@ -167,7 +167,8 @@ func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x
                          %dw: tensor<3x4x3x3xf32>, %db: tensor<4xf32>, %bc: tensor<1x3xf32>,
                          %qkv: tensor<5x2x24xf32>, %boxes: tensor<2x5xf32>, %offsets: tensor<1x2x4xf32>,
                          %seq: tensor<5x2x3xf32>, %rnnw: tensor<144xf32>, %h0: tensor<1x2x4xf32>,
-                         %h0b: tensor<2xf32>) {
+                         %h0b: tensor<2xf32>, %b4: tensor<4xf32>, %cls: tensor<1x3x2xf32>, %loc: tensor<1x8xf32>,
+                         %labels: tensor<1x3x5xf32>, %bc2: tensor<1x2xf32>) {
   // CHECK: sym.floor %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %0 = sym.floor %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK: sym.ceil %{{.*}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
@@ -330,5 +331,15 @@ func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x
   %79 = sym.norm %a {ord = 1 : i64, axis = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
   // CHECK: sym.Crop {{.*}}center_crop = true{{.*}} -> tensor<2x3x4x5xf32>
   %80 = sym.Crop %x {num_args = 1 : i64, h_w = array<i64: 4, 5>, center_crop = true} : (tensor<2x3x8x8xf32>) -> tensor<2x3x4x5xf32>
+  // CHECK: sym.ROIPooling {{.*}} -> (tensor<2x3x2x2xf32>, tensor<2x3x2x2xi32>)
+  %81:2 = sym.ROIPooling %x, %boxes {pooled_size = array<i64: 2, 2>, spatial_scale = 0.5 : f64} : (tensor<2x3x8x8xf32>, tensor<2x5xf32>) -> (tensor<2x3x2x2xf32>, tensor<2x3x2x2xi32>)
+  // CHECK: sym._contrib_box_encode {{.*}} -> (tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  %82:2 = sym._contrib_box_encode %bc2, %bc2, %offsets, %offsets, %b4, %b4 : (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<1x2x4xf32>, tensor<1x2x4xf32>)
+  // CHECK: sym._contrib_MultiBoxPrior {{.*}}sizes = array<f32: 2.000000e-01, 5.000000e-01>{{.*}} -> tensor<1x192x4xf32>
+  %83 = sym._contrib_MultiBoxPrior %x {sizes = array<f32: 0.2, 0.5>, ratios = array<f32: 1.0, 2.0>} : (tensor<2x3x8x8xf32>) -> tensor<1x192x4xf32>
+  // CHECK: sym._contrib_MultiBoxDetection {{.*}} -> tensor<1x2x6xf32>
+  %84 = sym._contrib_MultiBoxDetection %cls, %loc, %offsets : (tensor<1x3x2xf32>, tensor<1x8xf32>, tensor<1x2x4xf32>) -> tensor<1x2x6xf32>
+  // CHECK: sym._contrib_MultiBoxTarget {{.*}} -> (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x2xf32>)
+  %85:3 = sym._contrib_MultiBoxTarget %offsets, %labels, %cls : (tensor<1x2x4xf32>, tensor<1x3x5xf32>, tensor<1x3x2xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x2xf32>)
   return
 }
