@@ -561,32 +561,31 @@ LogicalResult batchNormRule(GradBuilder &gb, BatchNormOp op, ValueRange resultGr
   return success();
 }
 
-/// Data, gamma and beta gradients by one backward op reading the forward's
-/// mean and std.
-LogicalResult layerNormRule(GradBuilder &gb, LayerNormOp op, ValueRange resultGrads, Grads &grads) {
-  Value g = resultGrad(resultGrads);
-  if (!g)
-    return success(); // only the (hidden) mean and std have gradients
+/// Data, gamma and beta gradients of a normalization by one backward op
+/// reading `operands` (the forward's statistics among them).
+template <typename BackwardOpTy, typename OpTy>
+LogicalResult normalizationGrads(GradBuilder &gb, OpTy op, ValueRange operands, Grads &grads) {
   Type paramType = op.getGamma().getType();
-  auto backward = gb.b.create<BackwardLayerNormOp>(
-      gb.loc, TypeRange{op.getData().getType(), paramType, paramType},
-      ValueRange{g, op.getData(), op.getGamma(), op.getMean(), op.getStd()}, op->getAttrDictionary().getValue());
+  auto backward = gb.b.create<BackwardOpTy>(gb.loc, TypeRange{op.getData().getType(), paramType, paramType},
+                                            operands, op->getAttrDictionary().getValue());
   grads.append({backward.getDataGrad(), backward.getGammaGrad(), backward.getBetaGrad()});
   return success();
 }
 
-/// Data, gamma and beta gradients by one backward op reading the forward's
-/// mean and var.
+LogicalResult layerNormRule(GradBuilder &gb, LayerNormOp op, ValueRange resultGrads, Grads &grads) {
+  Value g = resultGrad(resultGrads);
+  if (!g)
+    return success(); // only the (hidden) mean and std have gradients
+  return normalizationGrads<BackwardLayerNormOp>(gb, op, {g, op.getData(), op.getGamma(), op.getMean(), op.getStd()},
+                                                 grads);
+}
+
 LogicalResult instanceNormRule(GradBuilder &gb, InstanceNormOp op, ValueRange resultGrads, Grads &grads) {
   Value g = resultGrad(resultGrads);
   if (!g)
     return success(); // only the (hidden) mean and var have gradients
-  Type paramType = op.getGamma().getType();
-  auto backward = gb.b.create<BackwardInstanceNormOp>(
-      gb.loc, TypeRange{op.getData().getType(), paramType, paramType},
-      ValueRange{g, op.getMean(), op.getVar(), op.getData(), op.getGamma()}, op->getAttrDictionary().getValue());
-  grads.append({backward.getDataGrad(), backward.getGammaGrad(), backward.getBetaGrad()});
-  return success();
+  return normalizationGrads<BackwardInstanceNormOp>(
+      gb, op, {g, op.getMean(), op.getVar(), op.getData(), op.getGamma()}, grads);
 }
 
 /// MXNet's LpNormGradCompute: g * sign(data) for ord 1, g * data / norm for
