@@ -93,6 +93,9 @@ bool mixesBatchRows(Operation *op) {
         return slice.getAxes().empty() ||
                llvm::any_of(slice.getAxes(), [&](int64_t a) { return axisIsZero(a, slice.getData()); });
       })
+      // Rois pick their image from the whole batch.
+      .Case<sym::ROIAlignOp, sym::BackwardROIAlignOp, sym::ROIPoolingOp, sym::BackwardROIPoolingOp>(
+          [](Operation *) { return true; })
       // The record numbers rows across the whole batch.
       .Case<sym::BoxNmsOp, sym::BackwardBoxNmsOp>([](Operation *) { return true; })
       .Case<sym::ArgsortOp, sym::TopkOp, sym::SortOp, sym::BackwardTopkOp>([&](auto sort) {

@@ -1,6 +1,7 @@
 """examples/mxnet_api_training.py runs on symc as written, and on MXNet with
 its import changed back: both print the same losses and accuracies."""
 import os
+import pathlib
 import re
 import shutil
 import subprocess
@@ -71,10 +72,11 @@ def test_data_parallel_fit_on_symc_and_mxnet(tmp_path, model, tolerance):
     assert sym.list_outputs() == ["softmax_output"]
 
 
-def mpirun(*command, timeout=300, collective_timeout=240):
+def mpirun(*command, timeout=300, collective_timeout=240, output_dir=None):
     """`mpirun -np 2 COMMAND` (as root too, more ranks than cores allowed);
     a collective waits at most `collective_timeout` seconds (the first one
-    waits for the other rank's compile)."""
+    waits for the other rank's compile). With `output_dir`, each rank's
+    stdout goes to its own file there (rank_output), not interleaved."""
     if not shutil.which("mpirun"):
         pytest.skip("no mpirun (openmpi-bin)")
     import symc
@@ -82,25 +84,33 @@ def mpirun(*command, timeout=300, collective_timeout=240):
         pytest.skip("symc was built without Open MPI (libsymrt_mpi)")
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "python"), OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1", SYMC_MPI_TIMEOUT=str(collective_timeout))
-    return subprocess.run(["mpirun", "-np", "2", "-x", "PYTHONPATH", "-x", "SYMC_MPI_TIMEOUT"] + list(command),
+    options = ["--output-filename", str(output_dir)] if output_dir else []
+    return subprocess.run(["mpirun", "-np", "2", "-x", "PYTHONPATH", "-x", "SYMC_MPI_TIMEOUT"] + options + list(command),
                           capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def rank_output(output_dir, rank):
+    """What rank `rank` of an mpirun with `output_dir` wrote to stdout."""
+    (path,) = pathlib.Path(output_dir).glob("*/rank.%d/stdout" % rank)
+    return path.read_text()
 
 
 def validation_lines(log):
     return [line for line in log.splitlines() if "Validation" in line or "final" in line]
 
 
-def test_data_parallel_fit_over_mpi_processes():
+def test_data_parallel_fit_over_mpi_processes(tmp_path):
     """Two processes of one context each (kvstore dist_sync, each on its rows
     of the job's batches of 100) compute what one process with two contexts
     and batches of 100 computes."""
-    result = mpirun(sys.executable, DATA_PARALLEL, "--epochs", "2", "--contexts", "1", "--kvstore", "dist_sync")
+    result = mpirun(sys.executable, DATA_PARALLEL, "--epochs", "2", "--contexts", "1", "--kvstore", "dist_sync",
+                    output_dir=tmp_path)
     assert result.returncode == 0, result.stderr
     single = subprocess.run([sys.executable, DATA_PARALLEL, "--epochs", "2", "--contexts", "2", "--batch-size", "100"],
                             capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")),
                             timeout=300)
     expected = validation_lines(single.stdout)
-    got = validation_lines(result.stdout)
+    got = validation_lines(rank_output(tmp_path, 0) + rank_output(tmp_path, 1))
     assert len(expected) == 5 and len(got) == 10  # each rank logs its own
     assert sorted(got) == sorted(expected * 2)
 

@@ -42,8 +42,8 @@ NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob",
                    # NMS jumps where a nudge flips a suppression or the order
                    # (check_backward compares its gradient with MXNet's).
                    "box_decode", "box_decode_corner", "box_nms", "box_nms_center", "box_nms_force",
-                   # ROIAlign gives its rois a zero gradient.
-                   "roi_align", "roi_align_adaptive", "roi_align_ps",
+                   # ROIAlign and ROIPooling give their rois a zero gradient.
+                   "roi_align", "roi_align_adaptive", "roi_align_ps", "roi_pooling", "roi_pooling_coarse",
                    # box_encode's and SSD's detection and target ops'
                    # gradients are zero in MXNet (check_backward compares).
                    "box_encode", "multibox_detection", "multibox_detection_force", "multibox_target",

@@ -200,6 +200,8 @@ OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params)
   } else if (op == "softmax") {
     sig.inputs = boolParam(params, "use_length", false) ? names({"data", "length"})
                                                         : names({"data"});
+  } else if (op == "log_softmax") { // with use_length too (refused by the op's verifier)
+    sig.inputs = names({"data"});
   } else if (op == "broadcast_axis" || op == "broadcast_to") {
     sig.inputs = names({"data"});
     sig.listsInputNames = false;
