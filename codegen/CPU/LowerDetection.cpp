@@ -326,12 +326,7 @@ Lowered lowerBoxDecode(OpBuilder &b, sym::BoxDecodeOp op) {
     }
     Value corners[4] = {sub(nb, l, center[0], extent[0]), sub(nb, l, center[1], extent[1]),
                         add(nb, l, center[0], extent[0]), add(nb, l, center[1], extent[1])};
-    Value result = corners[3];
-    for (int64_t k = 2; k >= 0; --k) {
-      Value isK = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::eq, at[2], nb.create<arith::ConstantIndexOp>(l, k));
-      result = nb.create<arith::SelectOp>(l, isK, corners[k], result);
-    }
-    return result;
+    return selectByIndex(nb, l, at[2], corners);
   });
   return SmallVector<Value>{out};
 }
