@@ -1165,9 +1165,13 @@ using ZeroGradientOps =
            BroadcastLesserOp, BroadcastLesserEqualOp, BroadcastEqualOp, BroadcastNotEqualOp, ArangeLikeOp,
            BoxDecodeOp, BoxEncodeOp, ShapeArrayOp, ArgsortOp, ArgmaxOp, ArgminOp, OneHotOp>;
 
-/// They read no head gradient.
-template <typename... OpTys> void attachZeroGradient(MLIRContext &ctx, OpList<OpTys...>) {
-  (attach<OpTys, generic<OpTys, zeroGradRule>, /*reads=*/false>(ctx), ...);
+/// Legacy operators whose backward node writes zeros: MXNet builds the node
+/// (debug_str shows it) and reads the head gradient for it.
+using LegacyZeroGradientOps = OpList<MultiBoxPriorOp, MultiBoxDetectionOp, MultiBoxTargetOp>;
+
+/// MakeZeroGradNodes' ops read no head gradient.
+template <bool Reads = false, typename... OpTys> void attachZeroGradient(MLIRContext &ctx, OpList<OpTys...>) {
+  (attach<OpTys, generic<OpTys, zeroGradRule>, Reads>(ctx), ...);
 }
 
 template <typename... OpTys> bool isOneOf(Operation *op, OpList<OpTys...>) { return isa<OpTys...>(op); }
@@ -1267,10 +1271,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<NormOp, normRule>(ctx);
   attach<CropOp, cropRule>(ctx);
   attach<ROIPoolingOp, roiPoolingRule>(ctx);
-  // Legacy operators whose backward node writes zeros.
-  attach<MultiBoxPriorOp, generic<MultiBoxPriorOp, zeroGradRule>>(ctx);
-  attach<MultiBoxDetectionOp, generic<MultiBoxDetectionOp, zeroGradRule>>(ctx);
-  attach<MultiBoxTargetOp, generic<MultiBoxTargetOp, zeroGradRule>>(ctx);
+  attachZeroGradient</*Reads=*/true>(ctx, LegacyZeroGradientOps());
   attach<BoxNmsOp, boxNmsRule>(ctx);
   attach<ROIAlignOp, roiAlignRule>(ctx);
   attach<GatherNdOp, positionsGradRule<GatherNdOp, BackwardGatherNdOp>>(ctx);
