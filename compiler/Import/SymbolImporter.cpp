@@ -417,7 +417,7 @@ private:
       return success();
     }
     std::optional<RegisteredOperationName> opName =
-        RegisteredOperationName::lookup(("sym." + n.op), ctx);
+        RegisteredOperationName::lookup(("sym." + dialectOpName(n.op)).str(), ctx);
     assert(opName && "resolveOpName only returns ops the dialect defines");
     llvm::ArrayRef<StringAttr> known = opName->getAttributeNames();
     for (const auto &[key, value] : n.attrs) {
@@ -429,7 +429,7 @@ private:
         return nodeError(nid) << "unknown attribute '" << key << "' (Cannot find argument '"
                               << key << "', in operator " << n.op << "(name=" << n.name << "))";
       std::string error;
-      FailureOr<Attribute> attr = symc::parseParam(ctx, n.op, key, value, error);
+      FailureOr<Attribute> attr = symc::parseParam(ctx, dialectOpName(n.op), key, value, error);
       if (failed(attr))
         return nodeError(nid) << "invalid value '" << value << "' for attribute '" << key
                               << "': " << error;
@@ -624,7 +624,7 @@ private:
 
   Operation *createOp(OpBuilder &b, unsigned nid) {
     const Node &n = nodes[nid];
-    OperationState state(nodeLoc(nid), "sym." + n.op);
+    OperationState state(nodeLoc(nid), ("sym." + dialectOpName(n.op)).str());
     llvm::SmallVector<Type> operandElementTypes;
     for (const Entry &e : n.inputs) {
       Value v = values[{e.node, e.index}];

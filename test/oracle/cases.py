@@ -322,6 +322,10 @@ def cases():
     yield case("rnn_gru_states", rnn("gru", num_layers=1, state_outputs=True), data=(3, 2, 6))
     yield case("rnn_tanh", rnn("rnn_tanh", num_layers=2, state_outputs=True), data=(5, 2, 3))
     yield case("rnn_relu", rnn("rnn_relu", num_layers=1, bidirectional=True), data=(5, 2, 3))
+    # Gluon's layers build the flat vector with _rnn_param_concat.
+    yield case("rnn_param_concat", S.RNN(d, S._internal._rnn_param_concat(V("w"), V("b"), dim=0, num_args=2),
+                                         V("state"), mode="rnn_tanh", state_size=4, num_layers=1, name="rnn"),
+               data=(5, 2, 3), w=(28,), b=(8,))
     yield case("gather_nd", S.gather_nd(d, S.floor(S.abs(V("indices")) * 3.99 - 1, name="idx"), name="g"),
                data=(4, 3, 5), indices=(2, 3, 2))
     yield case("gather_nd_rows", S.gather_nd(d, S.floor(S.abs(V("indices")) * 3.99, name="idx"), name="g"),

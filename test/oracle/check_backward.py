@@ -73,6 +73,7 @@ DIFFERENTIABLE = (
     "topk_both", "topk_mask", "topk_flat", "topk_all", "sort_last", "sort_axis0", "sort_flat", "pick",
     "pick_wrap", "pick_keep", "take", "take_wrap", "take_last", "one_hot", "one_hot_values", "broadcast_like",
     "broadcast_like_axes", "rnn_lstm1", "rnn_lstm_bi", "rnn_gru_bi", "rnn_gru_states", "rnn_tanh", "rnn_relu",
+    "rnn_param_concat",
     "sequence_last", "sequence_last_length", "sequence_last_axis1", "sequence_reverse", "sequence_reverse_length",
     "norm", "norm_l1_axis", "norm_axes_keep", "instancenorm", "instancenorm_3d", "crop", "crop_like_center",
     "roi_pooling", "roi_pooling_coarse", "multibox_prior", "multibox_prior_clip", "multibox_detection",

@@ -76,10 +76,7 @@ const llvm::StringMap<llvm::StringRef> &aliasTable() {
         {"_npx_one_hot", "one_hot"}, {"_sparse_norm", "norm"},
         {"_npx_roi_pooling", "ROIPooling"}, {"_npx_multibox_prior", "_contrib_MultiBoxPrior"},
         {"_npx_multibox_detection", "_contrib_MultiBoxDetection"}, {"_npx_multibox_target", "_contrib_MultiBoxTarget"},
-        // Gluon's RNN layers concatenate their weights and biases into RNN's
-        // flat parameter vector with it: Concat, with the shape rule's
-        // inference of one unknown input from the output that Concat has too.
-        {"_rnn_param_concat", "Concat"}, {"_npi_rnn_param_concat", "Concat"}};
+        {"_rnn_param_concat", "_rnn_param_concat"}, {"_npi_rnn_param_concat", "_rnn_param_concat"}};
     for (auto [alias, canonical] : aliases)
       t[alias] = canonical;
     return t;
@@ -125,6 +122,13 @@ llvm::SmallVector<std::string> names(std::initializer_list<const char *> list) {
 
 } // namespace
 
+llvm::StringRef mlir::sym::dialectOpName(llvm::StringRef canonical) {
+  // Gluon's RNN layers concatenate their weights and biases into RNN's flat
+  // parameter vector with it: Concat, with the shape rule's inference of one
+  // unknown input from the output that Concat has too.
+  return canonical == "_rnn_param_concat" ? "Concat" : canonical;
+}
+
 std::optional<llvm::StringRef> mlir::sym::resolveOpName(llvm::StringRef name) {
   auto it = aliasTable().find(name);
   if (it == aliasTable().end())
@@ -135,13 +139,14 @@ std::optional<llvm::StringRef> mlir::sym::resolveOpName(llvm::StringRef name) {
 llvm::SmallVector<llvm::StringRef> mlir::sym::getOpAliases(llvm::StringRef canonical) {
   llvm::SmallVector<llvm::StringRef> aliases;
   for (const auto &entry : aliasTable())
-    if (entry.second == canonical && entry.first() != canonical)
+    if (dialectOpName(entry.second) == canonical && entry.first() != canonical)
       aliases.push_back(entry.first());
   llvm::sort(aliases);
   return aliases;
 }
 
-OpSignature mlir::sym::getOpSignature(llvm::StringRef op, DictionaryAttr params) {
+OpSignature mlir::sym::getOpSignature(llvm::StringRef canonical, DictionaryAttr params) {
+  llvm::StringRef op = dialectOpName(canonical);
   OpSignature sig;
   sig.outputs = names({"output"});
   auto withOutputs = [&](std::initializer_list<const char *> outs, unsigned visible) {

@@ -35,7 +35,13 @@ struct OpSignature {
 /// The canonical MXNet op name for `name` (itself or an alias), if supported.
 std::optional<llvm::StringRef> resolveOpName(llvm::StringRef name);
 
-/// The aliases MXNet registers for canonical op `canonical`, sorted.
+/// The dialect op that runs canonical MXNet op `canonical`: itself, or for
+/// an op MXNet registers on its own with another op's semantics, that op.
+/// The saved symbol and debug_str keep MXNet's name.
+llvm::StringRef dialectOpName(llvm::StringRef canonical);
+
+/// The names that import as dialect op `canonical` (MXNet's registered
+/// aliases, and the ops it runs), sorted.
 llvm::SmallVector<llvm::StringRef> getOpAliases(llvm::StringRef canonical);
 
 /// The signature of canonical op `opName` given its (possibly partial) params.
