@@ -44,22 +44,27 @@ Value insertBox(OpBuilder &b, Location loc, Value value, Value dest, ArrayRef<in
 
 /// One layer's and direction's slices of the flat parameter vector, and
 /// where each starts in it.
+/// With projection_size P, h2h reads the projected state (gates * H, P),
+/// and h2r (P, H) projects each step's state.
 struct CellWeights {
-  Value i2h, h2h;         // (gates * H, input), (gates * H, H)
+  Value i2h, h2h, h2r;    // (gates * H, input), (gates * H, H or P), (P, H)
   Value i2hBias, h2hBias; // (gates * H)
-  int64_t i2hAt, h2hAt, i2hBiasAt, h2hBiasAt;
+  int64_t i2hAt, h2hAt, h2rAt, i2hBiasAt, h2hBiasAt;
 };
 
-/// Reads MXNet's parameter layout in order: all weights, then all biases.
+/// Reads MXNet's parameter layout in order: all weights (i2h, h2h, h2r per
+/// layer and direction), then all biases.
 class ParameterReader {
 public:
   ParameterReader(OpBuilder &b, Location loc, Value flat, int64_t biasStart)
       : b(b), loc(loc), flat(flat), biasOffset(biasStart) {}
 
-  CellWeights next(int64_t rows, int64_t input, int64_t hidden) {
+  CellWeights next(int64_t rows, int64_t input, int64_t hidden, int64_t projection) {
     CellWeights w;
     w.i2h = take(weightOffset, {rows, input}, w.i2hAt);
-    w.h2h = take(weightOffset, {rows, hidden}, w.h2hAt);
+    w.h2h = take(weightOffset, {rows, projection ? projection : hidden}, w.h2hAt);
+    if (projection)
+      w.h2r = take(weightOffset, {projection, hidden}, w.h2rAt);
     w.i2hBias = take(biasOffset, {rows}, w.i2hBiasAt);
     w.h2hBias = take(biasOffset, {rows}, w.h2hBiasAt);
     return w;
@@ -80,13 +85,14 @@ private:
   int64_t weightOffset = 0, biasOffset;
 };
 
-/// One step of a cell: its state (N, H) (c only for LSTM), and what the
-/// gradient reads again: the activated gates (lstm i, f, g, o; gru r, z, n)
-/// and gru's h2h product of its n gate plus bias.
+/// One step of a cell: its state (N, H), or (N, P) projected, (c only for
+/// LSTM), and what the gradient reads again: the activated gates (lstm i,
+/// f, g, o; gru r, z, n), gru's h2h product of its n gate plus bias, and
+/// with a projection the state before it (N, H).
 struct StepState {
   Value h, c;
   SmallVector<Value, 4> gates;
-  Value hn;
+  Value hn, unprojected;
 };
 
 /// Gate `g`'s columns of the (N, gates * H) products.
@@ -109,19 +115,25 @@ struct DirectionRecord {
 /// RNN's attributes as both RNNOp and BackwardRNNOp carry them.
 struct RNNShape {
   StringRef mode;
-  int64_t steps, batch, input, hidden, layers, directions, rows;
+  int64_t steps, batch, input, hidden, layers, directions, rows, projection;
   Type element;
 
   template <typename OpTy> static RNNShape of(OpTy op) {
     RankedTensorType data = tensorType(op->getOperand(0));
-    return {op.getMode(), data.getDimSize(0), data.getDimSize(1), data.getDimSize(2), int64_t(op.getStateSize()),
-            int64_t(op.getNumLayers()), op.numDirections(), op.gateRows(), data.getElementType()};
+    return {op.getMode(),   data.getDimSize(0), data.getDimSize(1),       data.getDimSize(2),
+            int64_t(op.getStateSize()), int64_t(op.getNumLayers()), op.numDirections(), op.gateRows(),
+            int64_t(op.getProjectionSize().value_or(0)), data.getElementType()};
   }
   int64_t states() const { return layers * directions; }
-  int64_t layerInput(int64_t l) const { return l == 0 ? input : directions * hidden; }
+  /// The width of the state each step passes on and outputs.
+  int64_t stateWidth() const { return projection ? projection : hidden; }
+  int64_t layerInput(int64_t l) const { return l == 0 ? input : directions * stateWidth(); }
   /// Where the biases start: after every layer's and direction's weights.
   int64_t biasStart() const {
-    return (input + hidden) * rows * directions + (layers - 1) * (directions * hidden + hidden) * rows * directions;
+    int64_t size = 0;
+    for (int64_t l = 0; l < layers; ++l)
+      size += ((layerInput(l) + stateWidth()) * rows + projection * hidden) * directions;
+    return size;
   }
 };
 
@@ -129,8 +141,9 @@ class Unroller {
 public:
   Unroller(OpBuilder &b, Location loc, const RNNShape &shape) : b(b), loc(loc), s(shape) {}
 
-  /// The forward: the output (T, N, D * H), the final states and cells
-  /// (L * D, N, H), and each layer's and direction's record.
+  /// The forward: the output (T, N, D * H) (D * P projected), the final
+  /// states (L * D, N, H or P) and cells (L * D, N, H), and each layer's and
+  /// direction's record.
   struct Forward {
     Value output, states, cells;
     SmallVector<DirectionRecord> records; // layer-major
@@ -140,28 +153,29 @@ public:
     ParameterReader params(b, loc, parameters, s.biasStart());
     Forward f;
     Value layerInput = reshapeTo(b, loc, data, {s.steps * s.batch, s.input});
-    f.states = emptyTensor(b, loc, {s.states(), s.batch, s.hidden}, s.element);
+    int64_t width = s.stateWidth();
+    f.states = emptyTensor(b, loc, {s.states(), s.batch, width}, s.element);
     f.cells = emptyTensor(b, loc, {s.states(), s.batch, s.hidden}, s.element);
     for (int64_t l = 0; l < s.layers; ++l) {
-      f.output = emptyTensor(b, loc, {s.steps, s.batch, s.directions * s.hidden}, s.element);
+      f.output = emptyTensor(b, loc, {s.steps, s.batch, s.directions * width}, s.element);
       for (int64_t d = 0; d < s.directions; ++d) {
-        DirectionRecord r{params.next(s.rows, s.layerInput(l), s.hidden), layerInput, {}};
+        DirectionRecord r{params.next(s.rows, s.layerInput(l), s.hidden, s.projection), layerInput, {}};
         int64_t k = l * s.directions + d;
-        StepState state{initial(initialStates, k), initialCells ? initial(initialCells, k) : Value(), {}, Value()};
+        StepState state{initial(initialStates, k), initialCells ? initial(initialCells, k) : Value(), {}, {}, {}};
         Value projected = matmulTransposedB(b, loc, layerInput, r.w.i2h); // (T * N, rows)
         for (int64_t i = 0; i < s.steps; ++i) {
           int64_t t = d ? s.steps - 1 - i : i;
           Value x = extractBox(b, loc, projected, {t * s.batch, 0}, {s.batch, s.rows}, {s.batch, s.rows});
           state = step(x, matmulTransposedB(b, loc, state.h, r.w.h2h), state, r.w);
           r.steps.push_back(state);
-          f.output = insertBox(b, loc, state.h, f.output, {t, 0, d * s.hidden}, {1, s.batch, s.hidden});
+          f.output = insertBox(b, loc, state.h, f.output, {t, 0, d * width}, {1, s.batch, width});
         }
-        f.states = insertBox(b, loc, state.h, f.states, {k, 0, 0}, {1, s.batch, s.hidden});
+        f.states = insertBox(b, loc, state.h, f.states, {k, 0, 0}, {1, s.batch, width});
         if (state.c)
           f.cells = insertBox(b, loc, state.c, f.cells, {k, 0, 0}, {1, s.batch, s.hidden});
         f.records.push_back(std::move(r));
       }
-      layerInput = reshapeTo(b, loc, f.output, {s.steps * s.batch, s.directions * s.hidden});
+      layerInput = reshapeTo(b, loc, f.output, {s.steps * s.batch, s.directions * width});
     }
     return f;
   }
@@ -170,41 +184,56 @@ public:
   /// cell) from those of the output, final states and cells (null: zero).
   SmallVector<Value> backward(Forward &f, Value parameters, Value state, Value cell, Value outGrad,
                               Value statesGrad, Value cellsGrad) {
+    int64_t width = s.stateWidth();
     Value paramGrad = zeros(b, loc, tensorType(parameters).getShape(), s.element);
-    Value stateGrad = emptyTensor(b, loc, {s.states(), s.batch, s.hidden}, s.element);
+    Value stateGrad = emptyTensor(b, loc, {s.states(), s.batch, width}, s.element);
     Value cellGrad = cell ? emptyTensor(b, loc, {s.states(), s.batch, s.hidden}, s.element) : Value();
-    Value outputGrad = reshapeTo(b, loc, outGrad, {s.steps * s.batch, s.directions * s.hidden});
+    Value outputGrad = reshapeTo(b, loc, outGrad, {s.steps * s.batch, s.directions * width});
     for (int64_t l = s.layers - 1; l >= 0; --l) {
       Value inputGrad = zeros(b, loc, {s.steps * s.batch, s.layerInput(l)}, s.element);
       for (int64_t d = 0; d < s.directions; ++d) {
         int64_t k = l * s.directions + d;
         const DirectionRecord &r = f.records[k];
-        Value dh = statesGrad ? initial(statesGrad, k) : zeros(b, loc, {s.batch, s.hidden}, s.element);
+        Value dh = statesGrad ? initial(statesGrad, k) : zeros(b, loc, {s.batch, width}, s.element);
         Value dc = cell ? (cellsGrad ? initial(cellsGrad, k) : zeros(b, loc, {s.batch, s.hidden}, s.element))
                         : Value();
         Value xGates = emptyTensor(b, loc, {s.steps * s.batch, s.rows}, s.element);
         Value hGates = emptyTensor(b, loc, {s.steps * s.batch, s.rows}, s.element);
-        Value previousStates = emptyTensor(b, loc, {s.steps * s.batch, s.hidden}, s.element);
+        Value previousStates = emptyTensor(b, loc, {s.steps * s.batch, width}, s.element);
+        // With a projection: each step's gradient of its projected state,
+        // and its state before the projection, for h2r's gradient.
+        Value projectedGrads = emptyTensor(b, loc, {s.steps * s.batch, width}, s.element);
+        Value unprojected = emptyTensor(b, loc, {s.steps * s.batch, s.hidden}, s.element);
         for (int64_t i = s.steps - 1; i >= 0; --i) {
           int64_t t = d ? s.steps - 1 - i : i;
-          StepState previous = i ? r.steps[i - 1] : StepState{initial(state, k), cell ? initial(cell, k) : Value(), {}, Value()};
-          Value g = addTensors(extractBox(b, loc, outputGrad, {t * s.batch, d * s.hidden}, {s.batch, s.hidden},
-                                   {s.batch, s.hidden}), dh);
+          StepState previous =
+              i ? r.steps[i - 1] : StepState{initial(state, k), cell ? initial(cell, k) : Value(), {}, {}, {}};
+          Value g = addTensors(
+              extractBox(b, loc, outputGrad, {t * s.batch, d * width}, {s.batch, width}, {s.batch, width}), dh);
+          if (s.projection) {
+            projectedGrads = insertBox(b, loc, g, projectedGrads, {t * s.batch, 0}, {s.batch, width});
+            unprojected = insertBox(b, loc, r.steps[i].unprojected, unprojected, {t * s.batch, 0},
+                                    {s.batch, s.hidden});
+            g = matmul(b, loc, g, r.w.h2r, false, false);
+          }
           StepGrad grad = stepGrad(r.steps[i], previous, g, dc);
           dh = addTensors(grad.direct, matmul(b, loc, grad.hGates, r.w.h2h, false, false));
           dc = grad.c;
           xGates = insertBox(b, loc, grad.xGates, xGates, {t * s.batch, 0}, {s.batch, s.rows});
           hGates = insertBox(b, loc, grad.hGates, hGates, {t * s.batch, 0}, {s.batch, s.rows});
-          previousStates = insertBox(b, loc, previous.h, previousStates, {t * s.batch, 0}, {s.batch, s.hidden});
+          previousStates = insertBox(b, loc, previous.h, previousStates, {t * s.batch, 0}, {s.batch, width});
         }
-        stateGrad = insertBox(b, loc, dh, stateGrad, {k, 0, 0}, {1, s.batch, s.hidden});
+        stateGrad = insertBox(b, loc, dh, stateGrad, {k, 0, 0}, {1, s.batch, width});
         if (cell)
           cellGrad = insertBox(b, loc, dc, cellGrad, {k, 0, 0}, {1, s.batch, s.hidden});
         int64_t rows = s.rows, in = s.layerInput(l);
         paramGrad = insertBox(b, loc, matmul(b, loc, xGates, r.input, true, false), paramGrad, {r.w.i2hAt},
                               {rows * in});
         paramGrad = insertBox(b, loc, matmul(b, loc, hGates, previousStates, true, false), paramGrad, {r.w.h2hAt},
-                              {rows * s.hidden});
+                              {rows * width});
+        if (s.projection)
+          paramGrad = insertBox(b, loc, matmul(b, loc, projectedGrads, unprojected, true, false), paramGrad,
+                                {r.w.h2rAt}, {s.projection * s.hidden});
         paramGrad = insertBox(b, loc, columnSums(xGates), paramGrad, {r.w.i2hBiasAt}, {rows});
         paramGrad = insertBox(b, loc, columnSums(hGates), paramGrad, {r.w.h2hBiasAt}, {rows});
         inputGrad = addTensors(inputGrad, matmul(b, loc, xGates, r.w.i2h, false, false));
@@ -235,7 +264,9 @@ private:
         return add(nb, l, mul(nb, l, a[0], a[1]), mul(nb, l, a[2], a[3]));
       });
       Value next = map({o, c}, [](OpBuilder &nb, Location l, ValueRange a) { return mul(nb, l, a[0], tanhOf(nb, l, a[1])); });
-      return {next, c, {i, f, g, o}, Value()};
+      if (s.projection)
+        return {matmulTransposedB(b, loc, next, w.h2r), c, {i, f, g, o}, Value(), next};
+      return {next, c, {i, f, g, o}, Value(), Value()};
     }
     if (s.mode == "gru") {
       // n = tanh(x_n + b_xn + r * (h_n + b_hn)); h' = (1 - z) * n + z * h.
@@ -249,7 +280,7 @@ private:
         Value one = scalarConstant(nb, l, a[0].getType(), 1.0);
         return add(nb, l, mul(nb, l, sub(nb, l, one, a[0]), a[1]), mul(nb, l, a[0], a[2]));
       });
-      return {next, Value(), {r, z, n}, hn};
+      return {next, Value(), {r, z, n}, hn, Value()};
     }
     // rnn_tanh, rnn_relu: act(x + b_x + h + b_h).
     bool relu = s.mode == "rnn_relu";
@@ -259,7 +290,7 @@ private:
                        Value sum = add(nb, l, add(nb, l, add(nb, l, a[0], a[1]), a[2]), a[3]);
                        return relu ? max(nb, l, sum, scalarConstant(nb, l, sum.getType(), 0.0)) : tanhOf(nb, l, sum);
                      });
-    return {next, Value(), {next}, Value()};
+    return {next, Value(), {next}, Value(), Value()};
   }
 
   /// A step's gradients: of its i2h and h2h pre-activations (N, gates * H),
@@ -293,7 +324,7 @@ private:
       Value dg = map({dcell, i, g}, [&](OpBuilder &nb, Location l, ValueRange a) { return tanhGrad(nb, l, mul(nb, l, a[0], a[1]), a[2]); });
       Value dout = map({dh, at.c, o}, [&](OpBuilder &nb, Location l, ValueRange a) { return sigmoidGrad(nb, l, mul(nb, l, a[0], tanhOf(nb, l, a[1])), a[2]); });
       Value all = gates({di, df, dg, dout});
-      return {all, all, zeros(b, loc, {s.batch, s.hidden}, s.element), mulStates(dcell, f)};
+      return {all, all, zeros(b, loc, {s.batch, s.stateWidth()}, s.element), mulStates(dcell, f)};
     }
     if (s.mode == "gru") {
       Value r = at.gates[0], z = at.gates[1], n = at.gates[2];
@@ -325,9 +356,10 @@ private:
   }
   Value biasGate(Value bias, int64_t g) { return extractBox(b, loc, bias, {g * s.hidden}, {s.hidden}, {s.hidden}); }
   Value columnSums(Value m) { return reduce(b, loc, m, {0}, false, 0.0, addFn); }
-  /// State `k` of a (L * D, N, H) state tensor.
+  /// State `k` of a (L * D, N, width) state tensor.
   Value initial(Value states, int64_t k) {
-    return extractBox(b, loc, states, {k, 0, 0}, {1, s.batch, s.hidden}, {s.batch, s.hidden});
+    int64_t width = tensorType(states).getDimSize(2);
+    return extractBox(b, loc, states, {k, 0, 0}, {1, s.batch, width}, {s.batch, width});
   }
 
   OpBuilder &b;
@@ -336,8 +368,8 @@ private:
 };
 
 template <typename OpTy> LogicalResult checkSupported(OpTy op) {
-  if (op.getProjectionSize() || op.getUseSequenceLength() || op.getLstmStateClipMin() || op.getLstmStateClipMax())
-    return op.emitError("RNN with projection_size, use_sequence_length or lstm_state_clip_* is not supported yet");
+  if (op.getUseSequenceLength() || op.getLstmStateClipMin() || op.getLstmStateClipMax())
+    return op.emitError("RNN with use_sequence_length or lstm_state_clip_* is not supported yet");
   if (sym::runsInTraining(op) || (std::is_same_v<OpTy, sym::BackwardRNNOp> && op.getP() > 0 && op.getNumLayers() > 1))
     return op.emitError("RNN's dropout between layers (p > 0) in training is not supported yet");
   return success();

@@ -322,6 +322,11 @@ def cases():
     yield case("rnn_gru_states", rnn("gru", num_layers=1, state_outputs=True), data=(3, 2, 6))
     yield case("rnn_tanh", rnn("rnn_tanh", num_layers=2, state_outputs=True), data=(5, 2, 3))
     yield case("rnn_relu", rnn("rnn_relu", num_layers=1, bidirectional=True), data=(5, 2, 3))
+    # LSTMP: each step's state projected to projection_size (MXNet's CPU
+    # runs it in inference only; its gradient is checked by finite differences).
+    yield case("rnn_lstm_proj", S.RNN(d, V("params"), V("state"), V("cell"), mode="lstm", state_size=5,
+                                      projection_size=3, num_layers=2, bidirectional=True, state_outputs=True,
+                                      name="rnn"), data=(4, 2, 3))
     # Gluon's layers build the flat vector with _rnn_param_concat.
     yield case("rnn_param_concat", S.RNN(d, S._internal._rnn_param_concat(V("w"), V("b"), dim=0, num_args=2),
                                          V("state"), mode="rnn_tanh", state_size=4, num_layers=1, name="rnn"),

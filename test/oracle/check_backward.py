@@ -103,8 +103,13 @@ TOLERANCE = 1e-4
 MODEL_TOLERANCE = 1e-3
 
 
+# Gradients MXNet 1.9.1 computes with cuDNN only (its CPU RNN does not
+# train an LSTM with a projection): check_finite_differences checks them.
+GPU_ONLY_GRADIENTS = ("rnn_lstm_proj",)
+
+
 def is_differentiable(name):
-    return name in DIFFERENTIABLE or name.startswith("reshape")
+    return name in DIFFERENTIABLE or name in GPU_ONLY_GRADIENTS or name.startswith("reshape")
 
 
 def mxnet_backward(sym, shapes, inputs, aux, heads, indices, float64=False):
@@ -270,7 +275,7 @@ def main():
     rng = np.random.default_rng(0)
     checks = [(name, lambda work, n=name: rerun_with_onednn(__file__, n, tools)) if needs_onednn(name) else
               (name, lambda work, n=name, s=sym, shp=shapes: run_case(n, s, shp, work, tools, rng))
-              for name, sym, shapes in cases() if is_differentiable(name)]
+              for name, sym, shapes in cases() if is_differentiable(name) and name not in GPU_ONLY_GRADIENTS]
     # Each model draws its own inputs, the same whatever op cases precede
     # it: the deep models' float32-vs-float64 distance depends on the draw.
     checks += [(name, lambda work, n=name, s=sym, shp=shapes: run_case(n, s, shp, work, tools,

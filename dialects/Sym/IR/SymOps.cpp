@@ -64,10 +64,26 @@ LogicalResult AdaptiveAvgPooling2DOp::verify() {
   return success();
 }
 
+// The projection's and the state clip's checks are MXNet's cuDNN RNN's:
+// its CPU RNN runs only the projection, in inference.
 LogicalResult RNNOp::verify() {
   size_t results = getStateOutputs() ? (isLstm() ? 3 : 2) : 1;
   if (getNumResults() != results)
     return emitOpError() << "has " << results << " results for these parameters, got " << getNumResults();
+  if (std::optional<int64_t> projection = getProjectionSize()) {
+    if (!isLstm())
+      return emitOpError("Projection is only supported for LSTM.");
+    if (*projection <= 0 || *projection > int64_t(getStateSize()))
+      return emitOpError("State size must be larger than projection size.");
+  }
+  if (getLstmStateClipMin() || getLstmStateClipMax()) {
+    if (!isLstm())
+      return emitOpError("State clipping is only supported for LSTM.");
+    if (!getLstmStateClipMin() || !getLstmStateClipMax())
+      return emitOpError("lstm_state_clip_min and lstm_state_clip_max must be specified together.");
+    if (*getLstmStateClipMax() < *getLstmStateClipMin())
+      return emitOpError("lstm_state_clip_max must be greater or equal to lstm_state_clip_min");
+  }
   return success();
 }
 

@@ -377,6 +377,22 @@ func.func @rnn_without_cell(%x: tensor<5x2x3xf32>, %w: tensor<144xf32>, %h: tens
 
 // -----
 
+func.func @gru_projection(%x: tensor<5x2x3xf32>, %w: tensor<92xf32>, %h: tensor<1x2x2xf32>) {
+  // expected-error @+1 {{Projection is only supported for LSTM.}}
+  %0 = sym.RNN %x, %w, %h {mode = "gru", num_layers = 1 : i64, state_size = 4 : i64, projection_size = 2 : i64} : (tensor<5x2x3xf32>, tensor<92xf32>, tensor<1x2x2xf32>) -> tensor<5x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @lstm_clip_min_only(%x: tensor<5x2x3xf32>, %w: tensor<144xf32>, %h: tensor<1x2x4xf32>) {
+  // expected-error @+1 {{lstm_state_clip_min and lstm_state_clip_max must be specified together.}}
+  %0 = sym.RNN %x, %w, %h, %h {mode = "lstm", num_layers = 1 : i64, state_size = 4 : i64, lstm_state_clip_min = -1.0 : f64} : (tensor<5x2x3xf32>, tensor<144xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> tensor<5x2x4xf32>
+  return
+}
+
+// -----
+
 func.func @log_softmax_with_length(%a: tensor<2x3xf32>, %l: tensor<2xi32>) {
   // expected-error @+1 {{takes no length in MXNet 1.9: use_length must be false}}
   %0 = sym.log_softmax %a, %l {use_length = true} : (tensor<2x3xf32>, tensor<2xi32>) -> tensor<2x3xf32>

@@ -343,3 +343,10 @@ func.func @model_zoo_ops(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %x: tensor<2x3x
   %85:3 = sym._contrib_MultiBoxTarget %offsets, %labels, %cls : (tensor<1x2x4xf32>, tensor<1x3x5xf32>, tensor<1x3x2xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x2xf32>)
   return
 }
+
+// CHECK-LABEL: func @lstm_projection
+func.func @lstm_projection(%x: tensor<5x2x3xf32>, %w: tensor<120xf32>, %h: tensor<1x2x2xf32>, %c: tensor<1x2x4xf32>) {
+  // CHECK: sym.RNN {{.*}}projection_size = 2{{.*}} -> (tensor<5x2x2xf32>, tensor<1x2x2xf32>, tensor<1x2x4xf32>)
+  %0:3 = sym.RNN %x, %w, %h, %c {mode = "lstm", num_layers = 1 : i64, state_size = 4 : i64, projection_size = 2 : i64, state_outputs = true} : (tensor<5x2x3xf32>, tensor<120xf32>, tensor<1x2x2xf32>, tensor<1x2x4xf32>) -> (tensor<5x2x2xf32>, tensor<1x2x2xf32>, tensor<1x2x4xf32>)
+  return
+}
