@@ -58,10 +58,11 @@ Value linearIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
   return b.create<arith::IndexCastOp>(loc, b.getI64Type(), index);
 }
 
-/// One uniform draw in [lo, hi) per element of `type`, from `op`'s stream.
-Value uniformDraws(OpBuilder &b, Operation *op, RankedTensorType type, double lo, double hi) {
+/// One uniform draw in [lo, hi) per element of `type`, from `op`'s stream
+/// number `substream` (a node that draws several tensors numbers them).
+Value uniformDraws(OpBuilder &b, Operation *op, RankedTensorType type, double lo, double hi, uint64_t substream = 0) {
   Location loc = op->getLoc();
-  uint64_t node = llvm::xxh3_64bits(sym::nodeName(loc));
+  uint64_t node = llvm::xxh3_64bits(sym::nodeName(loc)) ^ (substream * 0x9E3779B97F4A7C15ull);
   Value stream = mix64(b, loc, b.create<arith::XOrIOp>(loc, stepSeed(b, op), constantI64(b, loc, node)));
   return mapWithMaps(b, loc, type, {}, {}, [&](OpBuilder &b, Location loc, ValueRange) -> Value {
     // Weyl steps apart, as splitmix64 spaces its states.
@@ -78,22 +79,29 @@ Value uniformDraws(OpBuilder &b, Operation *op, RankedTensorType type, double lo
   });
 }
 
-/// MXNet's inverted dropout: mask = 1/(1 - p) where a draw keeps the
-/// element (probability 1 - p), else 0; out = data * mask, the mask
-/// broadcast over `axes`.
-Lowered lowerDropout(OpBuilder &b, sym::DropoutOp op) {
-  Location loc = op.getLoc();
-  RankedTensorType maskType = tensorType(op.getMask());
-  if (!isa<FloatType>(maskType.getElementType()))
-    return op.emitError("the CPU backend supports 'Dropout' on floating-point tensors only");
-  double keep = 1.0 - op.getP();
-  Value draws = uniformDraws(b, op, maskType, 0.0, 1.0);
-  Value mask = mapElementwise(b, loc, maskType, draws, [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
+} // namespace
+
+Value dropoutMask(OpBuilder &b, Operation *op, RankedTensorType type, double p, uint64_t substream) {
+  double keep = 1.0 - p;
+  Value draws = uniformDraws(b, op, type, 0.0, 1.0, substream);
+  return mapElementwise(b, op->getLoc(), type, draws, [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
     Type t = args[0].getType();
     Value kept = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, args[0], scalarConstant(b, loc, t, keep));
     return b.create<arith::SelectOp>(loc, kept, scalarConstant(b, loc, t, keep > 0 ? 1.0 / keep : 0.0),
                                      scalarConstant(b, loc, t, 0.0));
   });
+}
+
+namespace {
+
+/// MXNet's inverted dropout: out = data * mask, the mask broadcast over
+/// `axes`.
+Lowered lowerDropout(OpBuilder &b, sym::DropoutOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType maskType = tensorType(op.getMask());
+  if (!isa<FloatType>(maskType.getElementType()))
+    return op.emitError("the CPU backend supports 'Dropout' on floating-point tensors only");
+  Value mask = dropoutMask(b, op, maskType, op.getP(), 0);
   Value out = mapElementwise(b, loc, tensorType(op.getOutput()), {op.getData(), mask},
                              [](OpBuilder &b, Location loc, ValueRange args) { return mul(b, loc, args[0], args[1]); });
   return SmallVector<Value>{out, mask};

@@ -88,11 +88,12 @@ private:
 /// One step of a cell: its state (N, H), or (N, P) projected, (c only for
 /// LSTM), and what the gradient reads again: the activated gates (lstm i,
 /// f, g, o; gru r, z, n), gru's h2h product of its n gate plus bias, and
-/// with a projection the state before it (N, H).
+/// with a projection the state before it (N, H), with a state clip the cell
+/// before it.
 struct StepState {
   Value h, c;
   SmallVector<Value, 4> gates;
-  Value hn, unprojected;
+  Value hn, unprojected, unclipped;
 };
 
 /// Gate `g`'s columns of the (N, gates * H) products.
@@ -116,13 +117,27 @@ struct DirectionRecord {
 struct RNNShape {
   StringRef mode;
   int64_t steps, batch, input, hidden, layers, directions, rows, projection;
+  std::optional<double> clipMin, clipMax; // both or neither (the verifier)
+  bool clipNan;
   Type element;
 
   template <typename OpTy> static RNNShape of(OpTy op) {
     RankedTensorType data = tensorType(op->getOperand(0));
-    return {op.getMode(),   data.getDimSize(0), data.getDimSize(1),       data.getDimSize(2),
-            int64_t(op.getStateSize()), int64_t(op.getNumLayers()), op.numDirections(), op.gateRows(),
-            int64_t(op.getProjectionSize().value_or(0)), data.getElementType()};
+    RNNShape s;
+    s.mode = op.getMode();
+    s.steps = data.getDimSize(0);
+    s.batch = data.getDimSize(1);
+    s.input = data.getDimSize(2);
+    s.hidden = op.getStateSize();
+    s.layers = op.getNumLayers();
+    s.directions = op.numDirections();
+    s.rows = op.gateRows();
+    s.projection = op.getProjectionSize().value_or(0);
+    s.clipMin = op.getLstmStateClipMin();
+    s.clipMax = op.getLstmStateClipMax();
+    s.clipNan = op.getLstmStateClipNan();
+    s.element = data.getElementType();
+    return s;
   }
   int64_t states() const { return layers * directions; }
   /// The width of the state each step passes on and outputs.
@@ -139,7 +154,14 @@ struct RNNShape {
 
 class Unroller {
 public:
-  Unroller(OpBuilder &b, Location loc, const RNNShape &shape) : b(b), loc(loc), s(shape) {}
+  /// With `lengths` (use_sequence_length), row n runs its first lengths[n]
+  /// steps (the reverse direction from its last one); past them its state
+  /// stays and its output is 0: cuDNN's padded layout, which MXNet's GPU RNN
+  /// uses (its CPU RNN refuses lengths).
+  /// `dropout`: the op whose draws mask each layer's output but the last,
+  /// as MXNet's training forward does (p > 0); null without dropout.
+  Unroller(OpBuilder &b, Location loc, const RNNShape &shape, Value lengths, Operation *dropout, double p)
+      : b(b), loc(loc), s(shape), lengths(lengths), dropout(dropout), p(p) {}
 
   /// The forward: the output (T, N, D * H) (D * P projected), the final
   /// states (L * D, N, H or P) and cells (L * D, N, H), and each layer's and
@@ -147,6 +169,7 @@ public:
   struct Forward {
     Value output, states, cells;
     SmallVector<DirectionRecord> records; // layer-major
+    SmallVector<Value> masks;             // layer l's dropout mask (T * N, D * width)
   };
 
   Forward run(Value data, Value parameters, Value initialStates, Value initialCells) {
@@ -161,14 +184,22 @@ public:
       for (int64_t d = 0; d < s.directions; ++d) {
         DirectionRecord r{params.next(s.rows, s.layerInput(l), s.hidden, s.projection), layerInput, {}};
         int64_t k = l * s.directions + d;
-        StepState state{initial(initialStates, k), initialCells ? initial(initialCells, k) : Value(), {}, {}, {}};
+        StepState state{initial(initialStates, k), initialCells ? initial(initialCells, k) : Value(), {}, {}, {}, {}};
         Value projected = matmulTransposedB(b, loc, layerInput, r.w.i2h); // (T * N, rows)
         for (int64_t i = 0; i < s.steps; ++i) {
           int64_t t = d ? s.steps - 1 - i : i;
           Value x = extractBox(b, loc, projected, {t * s.batch, 0}, {s.batch, s.rows}, {s.batch, s.rows});
-          state = step(x, matmulTransposedB(b, loc, state.h, r.w.h2h), state, r.w);
+          StepState next = step(x, matmulTransposedB(b, loc, state.h, r.w.h2h), state, r.w);
+          Value output = next.h;
+          if (lengths) {
+            output = withinLength(t, next.h, zeros(b, loc, {s.batch, width}, s.element));
+            next.h = withinLength(t, next.h, state.h);
+            if (next.c)
+              next.c = withinLength(t, next.c, state.c);
+          }
+          state = next;
           r.steps.push_back(state);
-          f.output = insertBox(b, loc, state.h, f.output, {t, 0, d * width}, {1, s.batch, width});
+          f.output = insertBox(b, loc, output, f.output, {t, 0, d * width}, {1, s.batch, width});
         }
         f.states = insertBox(b, loc, state.h, f.states, {k, 0, 0}, {1, s.batch, width});
         if (state.c)
@@ -176,6 +207,10 @@ public:
         f.records.push_back(std::move(r));
       }
       layerInput = reshapeTo(b, loc, f.output, {s.steps * s.batch, s.directions * width});
+      if (dropout && l + 1 < s.layers) {
+        f.masks.push_back(dropoutMask(b, dropout, tensorType(layerInput), p, l + 1));
+        layerInput = mulTensors(layerInput, f.masks.back());
+      }
     }
     return f;
   }
@@ -207,18 +242,28 @@ public:
         for (int64_t i = s.steps - 1; i >= 0; --i) {
           int64_t t = d ? s.steps - 1 - i : i;
           StepState previous =
-              i ? r.steps[i - 1] : StepState{initial(state, k), cell ? initial(cell, k) : Value(), {}, {}, {}};
-          Value g = addTensors(
-              extractBox(b, loc, outputGrad, {t * s.batch, d * width}, {s.batch, width}, {s.batch, width}), dh);
+              i ? r.steps[i - 1] : StepState{initial(state, k), cell ? initial(cell, k) : Value(), {}, {}, {}, {}};
+          Value fromOutput =
+              extractBox(b, loc, outputGrad, {t * s.batch, d * width}, {s.batch, width}, {s.batch, width});
+          Value g = addTensors(lengths ? withinLength(t, fromOutput, zeros(b, loc, {s.batch, width}, s.element))
+                                       : fromOutput,
+                               dh);
+          Value carried = g;
           if (s.projection) {
-            projectedGrads = insertBox(b, loc, g, projectedGrads, {t * s.batch, 0}, {s.batch, width});
+            projectedGrads = insertBox(b, loc, withinLength(t, g, zeros(b, loc, {s.batch, width}, s.element)),
+                                       projectedGrads, {t * s.batch, 0}, {s.batch, width});
             unprojected = insertBox(b, loc, r.steps[i].unprojected, unprojected, {t * s.batch, 0},
                                     {s.batch, s.hidden});
             g = matmul(b, loc, g, r.w.h2r, false, false);
           }
           StepGrad grad = stepGrad(r.steps[i], previous, g, dc);
-          dh = addTensors(grad.direct, matmul(b, loc, grad.hGates, r.w.h2h, false, false));
-          dc = grad.c;
+          if (lengths) { // rows past their length pass the gradients on
+            Value none = zeros(b, loc, {s.batch, s.rows}, s.element);
+            grad.xGates = withinLength(t, grad.xGates, none);
+            grad.hGates = withinLength(t, grad.hGates, none);
+          }
+          dh = withinLength(t, addTensors(grad.direct, matmul(b, loc, grad.hGates, r.w.h2h, false, false)), carried);
+          dc = dc ? withinLength(t, grad.c, dc) : Value();
           xGates = insertBox(b, loc, grad.xGates, xGates, {t * s.batch, 0}, {s.batch, s.rows});
           hGates = insertBox(b, loc, grad.hGates, hGates, {t * s.batch, 0}, {s.batch, s.rows});
           previousStates = insertBox(b, loc, previous.h, previousStates, {t * s.batch, 0}, {s.batch, width});
@@ -238,7 +283,7 @@ public:
         paramGrad = insertBox(b, loc, columnSums(hGates), paramGrad, {r.w.h2hBiasAt}, {rows});
         inputGrad = addTensors(inputGrad, matmul(b, loc, xGates, r.w.i2h, false, false));
       }
-      outputGrad = inputGrad;
+      outputGrad = l > 0 && dropout ? mulTensors(inputGrad, f.masks[l - 1]) : inputGrad;
     }
     SmallVector<Value> grads{reshapeTo(b, loc, outputGrad, {s.steps, s.batch, s.input}), paramGrad, stateGrad};
     if (cell)
@@ -263,10 +308,12 @@ private:
       Value c = map({previous.c, f, i, g}, [](OpBuilder &nb, Location l, ValueRange a) {
         return add(nb, l, mul(nb, l, a[0], a[1]), mul(nb, l, a[2], a[3]));
       });
+      Value unclipped;
+      if (s.clipMin)
+        std::tie(unclipped, c) = std::pair(c, clipCell(c));
       Value next = map({o, c}, [](OpBuilder &nb, Location l, ValueRange a) { return mul(nb, l, a[0], tanhOf(nb, l, a[1])); });
-      if (s.projection)
-        return {matmulTransposedB(b, loc, next, w.h2r), c, {i, f, g, o}, Value(), next};
-      return {next, c, {i, f, g, o}, Value(), Value()};
+      Value projected = s.projection ? matmulTransposedB(b, loc, next, w.h2r) : Value();
+      return {projected ? projected : next, c, {i, f, g, o}, Value(), projected ? next : Value(), unclipped};
     }
     if (s.mode == "gru") {
       // n = tanh(x_n + b_xn + r * (h_n + b_hn)); h' = (1 - z) * n + z * h.
@@ -280,7 +327,7 @@ private:
         Value one = scalarConstant(nb, l, a[0].getType(), 1.0);
         return add(nb, l, mul(nb, l, sub(nb, l, one, a[0]), a[1]), mul(nb, l, a[0], a[2]));
       });
-      return {next, Value(), {r, z, n}, hn, Value()};
+      return {next, Value(), {r, z, n}, hn, Value(), Value()};
     }
     // rnn_tanh, rnn_relu: act(x + b_x + h + b_h).
     bool relu = s.mode == "rnn_relu";
@@ -290,7 +337,7 @@ private:
                        Value sum = add(nb, l, add(nb, l, add(nb, l, a[0], a[1]), a[2]), a[3]);
                        return relu ? max(nb, l, sum, scalarConstant(nb, l, sum.getType(), 0.0)) : tanhOf(nb, l, sum);
                      });
-    return {next, Value(), {next}, Value(), Value()};
+    return {next, Value(), {next}, Value(), Value(), Value()};
   }
 
   /// A step's gradients: of its i2h and h2h pre-activations (N, gates * H),
@@ -319,6 +366,8 @@ private:
       Value dcell = map({dh, o, at.c, dc}, [&](OpBuilder &nb, Location l, ValueRange a) {
         return add(nb, l, a[3], tanhGrad(nb, l, mul(nb, l, a[0], a[1]), tanhOf(nb, l, a[2])));
       });
+      if (at.unclipped)
+        dcell = clippedCellGrad(dcell, at.unclipped);
       Value di = map({dcell, g, i}, [&](OpBuilder &nb, Location l, ValueRange a) { return sigmoidGrad(nb, l, mul(nb, l, a[0], a[1]), a[2]); });
       Value df = map({dcell, previous.c, f}, [&](OpBuilder &nb, Location l, ValueRange a) { return sigmoidGrad(nb, l, mul(nb, l, a[0], a[1]), a[2]); });
       Value dg = map({dcell, i, g}, [&](OpBuilder &nb, Location l, ValueRange a) { return tanhGrad(nb, l, mul(nb, l, a[0], a[1]), a[2]); });
@@ -347,10 +396,50 @@ private:
     return {da, da, zeros(b, loc, {s.batch, s.hidden}, s.element), Value()};
   }
 
+  /// Per row of (N, ...) tensors: `fresh` where step t is within the row's
+  /// length (lengths converted to integers, as MXNet does), else `kept`; `fresh`
+  /// alone without lengths.
+  Value withinLength(int64_t t, Value fresh, Value kept) {
+    if (!lengths)
+      return fresh;
+    return mapAlongAxis(b, loc, {fresh, kept}, 0, {lengths}, [t](OpBuilder &nb, Location l, ValueRange a) -> Value {
+      Value length = convertScalar(nb, l, a[2], nb.getI64Type());
+      Value inside = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::sgt, length, i64(nb, l, t));
+      return nb.create<arith::SelectOp>(l, inside, a[0], a[1]);
+    });
+  }
+
+  /// The state clip: the cell state limited to [min, max]; with clip_nan, a
+  /// NaN becomes min (fmax then fmin, as cuDNN's clip, which MXNet calls).
+  Value clipCell(Value c) {
+    return map({c}, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+      Value lo = scalarConstant(nb, l, a[0].getType(), *s.clipMin);
+      Value hi = scalarConstant(nb, l, a[0].getType(), *s.clipMax);
+      if (s.clipNan)
+        return nb.create<arith::MinNumFOp>(l, nb.create<arith::MaxNumFOp>(l, a[0], lo), hi);
+      return min(nb, l, max(nb, l, a[0], lo), hi);
+    });
+  }
+
+  /// The clip passes the gradient where the cell was inside [min, max].
+  Value clippedCellGrad(Value g, Value unclipped) {
+    return map({g, unclipped}, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+      Type t = a[1].getType();
+      Value above = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGE, a[1], scalarConstant(nb, l, t, *s.clipMin));
+      Value below = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLE, a[1], scalarConstant(nb, l, t, *s.clipMax));
+      return nb.create<arith::SelectOp>(l, nb.create<arith::AndIOp>(l, above, below), a[0],
+                                        scalarConstant(nb, l, t, 0.0));
+    });
+  }
+
   Value map(ArrayRef<Value> inputs, ScalarFn fn) {
     return mapElementwise(b, loc, RankedTensorType::get({s.batch, s.hidden}, s.element), inputs, fn);
   }
   Value addTensors(Value x, Value y) { return mapElementwise(b, loc, tensorType(x), {x, y}, addFn); }
+  Value mulTensors(Value x, Value y) {
+    return mapElementwise(b, loc, tensorType(x), {x, y},
+                          [](OpBuilder &nb, Location l, ValueRange a) { return mul(nb, l, a[0], a[1]); });
+  }
   Value mulStates(Value x, Value y) {
     return map({x, y}, [](OpBuilder &nb, Location l, ValueRange a) { return mul(nb, l, a[0], a[1]); });
   }
@@ -365,21 +454,18 @@ private:
   OpBuilder &b;
   Location loc;
   RNNShape s;
+  Value lengths;
+  Operation *dropout;
+  double p;
 };
 
-template <typename OpTy> LogicalResult checkSupported(OpTy op) {
-  if (op.getUseSequenceLength() || op.getLstmStateClipMin() || op.getLstmStateClipMax())
-    return op.emitError("RNN with use_sequence_length or lstm_state_clip_* is not supported yet");
-  if (sym::runsInTraining(op) || (std::is_same_v<OpTy, sym::BackwardRNNOp> && op.getP() > 0 && op.getNumLayers() > 1))
-    return op.emitError("RNN's dropout between layers (p > 0) in training is not supported yet");
-  return success();
+template <typename OpTy> Unroller unrollerOf(OpBuilder &b, OpTy op) {
+  return Unroller(b, op.getLoc(), RNNShape::of(op), op.getSequenceLength(),
+                  sym::drawsRandomNumbers(op) ? op.getOperation() : nullptr, op.getP());
 }
 
 Lowered lowerRNN(OpBuilder &b, sym::RNNOp op) {
-  if (failed(checkSupported(op)))
-    return failure();
-  Unroller::Forward f = Unroller(b, op.getLoc(), RNNShape::of(op))
-                            .run(op.getData(), op.getParameters(), op.getState(), op.getStateCell());
+  Unroller::Forward f = unrollerOf(b, op).run(op.getData(), op.getParameters(), op.getState(), op.getStateCell());
   SmallVector<Value> results{f.output};
   if (op.getStateOutputs())
     results.push_back(f.states);
@@ -391,10 +477,8 @@ Lowered lowerRNN(OpBuilder &b, sym::RNNOp op) {
 /// The forward again (MXNet keeps it in a reserve space), then back
 /// through time.
 Lowered lowerRNNBackward(OpBuilder &b, sym::BackwardRNNOp op) {
-  if (failed(checkSupported(op)))
-    return failure();
   ValueRange in = op.getInputs();
-  Unroller unroller(b, op.getLoc(), RNNShape::of(op));
+  Unroller unroller = unrollerOf(b, op);
   Unroller::Forward f = unroller.run(in[0], in[1], in[2], op.getStateCell());
   return unroller.backward(f, in[1], in[2], op.getStateCell(), op.getOutGrad(), op.getStateGrad(), op.getCellGrad());
 }

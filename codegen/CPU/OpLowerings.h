@@ -15,6 +15,11 @@ namespace symc::cpu {
 /// Ops that draw random numbers where they run (LowerRandom.cpp); the
 /// same ops' deterministic forms belong to the other families.
 std::optional<Lowered> lowerRandomOp(mlir::Operation *op, OpBuilder &b);
+/// MXNet's inverted-dropout mask of `type`: 1/(1 - p) where a uniform draw
+/// keeps the element (probability 1 - p), else 0. The draws are `op`'s
+/// stream number `substream` under the step's seed: an op that recomputes
+/// them (a backward) gets the same mask.
+Value dropoutMask(OpBuilder &b, mlir::Operation *op, RankedTensorType type, double p, uint64_t substream);
 std::optional<Lowered> lowerElementwiseOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerLayerOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerAttentionOp(mlir::Operation *op, OpBuilder &b);

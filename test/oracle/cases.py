@@ -118,6 +118,12 @@ def box_encode(samples, matches, anchors, refs, means, stds):
     return S.contrib.box_encode(samples, m, boxes(anchors), boxes(refs), means, S.abs(stds) + 0.5, name="be")
 
 
+# Cases MXNet 1.9.1 runs with cuDNN only (its CPU RNN refuses sequence
+# lengths and the state clip): their expected values are rnn_reference's,
+# their gradients checked by finite differences.
+GPU_ONLY = ("rnn_gru_lengths", "rnn_lstm_lengths_proj", "rnn_lstm_clip")
+
+
 def cases():
     d = V("data")
     lhs, rhs = V("lhs"), V("rhs")
@@ -327,6 +333,19 @@ def cases():
     yield case("rnn_lstm_proj", S.RNN(d, V("params"), V("state"), V("cell"), mode="lstm", state_size=5,
                                       projection_size=3, num_layers=2, bidirectional=True, state_outputs=True,
                                       name="rnn"), data=(4, 2, 3))
+    # What MXNet runs with cuDNN only (GPU_ONLY): sequence lengths in
+    # [1, T] from a random input, and the LSTM state clip (tight enough to
+    # clip).
+    seq_lengths = S.floor(S.abs(V("length")) * 3.99, name="len") + 1
+    yield case("rnn_gru_lengths", S.RNN(d, V("params"), V("state"), sequence_length=seq_lengths, mode="gru", state_size=4,
+                                        num_layers=2, bidirectional=True, state_outputs=True,
+                                        use_sequence_length=True, name="rnn"), data=(4, 3, 2), length=(3,))
+    yield case("rnn_lstm_lengths_proj", S.RNN(d, V("params"), V("state"), V("cell"), seq_lengths, mode="lstm",
+                                              state_size=5, projection_size=3, num_layers=1, bidirectional=True,
+                                              state_outputs=True, use_sequence_length=True, name="rnn"),
+               data=(4, 3, 2), length=(3,))
+    yield case("rnn_lstm_clip", rnn("lstm", num_layers=2, bidirectional=True, state_outputs=True,
+                                    lstm_state_clip_min=-0.3, lstm_state_clip_max=0.25), data=(5, 2, 3))
     # Gluon's layers build the flat vector with _rnn_param_concat.
     yield case("rnn_param_concat", S.RNN(d, S._internal._rnn_param_concat(V("w"), V("b"), dim=0, num_args=2),
                                          V("state"), mode="rnn_tanh", state_size=4, num_layers=1, name="rnn"),

@@ -29,7 +29,7 @@ from check_forward import POSITIVE, compile_command, embedding_indices, random_a
 import mxnet as mx
 import numpy as np
 
-from cases import COMPARISONS, MATH, ROUNDING, cases, check_parser, needs_onednn, rerun_with_onednn, run_checks
+from cases import COMPARISONS, GPU_ONLY, MATH, ROUNDING, cases, check_parser, needs_onednn, rerun_with_onednn, run_checks
 from models import lenet, lstm_lm, mlp, zoo
 
 # The cases whose ops all have gradient rules so far (dialects/Sym/IR/Gradients.cpp).
@@ -105,7 +105,7 @@ MODEL_TOLERANCE = 1e-3
 
 # Gradients MXNet 1.9.1 computes with cuDNN only (its CPU RNN does not
 # train an LSTM with a projection): check_finite_differences checks them.
-GPU_ONLY_GRADIENTS = ("rnn_lstm_proj",)
+GPU_ONLY_GRADIENTS = ("rnn_lstm_proj",) + GPU_ONLY
 
 
 def is_differentiable(name):

@@ -25,7 +25,8 @@ os.environ.setdefault("MXNET_STORAGE_FALLBACK_LOG_VERBOSE", "0")
 import mxnet as mx
 import numpy as np
 
-from cases import cases, check_parser, needs_onednn, rerun_with_onednn, run_checks
+import rnn_reference
+from cases import GPU_ONLY, cases, check_parser, needs_onednn, rerun_with_onednn, run_checks
 from models import models
 
 # Cases whose inputs must be positive (logarithms, roots, fractional powers).
@@ -108,6 +109,39 @@ def mxnet_forward(sym, shapes, positive, rng):
     exe.copy_params_from(args, aux)
     outputs = [o.asnumpy() for o in exe.forward(is_train=False)]
     return args, aux, outputs
+
+
+def rnn_inputs(sym, shapes, rng):
+    """The RNN head's random arguments, and the arrays its inputs get (MXNet
+    computes them: the cases derive sequence lengths from a random input)."""
+    arg_shapes, _, _ = sym.infer_shape(**shapes)
+    known = dict(zip(sym.list_arguments(), arg_shapes))
+    inputs = sym.get_children()
+    exe = inputs.simple_bind(mx.cpu(), grad_req="null", **{a: known[a] for a in inputs.list_arguments()})
+    args = random_arrays(inputs.list_arguments(), exe.arg_dict, False, rng)
+    exe.copy_params_from(args)
+    return args, [o.asnumpy() for o in exe.forward(is_train=False)]
+
+
+def reference_rnn(sym, arrays):
+    """rnn_reference on the RNN head's inputs: data, parameters, state, then
+    state_cell (lstm) and sequence_length (use_sequence_length)."""
+    attrs = rnn_reference.parse_attrs(sym.attr_dict()[sym.name])
+    data, params, state, *extra = arrays
+    cell = extra.pop(0) if attrs["mode"] == "lstm" else None
+    lengths = extra.pop(0) if attrs.get("use_sequence_length") else None
+    return [o.astype(np.float32) for o in rnn_reference.rnn(data, params, state, cell, lengths, **attrs)]
+
+
+def check_rnn_reference(sym, shapes, args, outputs):
+    """rnn_reference against MXNet's CPU RNN on the same arguments."""
+    inputs = sym.get_children()
+    exe = inputs.simple_bind(mx.cpu(), grad_req="null", **{a: args[a].shape for a in inputs.list_arguments()})
+    exe.copy_params_from({a: args[a] for a in inputs.list_arguments()})
+    expected = reference_rnn(sym, [o.asnumpy() for o in exe.forward(is_train=False)])
+    for i, (got, want) in enumerate(zip(outputs, expected)):
+        if not np.allclose(got, want, rtol=1e-4, atol=1e-5):
+            raise RuntimeError("rnn_reference's output %d differs from MXNet's by %g" % (i, np.abs(got - want).max()))
 
 
 def rms(array):
@@ -213,12 +247,18 @@ def compare_outputs(name, artifact, base, outputs, tools, tolerance, monitored=N
 def run_case(name, sym, shapes, work, tools, rng, tolerance):
     if name in UNSUPPORTED:
         return check_rejected(name, sym, shapes, work, tools)
-    args, aux, outputs = mxnet_forward(sym, shapes, name in POSITIVE, rng)
+    if name in GPU_ONLY:  # MXNet's CPU refuses these options: the reference
+        args, arrays = rnn_inputs(sym, shapes, rng)
+        aux, outputs = {}, reference_rnn(sym, arrays)
+    else:
+        args, aux, outputs = mxnet_forward(sym, shapes, name in POSITIVE, rng)
+    if name.startswith("rnn_") and name not in GPU_ONLY:
+        check_rnn_reference(sym, shapes, args, outputs)
     base = os.path.join(work, name)
     sym.save(base + "-symbol.json")
     save_arrays(base, args, aux)
     compile_symbol(tools, base, shapes)
-    monitored = None if name.startswith("model_") else mxnet_monitor(sym, shapes, args, aux)
+    monitored = None if name.startswith("model_") or name in GPU_ONLY else mxnet_monitor(sym, shapes, args, aux)
     compare_outputs(name, base + ".so", base, outputs, tools, tolerance, monitored)
     if name == "fc":
         check_divergence_is_named(base + ".so", base, monitored[1], tools)

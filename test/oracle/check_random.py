@@ -11,6 +11,13 @@ run by `symc-run --backward`:
 * rrelu: x where x > 0, else x times a slope in [lower_bound, upper_bound)
   whose mean is near the middle; the gradient uses the forward's slopes.
 * The same --seed gives the same draws, another seed other draws.
+* RNN's dropout between layers (p > 0, several layers, in training): each
+  element of a layer's output that the next layer reads is 0 or x / (1 - p),
+  about p of them 0, the last layer's output and the states untouched (seen
+  through a second layer made the identity); the same seed draws the same
+  masks, in the forward and in the backward that recomputes it, whose
+  gradient matches central differences under that seed. It runs through the
+  symc Python package (SYMC_LIBRARY names libsymrt).
 """
 import os
 import subprocess
@@ -18,6 +25,9 @@ import sys
 
 import mxnet as mx
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import symc  # noqa: E402
 
 from cases import check_parser, run_checks
 from check_forward import compile_command
@@ -131,8 +141,84 @@ def check_seeds(work, tools):
     expect(not np.array_equal(first, other), "another seed drew the same numbers")
 
 
+def rnn_step(name, work, tools, **rnn):
+    """An RNN over data (T, N, I) compiled --train, bound by the symc package."""
+    sym = S.RNN(V("data"), V("params"), V("state"), name="y", **rnn)
+    base = os.path.join(work, name)
+    sym.save(base + "-symbol.json")
+    result = subprocess.run(compile_command(tools, base, {"data": (6, 4, 5)}) + ["--train"], capture_output=True,
+                            text=True)
+    if result.returncode != 0:
+        raise RuntimeError("symc compile failed: " + result.stderr.strip())
+    return symc.load(base + ".so").simple_bind(symc.cpu(), grad_req="write")
+
+
+def check_rnn_dropout_masks(work, tools):
+    """Layer 1 made the identity of tanh: its output is tanh(mask * y0), so
+    the mask of each element is atanh(y1) / y0, with y0 layer 0's output."""
+    p, hidden = 0.5, 5
+    exe = rnn_step("rnn_dropout_masks", work, tools, mode="rnn_tanh", state_size=hidden, num_layers=2, p=p,
+                   state_outputs=True)
+    rng = np.random.default_rng(3)
+    args = {a: np.asarray(exe.arg_dict[a]) for a in ("data", "params", "state")}
+    for a in args.values():
+        a[...] = rng.uniform(-1, 1, a.shape)
+    args["state"][1] = 0
+    layer0 = (5 + hidden) * hidden  # i2h and h2h weights of layer 0
+    weights1 = args["params"][layer0:layer0 + 2 * hidden * hidden]
+    weights1[...] = np.concatenate([np.eye(hidden).ravel(), np.zeros(hidden * hidden)])  # i2h = I, h2h = 0
+    args["params"][-2 * hidden:] = 0  # layer 1's biases
+    inference = [o.asnumpy() for o in exe.forward(is_train=False)]
+    symc.random.seed(11)
+    trained = [o.asnumpy() for o in exe.forward(is_train=True)]
+    y0 = np.arctanh(inference[0])
+    readable = np.abs(y0) > 0.05  # where the ratio is well conditioned
+    masks = (np.arctanh(trained[0]) / y0)[readable]
+    dropped = np.isclose(masks, 0, atol=1e-3)
+    expect(np.all(dropped | np.isclose(masks, 1 / (1 - p), rtol=1e-3)), "a mask element is neither 0 nor 1/(1-p)")
+    expect(abs(dropped.mean() - p) < 0.1, "dropped %.3f of layer 0's output, p = %g" % (dropped.mean(), p))
+    expect(np.allclose(trained[1][0], inference[1][0], rtol=1e-6), "dropout changed layer 0's final state")
+    symc.random.seed(11)
+    expect(np.array_equal(exe.forward(is_train=True)[0].asnumpy(), trained[0]), "the same seed drew other masks")
+    symc.random.seed(12)
+    expect(not np.array_equal(exe.forward(is_train=True)[0].asnumpy(), trained[0]), "another seed drew the same masks")
+
+
+def check_rnn_dropout_gradient(work, tools):
+    """The backward recomputes the forward's masks: its gradient is the
+    derivative of the training forward under the same seed."""
+    exe = rnn_step("rnn_dropout_gradient", work, tools, mode="gru", state_size=3, num_layers=3, p=0.4,
+                   bidirectional=True)
+    rng = np.random.default_rng(4)
+    args = {a: np.asarray(exe.arg_dict[a]) for a in ("data", "params", "state")}
+    for a in args.values():
+        a[...] = rng.uniform(-1, 1, a.shape)
+    head = rng.uniform(-1, 1, exe.outputs[0].shape).astype("float32")
+
+    def objective():
+        symc.random.seed(5)
+        return float(np.sum(head.astype(np.float64) * exe.forward(is_train=True)[0].asnumpy()))
+
+    objective()
+    exe.backward([symc.nd.array(head)])
+    epsilon = 1e-3
+    for name in ("data", "params"):
+        x, analytic = args[name], exe.grad_dict[name].asnumpy()
+        for i in zip(*[rng.integers(0, n, 40) for n in x.shape]):
+            saved = x[i]
+            x[i] = saved + epsilon
+            up = objective()
+            x[i] = saved - epsilon
+            down = objective()
+            x[i] = saved
+            numeric = (up - down) / (2 * epsilon)
+            expect(abs(analytic[i] - numeric) <= 1e-2 * (1 + abs(numeric)),
+                   "gradient of %s%s: %g, central differences %g" % (name, i, analytic[i], numeric))
+
+
 CHECKS = (("dropout", check_dropout), ("dropout_axes", check_dropout_axes), ("dropout_float16", check_dropout_float16),
-          ("dropout_identity", check_dropout_identity), ("rrelu", check_rrelu), ("seeds", check_seeds))
+          ("dropout_identity", check_dropout_identity), ("rrelu", check_rrelu), ("seeds", check_seeds),
+          ("rnn_dropout_masks", check_rnn_dropout_masks), ("rnn_dropout_gradient", check_rnn_dropout_gradient))
 
 
 def main():

@@ -715,8 +715,6 @@ LogicalResult roiPoolingRule(GradBuilder &gb, ROIPoolingOp op, ValueRange result
 /// MXNet's RNNGrad: one _backward_RNN reads data, parameters, state, each
 /// output and its gradient (zeros where none flows) and state_cell.
 LogicalResult rnnRule(GradBuilder &gb, RNNOp op, ValueRange resultGrads, Grads &grads) {
-  if (op.getUseSequenceLength())
-    return op.emitError("RNN's gradient with use_sequence_length is not supported yet");
   SmallVector<Value> inputs{op.getData(), op.getParameters(), op.getState()};
   auto withGradient = [&](unsigned k) {
     inputs.push_back(op.getOutputs()[k]);
@@ -738,8 +736,11 @@ LogicalResult rnnRule(GradBuilder &gb, RNNOp op, ValueRange resultGrads, Grads &
     if (op.getStateOutputs() && failed(withGradient(2)))
       return noShape(op);
   }
+  if (Value lengths = op.getSequenceLength())
+    inputs.push_back(lengths);
   auto backward = gb.b.create<BackwardRNNOp>(gb.loc, types, inputs, op->getAttrDictionary().getValue());
   grads.append(backward.getResults().begin(), backward.getResults().end());
+  grads.resize(op->getNumOperands()); // the lengths get none
   return success();
 }
 

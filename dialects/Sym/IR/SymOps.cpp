@@ -206,6 +206,11 @@ bool mlir::sym::drawsRandomNumbers(Operation *op) {
     return dropout.getP() > 0 && (dropout.getMode() == "always" || runsInTraining(op));
   if (auto leaky = dyn_cast<LeakyReLUOp>(op))
     return leaky.getActType() == "rrelu" && runsInTraining(op);
+  // Dropout between layers; the backward draws the forward's masks again.
+  if (auto rnn = dyn_cast<RNNOp>(op))
+    return rnn.getP() > 0 && rnn.getNumLayers() > 1 && runsInTraining(op);
+  if (auto rnn = dyn_cast<BackwardRNNOp>(op))
+    return rnn.getP() > 0 && rnn.getNumLayers() > 1;
   return false;
 }
 

@@ -1406,7 +1406,7 @@ def Sym_BackwardRNNOp : Sym_Op<"_backward_RNN", [Pure]> {
     The inputs are MXNet's RNNGrad heads: data, parameters, state, output,
     its gradient, then with state_outputs the final state and its
     gradient, then for lstm state_cell and with state_outputs the final
-    cell state and its gradient.
+    cell state and its gradient, then with use_sequence_length the lengths.
   }];
   let arguments = !con((ins Variadic<AnyTensor>:$inputs), Sym_RNNParams);
   let results = (outs Variadic<AnyTensor>:$grads);
@@ -1419,6 +1419,8 @@ def Sym_BackwardRNNOp : Sym_Op<"_backward_RNN", [Pure]> {
     ::mlir::Value getCellGrad() {
       return isLstm() && getStateOutputs() ? getInputs()[stateCellIndex() + 2] : ::mlir::Value();
     }
+    /// The forward's sequence_length, last (MXNet keeps it in the op's state).
+    ::mlir::Value getSequenceLength() { return getUseSequenceLength() ? getInputs().back() : ::mlir::Value(); }
   }];
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
