@@ -15,9 +15,10 @@ using namespace mlir;
 namespace symc {
 namespace {
 
-/// Turns `main` into `implName(inputs..., outputs..., workspace)` writing its
-/// results into the output memrefs. The seed argument keeps its attribute:
-/// the lowering of random ops finds it by that.
+/// Turns `main` into `implName(inputs..., outputs..., error, workspace)`
+/// writing its results into the output memrefs. The seed argument keeps its
+/// attribute, and the error (a SymcRunError as memref<4xi64>) gets one: the
+/// lowering of random ops and of run-time checks finds them by that.
 LogicalResult toDestinationPassing(func::FuncOp main, StringRef implName, std::optional<unsigned> seedArg) {
   OpBuilder b(main.getContext());
   Block &body = main.getBody().front();
@@ -45,12 +46,14 @@ LogicalResult toDestinationPassing(func::FuncOp main, StringRef implName, std::o
   }
   b.create<func::ReturnOp>(ret.getLoc());
   ret.erase();
-  // The workspace arena: planned intermediate buffers are views into it.
+  body.addArgument(MemRefType::get({4}, b.getI64Type()), main.getLoc());
+  // The workspace arena, last: planned intermediate buffers are views into it.
   body.addArgument(MemRefType::get({ShapedType::kDynamic}, b.getI8Type()), main.getLoc());
   main.setFunctionType(b.getFunctionType(body.getArgumentTypes(), {}));
   main.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
   if (seedArg)
     main.setArgAttr(*seedArg, sym::kRngSeedAttr, b.getUnitAttr());
+  main.setArgAttr(body.getNumArguments() - 2, sym::kRunErrorAttr, b.getUnitAttr());
   main.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
   main.setName(implName);
   main.setPrivate();
@@ -100,9 +103,10 @@ std::optional<unsigned> addSeedArgument(func::FuncOp function) {
   return sym::seedArgument(function).getArgNumber();
 }
 
-/// int32_t <name>(void *const *buffers, const int64_t *dims, void *workspace)
-/// calling `impl`; a dynamic dim is the batch size, dims[0], and the seed
-/// argument (`seedArg`) reads dims[1]. The buffers are the other arguments.
+/// int32_t <name>(void *const *buffers, const int64_t *dims, void *workspace,
+/// SymcRunError *error) calling `impl`; a dynamic dim is the batch size,
+/// dims[0], and the seed argument (`seedArg`) reads dims[1]. The buffers
+/// are the other arguments. It returns error->check, cleared before the call.
 void buildEntry(ModuleOp module, func::FuncOp impl, StringRef name, std::optional<unsigned> seedArg) {
   MLIRContext *ctx = module.getContext();
   Location loc = impl.getLoc();
@@ -111,11 +115,11 @@ void buildEntry(ModuleOp module, func::FuncOp impl, StringRef name, std::optiona
   auto i32 = b.getI32Type();
   auto i64 = b.getI64Type();
   auto entry = b.create<LLVM::LLVMFuncOp>(loc, name,
-                                          LLVM::LLVMFunctionType::get(i32, {ptr, ptr, ptr}));
+                                          LLVM::LLVMFunctionType::get(i32, {ptr, ptr, ptr, ptr}));
   Block *block = entry.addEntryBlock(b);
   b.setInsertionPointToStart(block);
   Value buffers = block->getArgument(0);
-  ArrayRef<Type> bufferTypes = impl.getArgumentTypes().drop_back();
+  ArrayRef<Type> bufferTypes = impl.getArgumentTypes().drop_back(2);
   bool dynamic = llvm::any_of(bufferTypes, [](Type t) { return !cast<MemRefType>(t).hasStaticShape(); });
   // The batch is read only where it exists: a static artifact accepts null dims.
   Value batch = dynamic ? b.create<LLVM::LoadOp>(loc, i64, block->getArgument(1)).getResult()
@@ -132,12 +136,30 @@ void buildEntry(ModuleOp module, func::FuncOp impl, StringRef name, std::optiona
     }
     memrefs.push_back(buildDescriptor(b, loc, pointer, cast<MemRefType>(type), batch));
   }
+  Value none = b.create<LLVM::ConstantOp>(loc, i64, 0);
+  Value error = block->getArgument(3);
+  memrefs.push_back(buildDescriptor(b, loc, error, cast<MemRefType>(impl.getArgumentTypes().drop_back().back()), none));
   // Nothing reads the workspace's size.
   memrefs.push_back(buildDescriptor(b, loc, block->getArgument(2),
-                                    cast<MemRefType>(impl.getArgumentTypes().back()),
-                                    b.create<LLVM::ConstantOp>(loc, i64, 0)));
+                                    cast<MemRefType>(impl.getArgumentTypes().back()), none));
+  b.create<LLVM::StoreOp>(loc, none, error);
   b.create<func::CallOp>(loc, impl, memrefs);
-  b.create<LLVM::ReturnOp>(loc, ValueRange{b.create<LLVM::ConstantOp>(loc, i32, 0)});
+  Value check = b.create<LLVM::LoadOp>(loc, i64, error);
+  b.create<LLVM::ReturnOp>(loc, ValueRange{b.create<LLVM::TruncOp>(loc, i32, check)});
+}
+
+/// Numbers the ops with a run-time check (kCheckAttr, from 1) and lists
+/// them as the manifest's "checks": each node and its message.
+llvm::json::Array numberRunTimeChecks(ModuleOp module) {
+  llvm::json::Array checks;
+  module.walk([&](Operation *op) {
+    StringRef message = sym::runTimeCheckMessage(op);
+    if (message.empty())
+      return;
+    checks.push_back(llvm::json::Object{{"node", sym::nodeName(op->getLoc())}, {"message", message}});
+    op->setAttr(sym::kCheckAttr, IntegerAttr::get(IntegerType::get(module.getContext(), 64), checks.size()));
+  });
+  return checks;
 }
 
 struct SymArtifactABIPass : impl::SymArtifactABIBase<SymArtifactABIPass> {
@@ -152,8 +174,10 @@ struct SymArtifactABIPass : impl::SymArtifactABIBase<SymArtifactABIPass> {
     }
     auto train = module.lookupSymbol<func::FuncOp>("main_train");
     auto backward = module.lookupSymbol<func::FuncOp>("main_backward");
+    llvm::json::Object description = buildManifest(main, train, backward, prefix);
+    description["checks"] = numberRunTimeChecks(module);
     std::string manifest;
-    llvm::raw_string_ostream(manifest) << llvm::json::Value(buildManifest(main, train, backward, prefix));
+    llvm::raw_string_ostream(manifest) << llvm::json::Value(std::move(description));
     std::pair<func::FuncOp, std::string> entries[] = {
         {main, forwardEntryName(prefix)},
         {train, trainingForwardEntryName(prefix)},

@@ -6,13 +6,20 @@
 // one_hot compute each element from its index. gather_nd turns its index columns into
 // row numbers of data viewed as (positions, row size), gathers those rows
 // in linalg, and sums gradients back into them in a kernel
-// (Kernels/Scatter.cpp).
+// (Kernels/Scatter.cpp). take (mode 'raise') and gather_nd check their
+// indices as MXNet does and report a failure into the run's SymcRunError;
+// the gather itself reads clamped positions, so a failed run reads no memory
+// outside the data.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/LayerUtils.h"
 #include "codegen/CPU/OpLowerings.h"
 
+#include "dialects/Sym/IR/SymDialect.h"
 #include "dialects/Sym/IR/SymOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -21,6 +28,91 @@ namespace symc::cpu {
 namespace {
 
 int64_t product(ArrayRef<int64_t> dims) { return ShapedType::getNumElements(dims); }
+
+/// Reports `op`'s run-time check (kCheckAttr) as failed where `failed` (i1)
+/// holds and no earlier check failed: the run error becomes {check,
+/// values...}. A function without the C ABI's run error (symc-opt before
+/// sym-artifact-abi) reports nothing.
+void reportFailedCheck(OpBuilder &b, Operation *op, Value failed, ArrayRef<Value> values) {
+  auto check = op->getAttrOfType<IntegerAttr>(sym::kCheckAttr);
+  auto function = op->getParentOfType<func::FuncOp>();
+  auto error = llvm::find_if(function.getArguments(), [&](BlockArgument arg) {
+    return function.getArgAttr(arg.getArgNumber(), sym::kRunErrorAttr) != nullptr;
+  });
+  if (!check || error == function.getArguments().end())
+    return;
+  Location loc = op->getLoc();
+  auto at = [&](int64_t i) { return b.create<arith::ConstantIndexOp>(loc, i).getResult(); };
+  Value clear = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                        b.create<memref::LoadOp>(loc, *error, ValueRange{at(0)}), i64(b, loc, 0));
+  b.create<scf::IfOp>(loc, b.create<arith::AndIOp>(loc, failed, clear), [&](OpBuilder &tb, Location l) {
+    tb.create<memref::StoreOp>(l, i64(tb, l, check.getInt()), *error, ValueRange{at(0)});
+    for (auto [i, value] : llvm::enumerate(values))
+      tb.create<memref::StoreOp>(l, value, *error, ValueRange{at(i + 1)});
+    tb.create<scf::YieldOp>(l);
+  });
+}
+
+/// Whether `x` (an index, in its own type as MXNet compares it) lies
+/// outside [lo, hi].
+Value outside(OpBuilder &b, Location loc, Value x, int64_t lo, int64_t hi) {
+  Type t = x.getType();
+  if (isa<FloatType>(t))
+    return b.create<arith::OrIOp>(
+        loc, b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, scalarConstant(b, loc, t, double(lo))),
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, scalarConstant(b, loc, t, double(hi))));
+  return b.create<arith::OrIOp>(
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, scalarConstant(b, loc, t, double(lo))),
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, x, scalarConstant(b, loc, t, double(hi))));
+}
+
+/// take (mode 'raise'): CheckIndexOutOfBound over the flat indices, [0, n).
+void checkTakeIndices(OpBuilder &b, sym::TakeOp op, Value flatIndices, int64_t n) {
+  Location loc = op.getLoc();
+  auto flags = RankedTensorType::get(tensorType(flatIndices).getShape(), b.getI8Type());
+  Value outsides = mapElementwise(b, loc, flags, flatIndices, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+    return nb.create<arith::ExtUIOp>(l, nb.getI8Type(), outside(nb, l, a[0], 0, n - 1));
+  });
+  Value any = reduce(b, loc, outsides, {0}, false, 0.0, [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+    return nb.create<arith::MaxUIOp>(l, a[0], a[1]);
+  });
+  Value failed = b.create<arith::TruncIOp>(loc, b.getI1Type(), b.create<tensor::ExtractOp>(loc, any, ValueRange{}));
+  reportFailedCheck(b, op, failed, {});
+}
+
+/// gather_nd: GatherNDCheckBoundCPU over indices (M, N) against data's first
+/// M dims, [-size, size): of the first axis with an index outside, the last
+/// such index, reported with the axis and its size.
+void checkGatherNdIndices(OpBuilder &b, sym::GatherNdOp op, Value indices) {
+  Location loc = op.getLoc();
+  RankedTensorType data = tensorType(op.getData()), type = tensorType(indices);
+  int64_t m = type.getDimSize(0), n = product(type.getShape().drop_front());
+  Value flat = reshapeTo(b, loc, indices, {m, n});
+  Value none = b.create<arith::ConstantIntOp>(loc, 0, 1), zero = i64(b, loc, 0);
+  Value failed = none, index = zero, axis = zero, size = zero;
+  // Axes last to first, positions first to last: the last report stands.
+  for (int64_t j = m - 1; j >= 0; --j) {
+    auto loop = b.create<scf::ForOp>(
+        loc, b.create<arith::ConstantIndexOp>(loc, 0), b.create<arith::ConstantIndexOp>(loc, n),
+        b.create<arith::ConstantIndexOp>(loc, 1), ValueRange{failed, index, axis, size},
+        [&](OpBuilder &lb, Location l, Value k, ValueRange carried) {
+          Value x = lb.create<tensor::ExtractOp>(l, flat, ValueRange{lb.create<arith::ConstantIndexOp>(l, j), k});
+          int64_t dim = data.getDimSize(j);
+          Value bad = outside(lb, l, x, -dim, dim - 1);
+          SmallVector<Value> found{bad, convertScalar(lb, l, x, lb.getI64Type()), i64(lb, l, j), i64(lb, l, dim)};
+          SmallVector<Value> next;
+          for (auto [mine, kept] : llvm::zip(found, carried))
+            next.push_back(lb.create<arith::SelectOp>(l, bad, mine, kept));
+          next[0] = lb.create<arith::OrIOp>(l, bad, carried[0]);
+          lb.create<scf::YieldOp>(l, next);
+        });
+    failed = loop.getResult(0);
+    index = loop.getResult(1);
+    axis = loop.getResult(2);
+    size = loop.getResult(3);
+  }
+  reportFailedCheck(b, op, failed, {index, axis, size});
+}
 
 /// The permutation that moves `axis` last, and its inverse.
 std::pair<SmallVector<int64_t>, SmallVector<int64_t>> axisLast(int64_t rank, int64_t axis) {
@@ -210,6 +302,7 @@ Value gatheredRows(OpBuilder &b, Location loc, Value indices, RankedTensorType d
 
 Lowered lowerGatherNd(OpBuilder &b, sym::GatherNdOp op) {
   Location loc = op.getLoc();
+  checkGatherNdIndices(b, op, op.getIndices());
   RankedTensorType data = tensorType(op.getData()), result = tensorType(op.getOutput());
   int64_t m = tensorType(op.getIndices()).getDimSize(0);
   int64_t rowSize = product(data.getShape().drop_front(m));
@@ -321,6 +414,8 @@ Lowered lowerTake(OpBuilder &b, sym::TakeOp op) {
   auto [p, n, q] = *view;
   int64_t count = tensorType(op.getIndices()).getNumElements();
   Value a = reshapeTo(b, loc, op.getA(), {p, n, q}), indices = reshapeTo(b, loc, op.getIndices(), {count});
+  if (op.getMode() == "raise")
+    checkTakeIndices(b, op, indices, n);
   bool wrap = op.getMode() == "wrap";
   Value taken = generateElements(b, loc, RankedTensorType::get({p, count, q}, type.getElementType()),
                                  [&](OpBuilder &nb, Location nl, ValueRange at) {

@@ -32,8 +32,10 @@ def models(tmp_path_factory):
     grouped = mx.sym.Group([mx.sym.SoftmaxOutput(fc2, name="loss"), mx.sym.BlockGrad(fc2, name="scores")])
     paths = {}
     docstring = 2 * a + mx.sym.sin(a)  # executor.debug_str's docstring example
+    take = mx.sym.take(a, b, mode="raise", name="tk")
+    gather = mx.sym.gather_nd(a, b, name="gnd")
     for name, sym in (("mlp", mlp), ("axpb", axpb), ("convnet", convnet), ("grouped", grouped),
-                      ("docstring", docstring)):
+                      ("docstring", docstring), ("take", take), ("gather_nd", gather)):
         paths[name] = str(work / (name + "-symbol.json"))
         sym.save(paths[name])
     rng = np.random.RandomState(0)
@@ -194,6 +196,35 @@ def test_missing_head_gradient(models):
     mxnet_result = missing_head_gradient(mxnet, models)
     symc_result = missing_head_gradient(frameworks()[1], models)
     assert mxnet_result == symc_result == ("MXNetError", True)
+
+
+def index_errors(mx, models):
+    """Indices out of bounds where MXNet checks them as it runs: take with
+    mode 'raise', gather_nd. Each forward: its output, or its error."""
+    take = mx.sym.load(models["take"]).simple_bind(mx.cpu(), a=(4, 2), b=(3,))
+    gather = mx.sym.load(models["gather_nd"]).simple_bind(mx.cpu(), a=(3, 4), b=(2, 3))
+    table = mx.nd.array(np.arange(12).reshape(3, 4))
+    run = lambda exe, a, b: exe.forward(a=a, b=mx.nd.array(b))[0].asnumpy()
+    return [run(take, table.reshape((4, 3))[:, :2], [0, 3, 1]),
+            error_of(lambda: run(take, table.reshape((4, 3))[:, :2], [0, 4, 1])),
+            error_of(lambda: run(take, table.reshape((4, 3))[:, :2], [-1, 0, 0])),
+            run(gather, table, [[0, -3, 2], [1, 3, -4]]),
+            error_of(lambda: run(gather, table, [[0, 1, 2], [5, 3, -7]])),
+            error_of(lambda: run(gather, table, [[7, -5, 2], [5, 3, -7]]))]
+
+
+def test_index_errors(models):
+    """The same outputs and exception types; symc's message is MXNet's, after
+    the node it names."""
+    mxnet_result = index_errors(mxnet, models)
+    symc_result = index_errors(frameworks()[1], models)
+    for expected, got in zip(mxnet_result, symc_result):
+        if isinstance(expected, np.ndarray):
+            np.testing.assert_array_equal(got, expected)
+            continue
+        assert got[0] == expected[0]
+        text = expected[1].replace("IndexError: ", "")
+        assert got[1].endswith(text) and got[1].startswith("Error in operator "), (got, expected)
 
 
 def lenet_inference(mx):

@@ -12,7 +12,7 @@
 
 namespace {
 
-int32_t doNothing(void *const *, const int64_t *, void *) { return 0; }
+int32_t doNothing(void *const *, const int64_t *, void *, SymcRunError *) { return 0; }
 
 const uint8_t *noParams(int64_t *size) {
   *size = 0;

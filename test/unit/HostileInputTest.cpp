@@ -41,7 +41,7 @@ std::string withShape(const std::string &shape) {
   return "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
 }
 
-int32_t doNothing(void *const *, const int64_t *, void *) { return 0; }
+int32_t doNothing(void *const *, const int64_t *, void *, SymcRunError *) { return 0; }
 
 std::string manifestError(const std::string &manifest) {
   Artifact::LinkedEntryPoints entries;
@@ -57,9 +57,9 @@ std::string manifestError(const std::string &manifest) {
 
 /// The manifest of a one-argument identity, with `patch` spliced in first.
 std::string manifest(const std::string &patch = "") {
-  return "{" + patch + R"("abi_version": 6, "prefix": "m", "arguments": [{"name": "x", "shape": [2], "dtype": "float32"}],
+  return "{" + patch + R"("abi_version": 7, "prefix": "m", "arguments": [{"name": "x", "shape": [2], "dtype": "float32"}],
 "aux_states": [], "outputs": [{"name": "y", "shape": [2], "dtype": "float32"}], "nodes": [],
-"train_sensitive_nodes": [], "fixed_gammas": [], "workspace_bytes": 0, "cpu_features": [],
+"train_sensitive_nodes": [], "fixed_gammas": [], "checks": [], "workspace_bytes": 0, "cpu_features": [],
 "embedded_params": false, "backward": null, "variants": [{"name": "inference", "is_train": false, "entry": "m_forward"}]})";
 }
 

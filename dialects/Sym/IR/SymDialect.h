@@ -27,6 +27,11 @@ inline constexpr llvm::StringLiteral kSavedAttr = "sym.saved";
 // On the 0-d i64 argument that the CPU lowering adds to a function with ops
 // that draw random numbers: the step's seed (the entry reads it at dims[1]).
 inline constexpr llvm::StringLiteral kRngSeedAttr = "sym.rng_seed";
+// On the memref<4xi64> argument the C ABI gives every function: the run's
+// SymcRunError (ArtifactABI.h), where failed run-time checks are reported.
+inline constexpr llvm::StringLiteral kRunErrorAttr = "sym.run_error";
+// On an op with a run-time check: its number in the manifest's "checks".
+inline constexpr llvm::StringLiteral kCheckAttr = "sym.check";
 // On a result of @main_monitor / @main_train_monitor: a node output the
 // monitor callback reports, by its MXNet name ("<node>_output").
 inline constexpr llvm::StringLiteral kMonitorAttr = "sym.monitor";

@@ -225,6 +225,14 @@ BlockArgument mlir::sym::seedArgument(FunctionOpInterface function) {
   return function.getArgument(index);
 }
 
+StringRef mlir::sym::runTimeCheckMessage(Operation *op) {
+  if (auto take = dyn_cast<TakeOp>(op); take && take.getMode() == "raise")
+    return "Check failed: is_valid: take operator contains indices out of bound";
+  if (isa<GatherNdOp>(op))
+    return "IndexError: index {0} is out of bounds for axis {1} with size {2}";
+  return "";
+}
+
 StringRef mlir::sym::nodeName(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc))
     return name.getName().getValue();

@@ -54,6 +54,10 @@ bool drawsRandomNumbers(Operation *op);
 /// function with ops that draw random numbers; added as a 0-d i64 tensor
 /// where the function has none yet.
 BlockArgument seedArgument(FunctionOpInterface function);
+/// The message of the check `op` makes on its inputs where it runs, as
+/// MXNet raises it ({0}, {1}, {2}: values reported with it), or "": take
+/// with mode 'raise', gather_nd.
+StringRef runTimeCheckMessage(Operation *op);
 /// The MXNet node name the importer's location carries, or "".
 StringRef nodeName(Location loc);
 } // namespace mlir::sym

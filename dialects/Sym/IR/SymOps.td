@@ -518,8 +518,8 @@ def Sym_PickOp : Sym_Op<"pick", [Pure]> {
 def Sym_TakeOp : Sym_Op<"take", [Pure]> {
   let summary = "slices of `a` along `axis` at `indices`: out shape a[:axis] + indices + a[axis+1:]";
   let description = [{
-    mode raise is not checked yet: generated code has no run-time error
-    path, so out-of-range indices are clipped there instead of raising.
+    mode raise checks the indices where it runs (sym::runTimeCheckMessage):
+    the run fails with MXNet's error where one is outside [0, n).
   }];
   let arguments = (ins AnyTensor:$a, AnyTensor:$indices,
                    DefaultValuedAttr<Sym_IntAttr, "0">:$axis,

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace symc {
@@ -41,6 +42,13 @@ struct TensorSpec {
 
 struct NodeSpec {
   std::string op, name;
+};
+
+/// A check the generated code makes where it runs (take's indices with mode
+/// 'raise', gather_nd's): the node, and MXNet's message with {0}, {1}, {2}
+/// for the values a failure reports.
+struct RunTimeCheck {
+  std::string node, message;
 };
 
 struct Variant {
@@ -124,6 +132,12 @@ struct Manifest {
   std::string symbolJson;
   /// Arguments forward writes 1 into (gammas of fix_gamma BatchNorms).
   std::vector<std::string> fixedGammas;
+  /// Numbered from 1 by SymcRunError::check.
+  std::vector<RunTimeCheck> checks;
+  /// The error a failed run raises: its kind (MXNet's Python exception: a
+  /// message "IndexError: ..." raises IndexError, others MXNetError) and the
+  /// check's node and message with its values filled in.
+  std::pair<std::string, std::string> describeFailure(const SymcRunError &error) const;
   size_t workspaceBytes = 0;
   /// A dynamic batch of fewer rows than a chunk (symc compile --batch-chunk)
   /// runs in a smaller workspace.

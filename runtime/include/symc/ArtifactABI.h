@@ -13,8 +13,11 @@
  * states and outputs in manifest order (the training forward then the saved
  * values; the backward: arguments, aux states, head gradients, saved values,
  * gradients, aux updates), `dims[0]` the batch size of the manifest's -1
- * dims, `dims[1]` the step seed of ops that draw random numbers, and
- * `workspace` an arena of the manifest's workspace_bytes. 0 means success.
+ * dims, `dims[1]` the step seed of ops that draw random numbers,
+ * `workspace` an arena of the manifest's workspace_bytes, and `error` where
+ * the code reports a failed run-time check (an index out of bounds where
+ * MXNet raises). 0 means success; otherwise error->check numbers the
+ * manifest's "checks" entry that failed.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef SYMC_ARTIFACT_ABI_H
@@ -23,9 +26,17 @@
 #include <stdint.h>
 
 /* Bumped whenever the entry-point signature or the manifest layout changes. */
-#define SYMC_ARTIFACT_ABI_VERSION 6
+#define SYMC_ARTIFACT_ABI_VERSION 7
 
-typedef int32_t (*SymcEntryPoint)(void *const *buffers, const int64_t *dims, void *workspace);
+/* A failed run-time check: `check` numbers the manifest's "checks" entry
+   from 1 (0: none failed), `values` are what its message reports ({0}, {1},
+   {2}). The first check to fail in a run is kept. */
+typedef struct {
+  int64_t check;
+  int64_t values[3];
+} SymcRunError;
+
+typedef int32_t (*SymcEntryPoint)(void *const *buffers, const int64_t *dims, void *workspace, SymcRunError *error);
 
 /* The most bytes one array may take: the compiler refuses larger shapes, and
    the runtime's readers larger arrays and manifest sizes (far past any

@@ -264,6 +264,8 @@ private:
   int64_t batch_ = -1;
   NDArray workspace_; // the planned arena for intermediate buffers, 64-byte aligned
   int numThreads_ = 0;
+  /// Runs `entry` on `frame`; a failed run-time check raises its error.
+  void call(EntryPoint entry, void *const *frame);
   MonitorCallback monitorCallback_;
   bool monitorAll_ = false;
   /// Every node's outputs, and the monitored forward's frame: frame_ then these.

@@ -41,6 +41,23 @@ bool Manifest::fits(const ShapeDict &shapes) const {
   return true;
 }
 
+std::pair<std::string, std::string> Manifest::describeFailure(const SymcRunError &error) const {
+  if (error.check < 1 || static_cast<size_t>(error.check) > checks.size())
+    return {"MXNetError",
+            "the compiled code of '" + prefix + "' failed (run-time check " + std::to_string(error.check) + ")"};
+  const RunTimeCheck &check = checks[error.check - 1];
+  std::string message = check.message, kind = "MXNetError";
+  for (size_t i = 0; i < 3; ++i)
+    for (size_t at; (at = message.find("{" + std::to_string(i) + "}")) != std::string::npos;)
+      message.replace(at, 3, std::to_string(error.values[i]));
+  static const std::string indexError = "IndexError: ";
+  if (message.compare(0, indexError.size(), indexError) == 0) {
+    kind = "IndexError";
+    message.erase(0, indexError.size());
+  }
+  return {kind, "Error in operator " + check.node + ": " + message};
+}
+
 namespace {
 
 /// The largest dim, byte count or row count a manifest may state.
@@ -170,6 +187,8 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
       m.labels.push_back(n.str());
   for (const json::Value &n : root.at("fixed_gammas").list())
     m.fixedGammas.push_back(n.str());
+  for (const json::Value &c : root.at("checks").list())
+    m.checks.push_back({c.at("node").str(), c.at("message").str()});
   m.workspaceBytes = static_cast<size_t>(root.at("workspace_bytes").integer(0, kMaxBytes));
   if (root.has("small_batch_workspace")) {
     const json::Value &small = root.at("small_batch_workspace");

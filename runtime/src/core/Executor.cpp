@@ -621,10 +621,17 @@ bool Executor::runForward(bool isTrain, bool newSeed, bool instrumented) {
   // Only the training variant writes the saved values (and has them in its frame).
   bool training = !monitored && variant->isTrain && !trainingFrame_.empty();
   void *const *frame = monitored ? monitorFrame_.data() : training ? trainingFrame_.data() : frame_.data();
-  if (variant->entry(frame, dims_.data(), workspace_.data()) != 0)
-    raise("MXNetError", "the compiled forward of '" + m.prefix + "' failed");
+  call(variant->entry, frame);
   savedFromTraining_ = training;
   return monitored;
+}
+
+void Executor::call(EntryPoint entry, void *const *frame) {
+  SymcRunError error{};
+  if (entry(frame, dims_.data(), workspace_.data(), &error) != 0) {
+    auto [kind, message] = manifest().describeFailure(error);
+    raise(kind.c_str(), message);
+  }
 }
 
 void Executor::fixGammas() {
@@ -944,8 +951,7 @@ void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
       fixGammas();
     }
     artifact_->setNumThreads(numThreads_);
-    if (m.backward->entry(backwardFrame_.data(), dims_.data(), workspace_.data()) != 0)
-      raise("MXNetError", "the compiled backward of '" + m.prefix + "' failed");
+    call(m.backward->entry, backwardFrame_.data());
   }
   for (size_t g = 0; g < m.backward->gradients.size(); ++g) {
     size_t arg = indexOf(m.arguments, m.backward->gradients[g].name);
@@ -971,8 +977,7 @@ bool Executor::runMonitoredBackward() {
     return false;
   // It recomputes the training forward with the last forward's step seed.
   artifact_->setNumThreads(numThreads_);
-  if (m.monitor->backward->entry(backwardMonitorFrame_.data(), dims_.data(), workspace_.data()) != 0)
-    raise("MXNetError", "the compiled monitored backward of '" + m.prefix + "' failed");
+  call(m.monitor->backward->entry, backwardMonitorFrame_.data());
   return true;
 }
 

@@ -286,3 +286,36 @@ func.func @box_nms(%x: tensor<2x4x6xf32>) -> tensor<2x4x6xf32> {
   %2 = sym.elemwise_add %0#0, %1#0 : (tensor<2x4x6xf32>, tensor<2x4x6xf32>) -> tensor<2x4x6xf32>
   return %2 : tensor<2x4x6xf32>
 }
+
+// -----
+
+// take with mode 'raise' checks its indices against [0, n) in their own
+// type and, where one lies outside and no earlier check failed, writes its
+// check number into the run error; the gather reads clamped positions.
+// CHECK-LABEL: func @take_raise
+// CHECK: arith.cmpf olt
+// CHECK: arith.cmpf ogt, %{{.*}}, %cst{{.*}} : f32
+// CHECK: %[[ANY:.*]] = linalg.generic {{.*}}iterator_types = ["reduction"]
+// CHECK: %[[FIRST:.*]] = memref.load %arg2[%{{.*}}] : memref<4xi64>
+// CHECK: scf.if
+// CHECK: memref.store %c3_i64, %arg2[%{{.*}}] : memref<4xi64>
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+func.func @take_raise(%a: tensor<4x2xf32>, %i: tensor<3xf32>, %error: memref<4xi64> {sym.run_error}) -> tensor<3x2xf32> {
+  %0 = sym.take %a, %i {mode = "raise", sym.check = 3 : i64} : (tensor<4x2xf32>, tensor<3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// gather_nd reports, of the first axis with an index outside [-size, size),
+// the last such index, the axis and its size.
+// CHECK-LABEL: func @gather_nd_check
+// CHECK-COUNT-2: scf.for {{.*}} iter_args
+// CHECK: scf.if
+// CHECK: memref.store %c1_i64, %arg2
+// CHECK-COUNT-3: memref.store
+func.func @gather_nd_check(%a: tensor<3x4xf32>, %i: tensor<2x3xf32>, %error: memref<4xi64> {sym.run_error}) -> tensor<3xf32> {
+  %0 = sym.gather_nd %a, %i {sym.check = 1 : i64} : (tensor<3x4xf32>, tensor<2x3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
