@@ -29,7 +29,8 @@ Networks that MXNet can train are also trained one step (TRAINED): symc's
 gradients of every parameter, and BatchNorm's updated moving statistics,
 against MXNet's in training mode, by relative L2 error (TRAIN_TOLERANCE; deep
 BatchNorm stacks amplify float32 rounding, so MXNet computes in float64 where
-the net's ops allow it).
+the net's ops allow it, and symc may differ from that by twice what MXNet's
+own float32 step does).
 """
 import json
 import os
@@ -238,15 +239,25 @@ def check_training(name, sym, shapes, args, aux, indices, work, tools, rng, floa
     if result.returncode != 0:
         raise RuntimeError("symc-run --backward failed: " + result.stderr.strip())
     got = {k: v.asnumpy() for k, v in mx.nd.load(base + ".grads.params").items()}
-    written, updated_aux = mxnet_backward(sym, shapes, args, aux, heads, indices, float64)
-    expected = dict(written, **{"aux:" + k: v for k, v in updated_aux.items()})
-    for key, value in expected.items():
+    def step(in_float64):
+        written, updated_aux = mxnet_backward(sym, shapes, args, aux, heads, indices, in_float64)
+        return dict(written, **{"aux:" + k: v for k, v in updated_aux.items()})
+
+    def distance(a, b):
         # Gradients zero by symmetry (attention's key bias: softmax ignores a
         # constant per row) are rounding noise in both: an RMS floor.
-        scale = max(np.linalg.norm(value), TRAIN_RMS_FLOOR * np.sqrt(value.size))
-        error = np.linalg.norm(got[key] - value) / scale
-        if error > TRAIN_TOLERANCE:
-            raise RuntimeError("training step: %s differs by %g (relative L2)" % (key, error))
+        return np.linalg.norm(a - b) / max(np.linalg.norm(b), TRAIN_RMS_FLOOR * np.sqrt(b.size))
+
+    expected = step(float64)
+    # Where the float64 step exists, symc (float32) may stray from it as far
+    # as MXNet's own float32 step does, twice over: batch-1 BatchNorm in
+    # training mode through deep stacks is ill-conditioned, and MXNet's
+    # float32 gradients differ from its float64 ones by over 20% there.
+    noise = {k: distance(v, expected[k]) for k, v in step(False).items()} if float64 else {}
+    for key, value in expected.items():
+        error, allowed = distance(got[key], value), max(TRAIN_TOLERANCE, 2 * noise.get(key, 0))
+        if error > allowed:
+            raise RuntimeError("training step: %s differs by %g (relative L2; allowed %g)" % (key, error, allowed))
 
 
 def check_bert(name, work, tools, rng, small, train):
