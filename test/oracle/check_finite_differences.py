@@ -75,6 +75,17 @@ EPSILON = 1e-3
 TOLERANCE = 1e-2
 
 
+def central_difference(objective, x, i, epsilon=EPSILON):
+    """(f(x + e) - f(x - e)) / 2e for element i of x, which `objective` reads."""
+    saved = x[i]
+    x[i] = saved + epsilon
+    up = objective()
+    x[i] = saved - epsilon
+    down = objective()
+    x[i] = saved
+    return (up - down) / (2 * epsilon)
+
+
 def check_case(name, sym, shapes, work, tools, rng):
     base = os.path.join(work, name)
     sym.save(base + "-symbol.json")
@@ -112,13 +123,7 @@ def check_case(name, sym, shapes, work, tools, rng):
         analytic = exe.grad_dict[a].asnumpy()
         numeric = np.zeros_like(analytic)
         for i in np.ndindex(x.shape):
-            saved = x[i]
-            x[i] = saved + EPSILON
-            up = objective()
-            x[i] = saved - EPSILON
-            down = objective()
-            x[i] = saved
-            numeric[i] = (up - down) / (2 * EPSILON)
+            numeric[i] = central_difference(objective, x, i)
         if not np.allclose(analytic, numeric, rtol=TOLERANCE, atol=TOLERANCE):
             worst = np.abs(analytic - numeric).max()
             raise RuntimeError("gradient of %s differs from central differences by %g" % (a, worst))

@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import symc  # noqa: E402
 
 from cases import check_parser, run_checks
+from check_finite_differences import central_difference
 from check_forward import compile_command
 
 S, V = mx.sym, mx.sym.Variable
@@ -201,17 +202,10 @@ def check_rnn_dropout_gradient(work, tools):
 
     objective()
     exe.backward([symc.nd.array(head)])
-    epsilon = 1e-3
     for name in ("data", "params"):
         x, analytic = args[name], exe.grad_dict[name].asnumpy()
         for i in zip(*[rng.integers(0, n, 40) for n in x.shape]):
-            saved = x[i]
-            x[i] = saved + epsilon
-            up = objective()
-            x[i] = saved - epsilon
-            down = objective()
-            x[i] = saved
-            numeric = (up - down) / (2 * epsilon)
+            numeric = central_difference(objective, x, i)
             expect(abs(analytic[i] - numeric) <= 1e-2 * (1 + abs(numeric)),
                    "gradient of %s%s: %g, central differences %g" % (name, i, analytic[i], numeric))
 
