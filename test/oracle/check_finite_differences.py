@@ -49,8 +49,10 @@ NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob",
                    "box_encode", "multibox_detection", "multibox_detection_force", "multibox_target",
                    "multibox_target_mining",
                    # A nudge of a weight moves every step's pre-activation, and
-                   # some cross relu's kink (check_backward compares with MXNet).
-                   "rnn_relu"}
+                   # some cross relu's kink (check_backward compares with MXNet),
+                   # or the state clip's (its forward is checked against
+                   # rnn_reference; its gradient masks the clipped cells).
+                   "rnn_relu", "rnn_lstm_clip"}
 # Piecewise-constant ops (rounding, comparisons, where's condition): their
 # gradient is zero by definition, and central differences across a step are not.
 PIECEWISE_CONSTANT = {"unary_" + op for op in ROUNDING} | {
