@@ -192,7 +192,7 @@ public:
           StepState next = step(x, matmulTransposedB(b, loc, state.h, r.w.h2h), state, r.w);
           Value output = next.h;
           if (lengths) {
-            output = withinLength(t, next.h, zeros(b, loc, {s.batch, width}, s.element));
+            output = withinLengthOrZero(t, next.h);
             next.h = withinLength(t, next.h, state.h);
             if (next.c)
               next.c = withinLength(t, next.c, state.c);
@@ -245,13 +245,11 @@ public:
               i ? r.steps[i - 1] : StepState{initial(state, k), cell ? initial(cell, k) : Value(), {}, {}, {}, {}};
           Value fromOutput =
               extractBox(b, loc, outputGrad, {t * s.batch, d * width}, {s.batch, width}, {s.batch, width});
-          Value g = addTensors(lengths ? withinLength(t, fromOutput, zeros(b, loc, {s.batch, width}, s.element))
-                                       : fromOutput,
-                               dh);
+          Value g = addTensors(withinLengthOrZero(t, fromOutput), dh);
           Value carried = g;
           if (s.projection) {
-            projectedGrads = insertBox(b, loc, withinLength(t, g, zeros(b, loc, {s.batch, width}, s.element)),
-                                       projectedGrads, {t * s.batch, 0}, {s.batch, width});
+            projectedGrads =
+                insertBox(b, loc, withinLengthOrZero(t, g), projectedGrads, {t * s.batch, 0}, {s.batch, width});
             unprojected = insertBox(b, loc, r.steps[i].unprojected, unprojected, {t * s.batch, 0},
                                     {s.batch, s.hidden});
             g = matmul(b, loc, g, r.w.h2r, false, false);
@@ -407,6 +405,13 @@ private:
       Value inside = nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::sgt, length, i64(nb, l, t));
       return nb.create<arith::SelectOp>(l, inside, a[0], a[1]);
     });
+  }
+
+  /// withinLength against zeros, built only where there are lengths.
+  Value withinLengthOrZero(int64_t t, Value fresh) {
+    if (!lengths)
+      return fresh;
+    return withinLength(t, fresh, zeros(b, loc, tensorType(fresh).getShape(), s.element));
   }
 
   /// The state clip: the cell state limited to [min, max]; with clip_nan, a
