@@ -18,6 +18,12 @@ monitor_all and under `symc-run --backward --monitor '' --monitor-all
 backward nodes (MXNet's backward graph: `<node>_backward`, `sum_grad`,
 `_head_grad_<i>_id`, ...), each array's RMS, and debug_str's text with the
 backward nodes (all but its "Total N MB allocated" line).
+
+Each op case also runs with every output behind a BlockGrad (`<case>
+zero heads`), so that only zeros nodes reach its ops: debug_str's backward
+graph equals MXNet's, where an op's FGradient makes zero gradient nodes
+(MakeNonlossGradNode's check) and where it builds its backward nodes anyway
+(MakeGradNode, legacy ops), and from there upstream.
 """
 import ctypes
 import os
@@ -70,7 +76,7 @@ DIFFERENTIABLE = (
     "l2norm_spatial", "box_nms", "box_nms_center", "box_nms_force", "box_decode", "box_decode_corner",
     "roi_align", "roi_align_adaptive", "roi_align_ps", "argsort", "argsort_axis0", "argsort_flat",
     "gather_nd_rows", "gather_nd_grad", "argmax", "argmax_keep", "argmax_flat", "argmin", "topk", "topk_value",
-    "topk_both", "topk_mask", "topk_flat", "topk_all", "sort_last", "sort_axis0", "sort_flat", "pick",
+    "topk_both", "topk_both_indices", "topk_mask", "topk_flat", "topk_all", "sort_last", "sort_axis0", "sort_flat", "pick",
     "pick_wrap", "pick_keep", "take", "take_wrap", "take_last", "one_hot", "one_hot_values", "broadcast_like",
     "broadcast_like_axes", "rnn_lstm1", "rnn_lstm_bi", "rnn_gru_bi", "rnn_gru_states", "rnn_tanh", "rnn_relu",
     "rnn_param_concat",
@@ -80,9 +86,6 @@ DIFFERENTIABLE = (
     "multibox_detection_force", "multibox_target", "multibox_target_mining", "box_encode",
 ) + tuple("unary_" + op for op in MATH + ROUNDING) + tuple(
     kind + op for op in COMPARISONS for kind in ("elemwise_", "broadcast_")) + tuple(op + "_scalar" for op in COMPARISONS)
-# topk_both_indices is left out: its head gradient reaches nothing (MXNet's
-# _backward_topk reads the values' only), and MXNet's debug_str still shows
-# a _backward_topk of zeros where symc's has none.
 # Dropout and rrelu draw from another generator than MXNet's: check_random.py
 # checks what MXNet defines of them instead.
 # Whole models whose training step is checked: every parameter's gradient.
@@ -211,6 +214,33 @@ def check_training_monitor(name, sym, shapes, reqs, inputs, aux, heads, run, tol
             raise RuntimeError("training monitor %s: RMS %g, MXNet's %g" % (label, value, reference))
 
 
+def behind_block_grad(sym):
+    return mx.sym.Group([mx.sym.BlockGrad(sym[i], name="zero%d" % i) for i in range(len(sym.list_outputs()))])
+
+
+def check_zero_heads(name, sym, shapes, work, tools):
+    """debug_str of the training step of `sym` with its outputs' gradients
+    blocked, against MXNet's."""
+    sym = behind_block_grad(sym)
+    base = os.path.join(work, name + ".zero_heads")
+    sym.save(base + "-symbol.json")
+    indices = INDEX_INPUTS.get(name, ())
+    reqs = sum((["--grad-req", "%s=%s" % (a, "null" if a in indices else "write")] for a in sym.list_arguments()), [])
+    result = subprocess.run(compile_command(tools, base, shapes) + ["--train"] + reqs, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("symc compile --train failed: " + result.stderr.strip())
+    result = subprocess.run([tools.symc_run, base + ".so", "--allow-missing", "--backward", "--debug-str"] + reqs,
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("symc-run --backward --debug-str failed: " + result.stderr.strip())
+    debug = result.stdout.splitlines()
+    debug = without_total("\n".join(debug[debug.index("Symbol Outputs:"):]))
+    exe = sym.simple_bind(mx.cpu(), grad_req={a: "null" if a in indices else "write" for a in sym.list_arguments()},
+                         **shapes)
+    if debug != without_total(exe.debug_str()):
+        raise RuntimeError("debug_str:\n%s\nMXNet's:\n%s" % ("\n".join(debug), exe.debug_str()))
+
+
 def check_close(what, got, expected, relative_l2=None, tolerance=TOLERANCE):
     if relative_l2 is not None:
         error = np.linalg.norm(got - expected) / max(np.linalg.norm(expected), 1e-12)
@@ -276,6 +306,9 @@ def main():
     checks = [(name, lambda work, n=name: rerun_with_onednn(__file__, n, tools)) if needs_onednn(name) else
               (name, lambda work, n=name, s=sym, shp=shapes: run_case(n, s, shp, work, tools, rng))
               for name, sym, shapes in cases() if is_differentiable(name) and name not in GPU_ONLY_GRADIENTS]
+    checks += [(name + " zero heads", lambda work, n=name, s=sym, shp=shapes: check_zero_heads(n, s, shp, work, tools))
+               for name, sym, shapes in cases()
+               if is_differentiable(name) and name not in GPU_ONLY_GRADIENTS and not needs_onednn(name)]
     # Each model draws its own inputs, the same whatever op cases precede
     # it: the deep models' float32-vs-float64 distance depends on the draw.
     checks += [(name, lambda work, n=name, s=sym, shp=shapes: run_case(n, s, shp, work, tools,

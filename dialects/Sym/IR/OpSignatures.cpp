@@ -510,6 +510,27 @@ llvm::SmallVector<BackwardNodeLayout, 1> mlir::sym::getBackwardNodeLayouts(Opera
       .Default([&] { return backward("g0"); })()};
 }
 
+ZeroGradientCheck mlir::sym::getZeroGradientCheck(Operation *op) {
+  StringRef name = getMXNetOpName(op);
+  if (name == "topk" || name == "sort") // MakeNonlossGradNode on {ograds[0]}
+    return ZeroGradientCheck::FirstOutput;
+  // ElemwiseGradUseInOut builds with MakeGradNode.
+  if (name == "softmax" || name == "log_softmax")
+    return op->getNumOperands() > 1 || op->hasAttr("dtype") ? ZeroGradientCheck::None
+                                                             : ZeroGradientCheck::AllOutputs;
+  // MakeGradNode-based rules, the legacy OperatorProperty ops, and rules
+  // that pass the gradient on (CloneGradient) or copy it (add_n).
+  return llvm::is_contained({"FullyConnected", "Convolution", "Deconvolution", "BatchNorm", "LayerNorm",
+                             "InstanceNorm", "L2Normalization", "LRN", "Pooling", "Activation", "LeakyReLU",
+                             "Dropout", "RNN", "Concat", "SliceChannel", "SwapAxis", "Pad", "Crop", "UpSampling",
+                             "SequenceMask", "SequenceLast", "SequenceReverse", "ROIPooling", "_contrib_ROIAlign",
+                             "_contrib_MultiBoxPrior", "_contrib_MultiBoxDetection", "_contrib_MultiBoxTarget",
+                             "gather_nd", "where", "batch_dot", "elemwise_add", "add_n"},
+                            name)
+             ? ZeroGradientCheck::None
+             : ZeroGradientCheck::AllOutputs;
+}
+
 llvm::SmallVector<std::string> mlir::sym::getBackwardInputNames(llvm::StringRef op, unsigned numInputs) {
   if (op == "_identity_with_attr_like_rhs")
     return names({"lhs", "rhs"});

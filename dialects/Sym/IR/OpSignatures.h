@@ -91,6 +91,14 @@ llvm::SmallVector<BackwardNodeLayout, 1> getZeroGradNodeLayouts(Operation *op);
 /// the output gradient on to its inputs as it is (elemwise_add, add_n).
 llvm::SmallVector<BackwardNodeLayout, 1> getBackwardNodeLayouts(Operation *op);
 
+/// Which output gradients MXNet's FGradient for `op` checks before it builds
+/// its backward nodes: where every one it checks is a zeros node
+/// (MakeNonlossGradNode's CheckGradAllZero), it makes zero gradient nodes
+/// instead. None: the FGradient builds its nodes (or passes the gradients
+/// on) whatever it receives (MakeGradNode, CloneGradient, legacy ops).
+enum class ZeroGradientCheck { None, AllOutputs, FirstOutput };
+ZeroGradientCheck getZeroGradientCheck(Operation *op);
+
 /// The names FListInputNames gives the inputs of backward op `op` (empty
 /// where it has none and the monitor says input0, input1, ...).
 llvm::SmallVector<std::string> getBackwardInputNames(llvm::StringRef op, unsigned numInputs);

@@ -112,9 +112,8 @@ LogicalResult GradientBuilder::visit(Operation *op) {
                     return rule.readsResultGradient(i);
                   });
   if (!anyGrad && !lossHead) { // nothing flows back through it
-    if (graph && receivesOnlyZeros(op))
-      for (const BackwardNodeLayout &layout : getZeroGradNodeLayouts(op))
-        recordNode(op, layout, SmallVector<Value>(op->getNumOperands()));
+    if (graph)
+      recordWithoutGradient(op);
     return success();
   }
   if (!rule)
@@ -151,13 +150,34 @@ BackwardEntry GradientBuilder::entryOf(Value forwardValue) {
   return forwardEntry(name ? name.str() : "", 0, function.getArgAttr(arg, kAuxAttr) ? 1 : 0);
 }
 
-/// nnvm's CheckGradAllZero: every output's gradient is a zeros node.
+/// What MXNet records for an op whose outputs receive only zeros: zeros
+/// nodes, the zero gradients of labels (which symc does not compute), or
+/// nothing (a "zeros_without_dtype", which is not a zeros node). Zero
+/// gradient nodes where its FGradient checks for zeros nodes and finds
+/// them; else its backward nodes, whose gradients are zeros.
+void GradientBuilder::recordWithoutGradient(Operation *op) {
+  if (!op->getNumOperands())
+    return;
+  if (receivesOnlyZeros(op)) {
+    for (const BackwardNodeLayout &layout : getZeroGradNodeLayouts(op))
+      recordNode(op, layout, SmallVector<Value>(op->getNumOperands()));
+    return;
+  }
+  record(op, SmallVector<Value>(op->getNumOperands()));
+}
+
+/// nnvm's CheckGradAllZero on the output gradients the op's FGradient checks.
 bool GradientBuilder::receivesOnlyZeros(Operation *op) const {
-  return op->getNumOperands() && llvm::all_of(op->getResults(), [&](Value result) {
+  ZeroGradientCheck check = getZeroGradientCheck(op);
+  if (check == ZeroGradientCheck::None)
+    return false;
+  auto onlyZeros = [&](Value result) {
     auto it = contributions.find(result);
     return it != contributions.end() && !it->second.empty() &&
            llvm::all_of(it->second, [](const Contribution &c) { return c.zeros; });
-  });
+  };
+  return check == ZeroGradientCheck::FirstOutput ? onlyZeros(op->getResult(0))
+                                                 : llvm::all_of(op->getResults(), onlyZeros);
 }
 
 int GradientBuilder::addNode(BackwardNode node) {
@@ -181,7 +201,7 @@ GradientBuilder::Aggregate GradientBuilder::aggregate(Value value) {
   if (terms.empty())
     return aggregates[value] = zerosWithoutDtype(value);
   if (terms.size() == 1)
-    return aggregates[value] = {terms.front().entry, terms.front().value};
+    return aggregates[value] = {terms.front().entry, terms.front().value, terms.front().zeros};
   BackwardNode sum = makeNode("sum_grad", "add_n");
   sum.attrs = {{"num_args", std::to_string(terms.size())}};
   for (const Contribution &term : terms) {
@@ -212,7 +232,7 @@ void GradientBuilder::record(Operation *op, ArrayRef<Value> operandGrads) {
   if (layouts.empty()) { // the output gradient goes on as it is
     Aggregate g = aggregate(op->getResult(0));
     for (auto [operand, grad] : llvm::zip(op->getOperands(), operandGrads))
-      contributions[operand].push_back({g.entry, grad});
+      contributions[operand].push_back({g.entry, grad ? grad : g.value, g.zeros});
     return;
   }
   for (const BackwardNodeLayout &layout : layouts)

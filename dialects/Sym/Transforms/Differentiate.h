@@ -77,11 +77,13 @@ private:
   struct Aggregate {
     BackwardEntry entry;
     Value value;
+    bool zeros = false;
   };
 
   void accumulate(Value value, Value grad);
   LogicalResult visit(Operation *op);
   void record(Operation *op, ArrayRef<Value> operandGrads);
+  void recordWithoutGradient(Operation *op);
   bool receivesOnlyZeros(Operation *op) const;
   void recordNode(Operation *op, const BackwardNodeLayout &layout, ArrayRef<Value> operandGrads);
   Aggregate aggregate(Value value);

@@ -70,3 +70,25 @@ func.func @main(%x: tensor<2x3xf32> {sym.name = "data"}, %w: tensor<4x3xf32> {sy
 func.func @main_backward(%x: tensor<2x3xf32> {sym.name = "data"}, %w: tensor<4x3xf32> {sym.name = "fc_weight"}, %b: tensor<4xf32> {sym.name = "fc_bias"}, %h: tensor<2x4xf32> {sym.head_grad_of = "act_output"}) -> (tensor<4x3xf32> {sym.grad_of = "fc_weight"}) {
   return %w : tensor<4x3xf32>
 }
+
+// -----
+
+// Only zeros reach the ops behind a BlockGrad: relu's FGradient
+// (MakeNonlossGradNode) turns them into a zeros_like node, FullyConnected's
+// (MakeGradNode) builds its backward node on them all the same.
+// CHECK-LABEL: func.func @main_backward_monitor(
+// CHECK-SAME: sym.backward_graph = {gradients = [{argument = "fc_weight", backward = 3 : i64, index = 1 : i64}]
+// CHECK-SAME: name = "blk_backward", op = "zeros_like"
+// CHECK-SAME: forward = "act", forward_attrs = false, inputs = [{index = 0 : i64, name = "act_backward_input0", node = "fc"
+// CHECK-SAME: name = "act_backward", op = "zeros_like", outputs = [5]
+// CHECK-SAME: inputs = [{backward = 2 : i64, index = 0 : i64, name = "fc_backward_input0", value = 5 : i64
+// CHECK-SAME: name = "fc_backward", op = "_backward_FullyConnected", outputs = [6, 7, 8]
+func.func @main(%x: tensor<2x3xf32> {sym.name = "data"}, %w: tensor<4x3xf32> {sym.name = "fc_weight"}, %b: tensor<4xf32> {sym.name = "fc_bias"}) -> (tensor<2x4xf32> {sym.name = "blk_output"}) {
+  %0 = sym.FullyConnected %x, %w, %b {num_hidden = 4 : i64} : (tensor<2x3xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x4xf32> loc("fc")
+  %1 = sym.relu %0 : (tensor<2x4xf32>) -> tensor<2x4xf32> loc("act")
+  %2 = sym.BlockGrad %1 : (tensor<2x4xf32>) -> tensor<2x4xf32> loc("blk")
+  return %2 : tensor<2x4xf32>
+}
+func.func @main_backward(%x: tensor<2x3xf32> {sym.name = "data"}, %w: tensor<4x3xf32> {sym.name = "fc_weight"}, %b: tensor<4xf32> {sym.name = "fc_bias"}, %h: tensor<2x4xf32> {sym.head_grad_of = "blk_output"}) -> (tensor<4x3xf32> {sym.grad_of = "fc_weight"}) {
+  return %w : tensor<4x3xf32>
+}
