@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""How closely MXNet 1.9.1's own two CPU kernel sets agree on the zoo's models.
+
+check_zoo.py compares symc's forward with MXNet's reference kernels
+(MXNET_MKLDNN_ENABLED=0) within MODEL_TOLERANCE. This script runs each zoo
+model (the same export, weights and inputs as check_zoo) with the reference
+kernels here and with oneDNN's (MXNET_MKLDNN_ENABLED=1, which MXNet reads once
+at start) in a child process, and prints per model the smallest t for which
+|onednn - reference| <= t + t |reference| holds everywhere (the test
+`symc-run --rtol t --atol t` applies), and the relative L2 distance.
+
+Gluon's RNN layers are left out: MXNet's reference RNN cannot run them
+(cases.needs_onednn). Not a test: a measurement, run by hand
+(`python3 measure_kernel_agreement.py [--all] [--only NAME]`); check_zoo's
+docstring cites its figures.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+os.environ["MXNET_MKLDNN_ENABLED"] = os.environ.get("MXNET_MKLDNN_ENABLED", "0")
+
+import mxnet as mx
+import numpy as np
+
+from check_forward import mxnet_forward, save_arrays
+from check_zoo import bert_inputs, export, export_bert, models
+
+
+def onednn_forward(base, shapes):
+    """In a child whose MXNet runs oneDNN's kernels: the forward of
+    `base`-symbol.json on `base`.params, saved as `base`.onednn.npz."""
+    child = ("import sys, numpy as np, mxnet as mx\n"
+             "sym = mx.sym.load(sys.argv[1] + '-symbol.json')\n"
+             "saved = mx.nd.load(sys.argv[1] + '.params')\n"
+             "shapes = {k: tuple(int(d) for d in v.split(',')) for k, v in (a.split('=') for a in sys.argv[2:])}\n"
+             "exe = sym.simple_bind(mx.cpu(), grad_req='null', **shapes)\n"
+             "exe.copy_params_from({k[4:]: v for k, v in saved.items() if k.startswith('arg:')},\n"
+             "                     {k[4:]: v for k, v in saved.items() if k.startswith('aux:')})\n"
+             "np.savez(sys.argv[1] + '.onednn.npz', *[o.asnumpy() for o in exe.forward(is_train=False)])\n")
+    result = subprocess.run([sys.executable, "-c", child, base] +
+                            ["%s=%s" % (k, ",".join(map(str, v))) for k, v in shapes.items()],
+                            env=dict(os.environ, MXNET_MKLDNN_ENABLED="1"), capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError("oneDNN forward failed: " + result.stderr.strip()[-2000:])
+    with np.load(base + ".onednn.npz") as saved:
+        return [saved["arr_%d" % i] for i in range(len(saved.files))]
+
+
+def agreement(got, reference):
+    """(the smallest rtol = atol that passes, relative L2) over all outputs."""
+    tolerance = max(float(np.max(np.abs(g - r) / (1 + np.abs(r)), initial=0)) for g, r in zip(got, reference))
+    squared = sum(float(np.sum((g.astype(np.float64) - r) ** 2)) for g, r in zip(got, reference))
+    norm = sum(float(np.sum(r.astype(np.float64) ** 2)) for r in reference)
+    return tolerance, np.sqrt(squared / max(norm, 1e-30))
+
+
+def measure(name, source, shape, work, rng):
+    if source == "gluonnlp":
+        sym, shapes, vocab_size = export_bert(name, work, small=shape is None)
+        args, aux, reference = bert_inputs(sym, shapes, vocab_size, rng)
+    else:
+        sym, shapes = export(name, source, shape, work), {"data": shape}
+        args, aux, reference = mxnet_forward(sym, shapes, False, rng)
+    base = os.path.join(work, name)
+    save_arrays(base, args, aux)
+    return agreement(onednn_forward(base, shapes), reference)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--all", action="store_true", help="every model of the zoos, not check_zoo's subset")
+    parser.add_argument("--only", help="only the models whose name contains this")
+    options = parser.parse_args()
+    rng = np.random.default_rng(0)
+    print("%-32s %12s %12s" % ("model", "rtol=atol", "rel. L2"), flush=True)
+    with tempfile.TemporaryDirectory() as work:
+        for name, source, shape, _ in models(options.all):
+            if source == "gluon_rnn" or (options.only and options.only not in name):
+                continue
+            try:
+                tolerance, l2 = measure(name, source, shape, work, rng)
+                print("%-32s %12.3g %12.3g" % (name, tolerance, l2), flush=True)
+            except Exception as e:  # report and go on: a measurement, not a test
+                print("%-32s failed: %s" % (name, str(e).splitlines()[-1][:200]), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
