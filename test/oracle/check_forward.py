@@ -72,7 +72,7 @@ def random_arrays(names, arrays, positive, rng):
     values = {}
     for name in names:
         arr = arrays[name]
-        if name.endswith("moving_var"):
+        if name.endswith(("moving_var", "running_var")):  # the symbol API's and Gluon's
             data = rng.uniform(0.5, 1.5, arr.shape)
         elif name.endswith("weight") and len(arr.shape) >= 2:
             # Variance-preserving scale, so deep nets stay in float32's range.
@@ -208,6 +208,16 @@ def check_rejected(name, sym, shapes, work, tools):
         raise RuntimeError("expected a clear '%s' error, got: %s" % (UNSUPPORTED[name], result.stderr))
 
 
+def require_finite(name, outputs):
+    """A model's reference must be finite: the comparison takes NaN as equal
+    to NaN, so a draw that made MXNet's outputs NaN would check nothing."""
+    for i, out in enumerate(outputs):
+        bad = int(np.size(out) - np.isfinite(out).sum())
+        if bad:
+            raise RuntimeError("%s: %d of MXNet's output %d elements are not finite: the check would compare "
+                               "nothing there" % (name, bad, i))
+
+
 def save_arrays(base, args, aux):
     saved = {"arg:" + k: v for k, v in args.items()}
     saved.update({"aux:" + k: v for k, v in aux.items()})
@@ -252,6 +262,8 @@ def run_case(name, sym, shapes, work, tools, rng, tolerance):
         aux, outputs = {}, reference_rnn(sym, arrays)
     else:
         args, aux, outputs = mxnet_forward(sym, shapes, name in POSITIVE, rng)
+    if name.startswith("model_"):
+        require_finite(name, outputs)
     if name.startswith("rnn_") and name not in GPU_ONLY:
         check_rnn_reference(sym, shapes, args, outputs)
     base = os.path.join(work, name)
@@ -278,6 +290,7 @@ def run_dynamic_batch(name, sym, shapes, work, tools, rng, tolerance):
     for batch in DYNAMIC_BATCHES:
         sized = {k: (batch,) + tuple(v[1:]) for k, v in shapes.items()}
         args, aux, outputs = mxnet_forward(sym, sized, False, rng)
+        require_finite(name, outputs)
         run_base = "%s.b%d" % (base, batch)
         save_arrays(run_base, args, aux)
         compare_outputs(name, base + ".so", run_base, outputs, tools, tolerance)
