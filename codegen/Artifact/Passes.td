@@ -88,11 +88,14 @@ def SymPlanMemory : Pass<"sym-plan-memory", "::mlir::ModuleOp"> {
 def SymDeallocateBuffers : Pass<"sym-deallocate-buffers", "::mlir::ModuleOp"> {
   let summary = "Free the buffers memory planning left allocated";
   let description = [{
-    Runs MLIR's buffer deallocation pipeline when memref.alloc or
-    memref.realloc ops remain after sym-plan-memory (buffers of a dynamic
-    batch); when none do, as for every static model, there is nothing to
-    free and the pipeline (three canonicalizations of the whole module) is
-    skipped.
+    Frees the memref.alloc buffers that remain after sym-plan-memory
+    (buffers of a dynamic batch; tiled tensor.pad's padded tiles, which an
+    scf.if yields from both branches). Where every one stays within its block
+    (through views, its uses nested there, none yielded further, returned or
+    passed to a call), each is freed after its last use there. Otherwise
+    (or with memref.realloc) MLIR's ownership-based buffer deallocation
+    pipeline runs: three canonicalizations of the whole module, which cost
+    a deep model's training compile seconds.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
