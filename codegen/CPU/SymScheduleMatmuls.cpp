@@ -533,13 +533,18 @@ SmallVector<Operation *> initChain(Operation *op) {
   return chain;
 }
 
+/// Scheduled isolated functions by the sequence applied and the function's
+/// text before: the same layer in the forward, training and monitor
+/// variants, and repeated blocks of one shape, are scheduled once.
+using ScheduleCache = llvm::StringMap<OwningOpRef<ModuleOp>>;
+
 /// Applies `sequence` to `op` moved, with its init chain, into a function of
-/// its own, then puts the result back. Transforms that print the ops they
+/// its own, and `finish` to that function, then puts the result back. Transforms that print the ops they
 /// work on (fuse_into_containing_op builds its failure remark up front)
 /// verify and print the whole enclosing function each time: per op, that is
 /// quadratic in the function's size (minutes for a training step's).
-LogicalResult scheduleIsolated(Operation *op, Operation *sequence, ModuleOp transforms,
-                               const transform::TransformOptions &options) {
+LogicalResult scheduleIsolated(Operation *op, Operation *sequence, Operation *finish, ModuleOp transforms,
+                               const transform::TransformOptions &options, ScheduleCache &cache) {
   SmallVector<Operation *> moved = initChain(op);
   moved.push_back(op);
   llvm::SetVector<Value> external;
@@ -558,15 +563,25 @@ LogicalResult scheduleIsolated(Operation *op, Operation *sequence, ModuleOp tran
   inward.map(external.getArrayRef(), function.getArguments());
   for (Operation *movedOp : moved)
     builder.clone(*movedOp, inward);
-  auto ret = builder.create<func::ReturnOp>(loc, inward.lookup(op)->getResults());
-  if (failed(transform::applyTransformNamedSequence(inward.lookup(op), sequence, transforms, options)))
-    return failure();
+  builder.create<func::ReturnOp>(loc, inward.lookup(op)->getResults());
+  std::string key = cast<SymbolOpInterface>(sequence).getName().str();
+  llvm::raw_string_ostream text(key);
+  isolated->print(text, OpPrintingFlags().printGenericOpForm());
+  OwningOpRef<ModuleOp> &scheduled = cache[key];
+  if (!scheduled) {
+    if (failed(transform::applyTransformNamedSequence(inward.lookup(op), sequence, transforms, options)) ||
+        failed(transform::applyTransformNamedSequence(*isolated, finish, transforms, options)))
+      return failure();
+    scheduled = std::move(isolated);
+  }
+  function = cast<func::FuncOp>(scheduled->getBody()->front());
+  auto ret = cast<func::ReturnOp>(function.getBody().front().getTerminator());
 
   builder.setInsertionPoint(op);
   IRMapping outward;
   outward.map(function.getArguments(), external.getArrayRef());
   for (Operation &scheduledOp : function.getBody().front().without_terminator())
-    builder.clone(scheduledOp, outward);
+    builder.clone(scheduledOp, outward)->walk([&](Operation *clone) { clone->setLoc(loc); }); // not its twin's
   for (auto [result, value] : llvm::zip(op->getResults(), ret.getOperands()))
     result.replaceAllUsesWith(outward.lookupOrDefault(value));
   for (Operation *movedOp : llvm::reverse(moved))
@@ -596,34 +611,42 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
     // One named sequence per op, applied to that op alone: a single script
     // over the module would find each op by a walk of the whole module and
     // keep every op's handles live to its end, quadratic in the op count.
+    // Ops scheduled alike share one sequence (`script(id)` writes the
+    // sequence's body with its handles numbered `id`).
     std::string sequences;
-    SmallVector<Operation *> scheduled;
-    auto add = [&](linalg::LinalgOp op, const std::string &body) {
-      sequences += llvm::formatv("  transform.named_sequence @{0}{1}(%op{1}: !transform.any_op {{transform.consumed}) {{\n"
-                                 "{2}    transform.yield\n  }\n",
-                                 kSequencePrefix, scheduled.size(), body);
-      scheduled.push_back(op);
+    llvm::StringMap<unsigned> sequenceIds;
+    SmallVector<std::pair<Operation *, unsigned>> scheduled;
+    auto add = [&](linalg::LinalgOp op, llvm::function_ref<std::string(int64_t)> script) {
+      auto [it, added] = sequenceIds.try_emplace(script(0), sequenceIds.size());
+      if (added)
+        sequences += llvm::formatv("  transform.named_sequence @{0}{1}(%op{1}: !transform.any_op {{transform.consumed}) {{\n"
+                                   "{2}    transform.yield\n  }\n",
+                                   kSequencePrefix, it->second, script(it->second));
+      scheduled.push_back({op, it->second});
     };
     for (linalg::LinalgOp original : matmuls) {
       MicroKernel kernel = pickMicroKernel(vectorBits, matmulSizes(original)[0]);
       linalg::LinalgOp op = padOperands(original, kernel);
-      add(op, tileScript(scheduled.size(), chooseTiling(op, kernel)));
+      Tiling tiling = chooseTiling(op, kernel);
+      add(op, [&](int64_t id) { return tileScript(id, tiling); });
     }
     for (linalg::LinalgOp original : taps) {
       TapTiling tiling = chooseTapTiling(original, cheapestMicroKernel(vectorBits, original.getStaticLoopRanges()[0]));
       linalg::LinalgOp op = padTapContraction(original, tiling);
-      add(op, tapTileScript(scheduled.size(), tiling));
+      add(op, [&](int64_t id) { return tapTileScript(id, tiling); });
     }
-    for (linalg::LinalgOp op : lanes)
-      add(op, laneTileScript(scheduled.size(), chooseLaneTiling(op, vectorBits)));
+    for (linalg::LinalgOp op : lanes) {
+      LaneTiling tiling = chooseLaneTiling(op, vectorBits);
+      add(op, [&](int64_t id) { return laneTileScript(id, tiling); });
+    }
     if (failed(applyScripts(sequences, scheduled)))
       return signalPassFailure();
     module.walk([](Operation *op) { op->removeAttr(kLaneContractionAttr); });
   }
 
-  /// Applies sequence i of `sequences` to `scheduled[i]`, then the finishing
-  /// script to the module.
-  LogicalResult applyScripts(const std::string &sequences, ArrayRef<Operation *> scheduled) {
+  /// Applies each op's sequence of `sequences` and the finishing script to
+  /// it.
+  LogicalResult applyScripts(const std::string &sequences, ArrayRef<std::pair<Operation *, unsigned>> scheduled) {
     ModuleOp module = getOperation();
     std::string script = "module attributes {transform.with_named_sequence} {\n" + sequences +
                          "  transform.named_sequence @__transform_main(%root: !transform.any_op) {\n" +
@@ -635,13 +658,14 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
     // The expensive checks (that no transform uses an invalidated handle)
     // verify the generated script, not the model.
     auto options = transform::TransformOptions().enableExpensiveChecks(false);
-    for (auto [id, op] : llvm::enumerate(scheduled)) {
+    Operation *finish = transform::detail::findTransformEntryPoint(module, *transforms);
+    ScheduleCache cache;
+    for (auto [op, id] : scheduled) {
       Operation *sequence = transforms->lookupSymbol(kSequencePrefix.str() + std::to_string(id));
-      if (failed(scheduleIsolated(op, sequence, *transforms, options)))
+      if (failed(scheduleIsolated(op, sequence, finish, *transforms, options, cache)))
         return failure();
     }
-    Operation *entry = transform::detail::findTransformEntryPoint(module, *transforms);
-    return transform::applyTransformNamedSequence(module, entry, *transforms, options);
+    return success();
   }
 };
 
