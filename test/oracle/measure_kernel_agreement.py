@@ -9,9 +9,12 @@ at start) in a child process, and prints per model the smallest t for which
 |onednn - reference| <= t + t |reference| holds everywhere (the test
 `symc-run --rtol t --atol t` applies), and the relative L2 distance.
 
+With --symc and --symc-run, symc's forward is measured against the reference
+kernels the same way (the distance check_zoo's MODEL_TOLERANCE bounds).
+
 Gluon's RNN layers are left out: MXNet's reference RNN cannot run them
 (cases.needs_onednn). Not a test: a measurement, run by hand
-(`python3 measure_kernel_agreement.py [--all] [--only NAME]`); check_zoo's
+(`python3 measure_kernel_agreement.py [--all] [--only NAME,...] [--symc ... --symc-run ...]`); check_zoo's
 docstring cites its figures.
 """
 import argparse
@@ -25,7 +28,7 @@ os.environ["MXNET_MKLDNN_ENABLED"] = os.environ.get("MXNET_MKLDNN_ENABLED", "0")
 import mxnet as mx
 import numpy as np
 
-from check_forward import mxnet_forward, save_arrays
+from check_forward import compile_symbol, mxnet_forward, save_arrays
 from check_zoo import bert_inputs, export, export_bert, models
 
 
@@ -54,10 +57,18 @@ def agreement(got, reference):
     tolerance = max(float(np.max(np.abs(g - r) / (1 + np.abs(r)), initial=0)) for g, r in zip(got, reference))
     squared = sum(float(np.sum((g.astype(np.float64) - r) ** 2)) for g, r in zip(got, reference))
     norm = sum(float(np.sum(r.astype(np.float64) ** 2)) for r in reference)
-    return tolerance, np.sqrt(squared / max(norm, 1e-30))
+    return tolerance, float(np.sqrt(squared / max(norm, 1e-30)))
 
 
-def measure(name, source, shape, work, rng):
+def symc_forward(base, shapes, count, tools):
+    compile_symbol(tools, base, shapes, ["--no-monitor"])
+    outputs = ["%s.symc%d.npy" % (base, i) for i in range(count)]
+    subprocess.run([tools.symc_run, base + ".so", "--params", base + ".params"] +
+                   sum((["--output", o] for o in outputs), []), check=True, capture_output=True)
+    return [np.load(o) for o in outputs]
+
+
+def measure(name, source, shape, work, rng, tools):
     if source == "gluonnlp":
         sym, shapes, vocab_size = export_bert(name, work, small=shape is None)
         args, aux, reference = bert_inputs(sym, shapes, vocab_size, rng)
@@ -66,23 +77,31 @@ def measure(name, source, shape, work, rng):
         args, aux, reference = mxnet_forward(sym, shapes, False, rng)
     base = os.path.join(work, name)
     save_arrays(base, args, aux)
-    return agreement(onednn_forward(base, shapes), reference)
+    onednn = agreement(onednn_forward(base, shapes), reference)
+    if not tools.symc:
+        return onednn
+    sym.save(base + "-symbol.json")
+    return onednn + agreement(symc_forward(base, shapes, len(reference), tools), reference)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--all", action="store_true", help="every model of the zoos, not check_zoo's subset")
-    parser.add_argument("--only", help="only the models whose name contains this")
+    parser.add_argument("--only", help="only the models whose name contains one of these (comma-separated)")
+    parser.add_argument("--symc", help="measure symc's forward too")
+    parser.add_argument("--symc-run", dest="symc_run")
     options = parser.parse_args()
+    options.cpu = "native"
     rng = np.random.default_rng(0)
-    print("%-32s %12s %12s" % ("model", "rtol=atol", "rel. L2"), flush=True)
+    header = ("model", "oneDNN rtol=atol", "rel. L2") + (("symc rtol=atol", "rel. L2") if options.symc else ())
+    print(("%-32s" + " %16s" * (len(header) - 1)) % header, flush=True)
     with tempfile.TemporaryDirectory() as work:
         for name, source, shape, _ in models(options.all):
-            if source == "gluon_rnn" or (options.only and options.only not in name):
+            if source == "gluon_rnn" or (options.only and not any(o in name for o in options.only.split(","))):
                 continue
             try:
-                tolerance, l2 = measure(name, source, shape, work, rng)
-                print("%-32s %12.3g %12.3g" % (name, tolerance, l2), flush=True)
+                figures = measure(name, source, shape, work, rng, options)
+                print(("%-32s" + " %16.3g" * len(figures)) % ((name,) + figures), flush=True)
             except Exception as e:  # report and go on: a measurement, not a test
                 print("%-32s failed: %s" % (name, str(e).splitlines()[-1][:200]), flush=True)
     return 0
