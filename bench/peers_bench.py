@@ -28,6 +28,8 @@ import sys
 import tempfile
 import time
 
+from timing import median_ms
+
 THREADS = os.environ.get("SYMC_BENCH_THREADS", "2")
 os.environ["OMP_NUM_THREADS"] = THREADS
 PEERS = ("mxnet", "onnxruntime", "openvino")
@@ -38,17 +40,6 @@ DEFAULT_MODELS = ("resnet18_v1", "resnet50_v1", "resnet34_v2", "vgg16", "mobilen
 
 def input_size(model):
     return 299 if model.startswith("inception") else 224
-
-
-def median_ms(fn, repeat, warmup=3):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return sorted(times)[len(times) // 2]
 
 
 def export(model, batch, base):

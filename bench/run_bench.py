@@ -17,7 +17,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 
 THREADS = os.environ.get("SYMC_BENCH_THREADS", "2")
 os.environ["OMP_NUM_THREADS"] = THREADS  # MXNet's oneDNN and OpenMP pools
@@ -28,18 +27,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "test", "oracle"))
 from models import mlp, zoo  # noqa: E402
-
-
-def median_ms(fn, repeat, warmup=3):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
+from timing import median_ms  # noqa: E402
 
 
 def symc_ms(tools, base, shapes, repeat, with_params, train=False):
