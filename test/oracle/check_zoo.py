@@ -34,6 +34,7 @@ what MXNet's own float32 step does).
 """
 import json
 import os
+import shutil
 import sys
 import tempfile
 import warnings
@@ -314,6 +315,18 @@ def check_bert(name, work, tools, rng, small, train):
 
 
 def check_model(name, source, shape, work, tools, rng, train):
+    """Checks `name` in a folder of its own, removed after: a deep net's
+    artifacts, parameters and gradients take gigabytes, the whole zoo's
+    more than a disk may have."""
+    work = os.path.join(work, name)
+    os.makedirs(work)
+    try:
+        check_model_in(name, source, shape, work, tools, rng, train)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def check_model_in(name, source, shape, work, tools, rng, train):
     if needs_onednn(name):
         return rerun_with_onednn(__file__, name, tools, *(["--all"] if tools.all else []))
     if source == "gluon_rnn":

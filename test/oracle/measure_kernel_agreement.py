@@ -19,6 +19,7 @@ docstring cites its figures.
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -113,11 +114,15 @@ def main():
         for name, source, shape, _ in models(options.all):
             if source == "gluon_rnn" or (options.only and not any(o in name for o in options.only.split(","))):
                 continue
+            folder = os.path.join(work, name)  # one model's files at a time: the zoo's take tens of GB
+            os.makedirs(folder)
             try:
-                figures = measure(name, source, shape, work, rng, options)
+                figures = measure(name, source, shape, folder, rng, options)
                 print(("%-32s" + " %16.3g" * len(figures)) % ((name,) + figures), flush=True)
             except Exception as e:  # report and go on: a measurement, not a test
                 print("%-32s failed: %s" % (name, str(e).splitlines()[-1][:200]), flush=True)
+            finally:
+                shutil.rmtree(folder, ignore_errors=True)
     return 0
 
 
