@@ -53,21 +53,29 @@ def onednn_forward(base, shapes):
         return [saved["arr_%d" % i] for i in range(len(saved.files))]
 
 
-def detection_rows(outputs):
-    """Each image's detections (row n of every output) ordered by their box,
-    then id and score: near-equal scores sort in either order, which only
-    the set of detections, as check_zoo compares it, does not see."""
-    images = []
-    for image in range(outputs[0].shape[0]):
-        rows = np.concatenate([o[image].reshape(o.shape[1], -1) for o in outputs], axis=1)
-        images.append(rows[np.lexsort(rows[:, :6].T[[1, 0, 5, 4, 3, 2]])])
-    return images
+def detection_rows(got, reference):
+    """Each image's detections (row n of every output), `got`'s matched to
+    `reference`'s nearest first: near-equal scores sort in either order,
+    which only the set of detections, as check_zoo compares it, does not see."""
+    pairs = []
+    for image in range(reference[0].shape[0]):
+        def rows(arrays):
+            return np.concatenate([a[image].reshape(a.shape[1], -1) for a in arrays], axis=1)
+        candidates, expected = rows(got), rows(reference)
+        unmatched = list(range(len(candidates)))
+        order = []
+        for row in expected:
+            nearest = min(unmatched, key=lambda j: float(np.max(np.abs(candidates[j] - row) / (1 + np.abs(row)))))
+            unmatched.remove(nearest)
+            order.append(nearest)
+        pairs.append((candidates[order], expected))
+    return [g for g, _ in pairs], [r for _, r in pairs]
 
 
 def agreement(got, reference, detections=False):
     """(the smallest rtol = atol that passes, relative L2) over all outputs."""
     if detections:
-        got, reference = detection_rows(got), detection_rows(reference)
+        got, reference = detection_rows(got, reference)
     tolerance = max(float(np.max(np.abs(g - r) / (1 + np.abs(r)), initial=0)) for g, r in zip(got, reference))
     squared = sum(float(np.sum((g.astype(np.float64) - r) ** 2)) for g, r in zip(got, reference))
     norm = sum(float(np.sum(r.astype(np.float64) ** 2)) for r in reference)
