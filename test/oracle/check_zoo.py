@@ -5,10 +5,15 @@ Every network of MXNet's Gluon model zoo and GluonCV's classification,
 detection, segmentation and pose families is built by the zoo itself with random weights
 (pretrained=False), hybridized and exported as `HybridBlock.export` writes it,
 then compiled with `symc compile` and run with `symc-run --compare` against
-MXNet's forward. Outputs agree within MODEL_TOLERANCE (relative and absolute):
-MXNet's reference kernels and symc sum in different orders through 50-200
-layers. Networks that need ops symc does not have yet must fail with the
-unknown-op error naming them (UNSUPPORTED), so this list shrinks as ops land.
+MXNet's forward. Outputs agree within MODEL_TOLERANCE (relative and absolute),
+the tolerance MXNet's own two CPU kernel sets agree to: its oneDNN kernels
+differ from its reference ones by at most 3.6e-6 on every model here but
+YOLOv3 on MobileNet, whose detections differ in which near-equal boxes
+survive (measure_kernel_agreement.py; it finds symc within 2e-6 of the
+reference kernels on the eleven models it was run with). Detection heads
+are compared as a set of rows per image (compare_detections). Networks that
+need ops symc does not have yet must fail with the unknown-op error naming
+them (UNSUPPORTED), so this list shrinks as ops land.
 
 The default run checks a representative subset (a few minutes); --all runs
 every model (the `check-zoo` build target, about 25 minutes on 2 cores).
@@ -51,7 +56,7 @@ from check_backward import mxnet_backward
 from check_forward import (compare_outputs, compile_command, compile_symbol, mxnet_forward, random_arrays,
                            require_finite, save_arrays)
 
-MODEL_TOLERANCE = 1e-3
+MODEL_TOLERANCE = 1e-5
 TRAIN_TOLERANCE = 5e-2
 TRAIN_RMS_FLOOR = 1e-3
 # BatchNorm in training mode through deep stacks is ill-conditioned: one
