@@ -195,7 +195,9 @@ def compare_model(name, base, outputs, tools):
 def compare_detections(name, base, outputs, tools):
     """Each image's detections (row n of every output: id, score, box, ...)
     as a set: random weights give many boxes scores equal to within float32
-    rounding, and their order after the sort depends on the order of sums."""
+    rounding, and their order after the sort depends on the order of sums
+    (MXNet's own oneDNN and reference kernels keep different boxes of YOLOv3
+    on MobileNet at its top-k cut)."""
     import subprocess
     run = [tools.symc_run, base + ".so", "--params", base + ".params"]
     for i in range(len(outputs)):
@@ -208,12 +210,22 @@ def compare_detections(name, base, outputs, tools):
         def rows(arrays):
             return np.concatenate([a[image].reshape(a.shape[1], -1) for a in arrays], axis=1)
         expected, candidates = rows(outputs), rows(got)
-        unmatched = list(range(len(candidates)))
+        unmatched, misses = list(range(len(candidates))), []
         for n, row in enumerate(expected):
             close = [j for j in unmatched if np.all(np.abs(candidates[j] - row) <= MODEL_TOLERANCE * (1 + np.abs(row)))]
-            if not close:
-                raise RuntimeError("image %d: MXNet's detection %d (%s) is not among symc's" % (image, n, row[:6]))
-            unmatched.remove(close[0])
+            if close:
+                unmatched.remove(close[0])
+            else:
+                misses.append(n)
+        # Which of several boxes of the last kept score (column 1) make the
+        # top k is a tie either way: they may differ there, and only there.
+        valid = [row[1] for row in expected if row[0] >= 0]
+        cut = min(valid) if valid else 0.0
+        def at_cut(row):
+            return abs(row[1] - cut) <= MODEL_TOLERANCE * (1 + abs(cut))
+        if not all(at_cut(expected[n]) for n in misses) or not all(at_cut(candidates[j]) for j in unmatched):
+            n = misses[0]
+            raise RuntimeError("image %d: MXNet's detection %d (%s) is not among symc's" % (image, n, expected[n][:6]))
 
 
 def check_rnn(name, work, tools, rng):
