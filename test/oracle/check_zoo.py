@@ -8,8 +8,9 @@ then compiled with `symc compile` and run with `symc-run --compare` against
 MXNet's forward. Outputs agree within MODEL_TOLERANCE (relative and absolute),
 the tolerance MXNet's own two CPU kernel sets agree to: its oneDNN kernels
 differ from its reference ones by at most 3.6e-6 on every model here but
-YOLOv3 on MobileNet, whose detections differ in which near-equal boxes
-survive (measure_kernel_agreement.py; it finds symc within 2e-6 of the
+YOLOv3 on MobileNet and Mask R-CNN, whose detections differ in which boxes
+of equal scores make the top k (measure_kernel_agreement.py; it finds symc
+within 2e-6 of the
 reference kernels on the eleven models it was run with). Detection heads
 are compared as a set of rows per image (compare_detections). Networks that
 need ops symc does not have yet must fail with the unknown-op error naming
@@ -197,7 +198,7 @@ def compare_detections(name, base, outputs, tools):
     as a set: random weights give many boxes scores equal to within float32
     rounding, and their order after the sort depends on the order of sums
     (MXNet's own oneDNN and reference kernels keep different boxes of YOLOv3
-    on MobileNet at its top-k cut)."""
+    on MobileNet and of Mask R-CNN at their top-k cut)."""
     import subprocess
     run = [tools.symc_run, base + ".so", "--params", base + ".params"]
     for i in range(len(outputs)):
