@@ -10,9 +10,9 @@ the tolerance MXNet's own two CPU kernel sets agree to: its oneDNN kernels
 differ from its reference ones by at most 3.6e-6 on every model here but
 YOLOv3 on MobileNet and Mask R-CNN, whose detections differ in which boxes
 of equal scores make the top k (measure_kernel_agreement.py; it finds symc
-within 2e-6 of the
-reference kernels on the eleven models it was run with). Detection heads
-are compared as a set of rows per image (compare_detections). Networks that
+within 2e-6 of the reference kernels on the eleven models it was run with).
+Detection heads are compared as a set of rows per image
+(compare_detections). Networks that
 need ops symc does not have yet must fail with the unknown-op error naming
 them (UNSUPPORTED), so this list shrinks as ops land.
 
