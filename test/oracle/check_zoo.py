@@ -17,7 +17,8 @@ need ops symc does not have yet must fail with the unknown-op error naming
 them (UNSUPPORTED), so this list shrinks as ops land.
 
 The default run checks a representative subset (a few minutes); --all runs
-every model (the `check-zoo` build target, about 25 minutes on 2 cores).
+every model (the `check-zoo` build target: 65 minutes on 2 cores with the
+training steps, on a loaded machine).
 GluonCV 0.10.5 refuses to import beside torch 2.x: torch is hidden from it.
 
 Gluon's recurrent layers (rnn.RNN, LSTM and GRU: the fused RNN op, several
