@@ -57,6 +57,7 @@ def export(model, batch, base):
     sym, args, aux = mx.model.load_checkpoint(base, 0)
     for name, value in aux.items():  # BatchNorm statistics away from 0 and 1
         value[:] = np.random.default_rng(1).uniform(0.5, 1.5, value.shape)
+    mx.model.save_checkpoint(base, 0, sym, args, aux)
     arrays = {"arg:" + k: v for k, v in args.items()}
     arrays.update({"aux:" + k: v for k, v in aux.items()})
     arrays["arg:data"] = data
