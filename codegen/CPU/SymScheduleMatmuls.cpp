@@ -539,8 +539,9 @@ SmallVector<Operation *> initChain(Operation *op) {
 using ScheduleCache = llvm::StringMap<OwningOpRef<ModuleOp>>;
 
 /// Applies `sequence` to `op` moved, with its init chain, into a function of
-/// its own, and `finish` to that function, then puts the result back. Transforms that print the ops they
-/// work on (fuse_into_containing_op builds its failure remark up front)
+/// its own, and `finish` to that function, then puts the result back (taken
+/// from `cache` where a twin was scheduled). Transforms that print the ops
+/// they work on (fuse_into_containing_op builds its failure remark up front)
 /// verify and print the whole enclosing function each time: per op, that is
 /// quadratic in the function's size (minutes for a training step's).
 LogicalResult scheduleIsolated(Operation *op, Operation *sequence, Operation *finish, ModuleOp transforms,
