@@ -124,10 +124,19 @@ def SymScheduleMatmuls : Pass<"sym-schedule-matmuls", "::mlir::ModuleOp"> {
 
     `vector-bits` picks the micro-kernels: 512 (AVX-512: 8 x 32, then
     6/4/2/1 x 32) or 256 (AVX2: 6 x 16, then 4/2/1 x 16).
+
+    An elementwise op reading a 2-D matmul's or forward tap contraction's
+    result through reshapes and slices (a convolution's BatchNorm, bias,
+    activation, residual add) moves onto that result in place, in its index
+    space, and runs on each thread tile once the tile is computed, one row
+    of NR columns per vector (`epilogues`; not where thread tiles are
+    partial or the k loop is chunked around them).
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "256",
            "width of the target's vector registers (256 or 512)">,
+    Option<"epilogues", "epilogues", "bool", "true",
+           "apply consumers' elementwise work on the thread tiles">,
   ];
   let dependentDialects = [
     "::mlir::transform::TransformDialect", "::mlir::scf::SCFDialect",

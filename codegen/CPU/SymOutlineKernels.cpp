@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/Passes.h"
+#include "dialects/Sym/IR/SymOps.h"
 
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -121,6 +122,18 @@ Value memrefAt(OpBuilder &builder, const LLVMTypeConverter &converter, MemRefTyp
   return builder.create<UnrealizedConversionCastOp>(loc, type, descriptor).getResult(0);
 }
 
+/// The name of `kernel`'s function: the parent's, then the MXNet node the
+/// kernel computes (its location), so that profilers name the layer.
+std::string kernelName(Operation *kernel, func::FuncOp parent) {
+  std::string name = (parent.getName() + "_kernel").str();
+  StringRef node = sym::nodeName(kernel->getLoc());
+  if (!node.empty())
+    name += "_";
+  for (char c : node)
+    name += llvm::isAlnum(c) ? c : '_';
+  return name;
+}
+
 /// Moves `kernel` into a function of the values it uses (constants cloned
 /// in) and calls that function, or its twin, instead.
 void outline(Operation *kernel, func::FuncOp parent, KernelTable &table, const LLVMTypeConverter &converter) {
@@ -143,7 +156,7 @@ void outline(Operation *kernel, func::FuncOp parent, KernelTable &table, const L
 
   OpBuilder builder(parent);
   auto type = builder.getFunctionType(ValueRange(passed).getTypes(), {});
-  auto function = builder.create<func::FuncOp>(kernel->getLoc(), (parent.getName() + "_kernel").str(), type);
+  auto function = builder.create<func::FuncOp>(kernel->getLoc(), kernelName(kernel, parent), type);
   function.setPrivate();
   // Private to the object file too, not only to the module.
   function->setAttr("llvm.linkage", LLVM::LinkageAttr::get(function.getContext(), LLVM::Linkage::Internal));

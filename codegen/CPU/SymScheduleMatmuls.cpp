@@ -9,10 +9,12 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/Passes.h"
 
+#include "codegen/CPU/Epilogues.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace symc::cpu {
@@ -115,17 +117,60 @@ std::string sizes(unsigned batchDims, std::initializer_list<int64_t> rest, int64
   return joined(values);
 }
 
+/// An epilogue (fuseEpilogue) scheduled with its contraction: the operand
+/// number of its init (the contraction's result), its thread tile sizes
+/// (the contraction's rows and columns), and the columns of its vectors.
+struct EpilogueTiling {
+  unsigned initOperand;
+  int64_t mt, nt, nr;
+};
+
+/// Marks an epilogue, for its schedule to find it among its thread tile's ops.
+constexpr llvm::StringLiteral kEpilogueAttr = "symc.epilogue";
+
+/// The script fragment that tiles the epilogue `%epi<id>` into an
+/// scf.forall and fuses its contraction `%op<id>` into the tiles, in place
+/// on the tile the epilogue then rewrites.
+std::string epilogueThreadTileScript(int64_t id, const EpilogueTiling &e) {
+  return llvm::formatv(R"(
+    %op{0} = transform.get_producer_of_operand %epi{0}[{1}] : (!transform.any_op) -> !transform.any_op
+    %epithread{0}, %forall{0}e = transform.structured.tile_using_forall %epi{0} tile_sizes {2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    %init{0} = transform.get_producer_of_operand %op{0}[2] : (!transform.any_op) -> !transform.any_op
+    %thread{0}, %forall{0} = transform.structured.fuse_into_containing_op %op{0} into %forall{0}e : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
+)",
+                       id, e.initOperand, joined({e.mt, e.nt}))
+      .str();
+}
+
+/// The script fragment that vectorizes the epilogue of thread tile `id`,
+/// a row of NR columns at a time.
+std::string epilogueVectorizeScript(int64_t id, const EpilogueTiling &e) {
+  return llvm::formatv(R"(
+    %epitile{0} = transform.structured.match attributes {{{1}} in %forall{0}b : (!transform.any_op) -> !transform.any_op
+    %epirow{0}, %epiloops{0}:2 = transform.structured.tile_using_for %epitile{0} tile_sizes [1, {2}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.structured.vectorize %epirow{0} vector_sizes [1, {2}] : !transform.any_op
+)",
+                       id, kEpilogueAttr, e.nr)
+      .str();
+}
+
 /// The script fragment that tiles op `id` into an scf.forall of
-/// `threadSizes` tiles, its zero init fused in, then, given `chunkSizes`,
-/// chunks its k loop. `tiled` is set to the handle of the op to tile next.
+/// `threadSizes` tiles (or fuses it into its epilogue's), its zero init
+/// fused in, then, given `chunkSizes`, chunks its k loop. `tiled` is set to
+/// the handle of the op to tile next.
 std::string threadTileScript(int64_t id, const std::string &threadSizes, const std::string &chunkSizes,
-                             std::string &tiled) {
-  std::string s = llvm::formatv(R"(
+                             const std::optional<EpilogueTiling> &epilogue, std::string &tiled) {
+  std::string s = epilogue ? epilogueThreadTileScript(id, *epilogue) : llvm::formatv(R"(
     %init{0} = transform.get_producer_of_operand %op{0}[2] : (!transform.any_op) -> !transform.any_op
     %thread{0}, %forall{0} = transform.structured.tile_using_forall %op{0} tile_sizes {1} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+)",
+                                                                                     id, threadSizes).str();
+  s += llvm::formatv(R"(
     %fused{0}, %forall{0}b = transform.structured.fuse_into_containing_op %init{0} into %forall{0} : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )",
-                                id, threadSizes);
+                     id);
+  if (epilogue)
+    s += epilogueVectorizeScript(id, *epilogue);
   tiled = "%thread" + std::to_string(id);
   if (chunkSizes.empty())
     return s;
@@ -150,10 +195,10 @@ std::string interchange(unsigned batchDims) {
 }
 
 /// The script fragment that tiles matmul `id`.
-std::string tileScript(int64_t id, const Tiling &t) {
+std::string tileScript(int64_t id, const Tiling &t, const std::optional<EpilogueTiling> &epilogue) {
   std::string chunk;
   std::string s = threadTileScript(id, sizes(t.batchDims, {t.mt, t.nt}, 1),
-                                   t.chunkK ? sizes(t.batchDims, {0, 0, t.kt}, 0) : "", chunk);
+                                   t.chunkK ? sizes(t.batchDims, {0, 0, t.kt}, 0) : "", epilogue, chunk);
   s += llvm::formatv(R"(
     %reg{0}, %jloop{0}, %iloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} interchange = {4} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     %step{0}, %kstep{0} = transform.structured.tile_using_for %reg{0} tile_sizes {3} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -455,7 +500,7 @@ std::string vectorizeFoldedScript(int64_t id) {
 /// tap each), maybe a chunk of the last reduction, register tiles (j outside
 /// i), unit steps over every reduction loop, which then fold away with the
 /// taps' unit dims to leave an MR x NR outer product to vectorize.
-std::string tapTileScript(int64_t id, const TapTiling &t) {
+std::string tapTileScript(int64_t id, const TapTiling &t, const std::optional<EpilogueTiling> &epilogue) {
   unsigned loops = t.parallel + t.reductions;
   SmallVector<int64_t> threadSizes(t.parallel, 1), registerSizes(t.parallel, 0), steps(t.parallel, 0),
       order{t.parallel - 1, 0};
@@ -468,7 +513,7 @@ std::string tapTileScript(int64_t id, const TapTiling &t) {
   SmallVector<int64_t> chunkSizes(loops, 0);
   chunkSizes.back() = t.kt;
   std::string chunk;
-  std::string s = threadTileScript(id, joined(threadSizes), t.kt ? joined(chunkSizes) : "", chunk);
+  std::string s = threadTileScript(id, joined(threadSizes), t.kt ? joined(chunkSizes) : "", epilogue, chunk);
   s += llvm::formatv(R"(
     %reg{0}, %jloop{0}, %iloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} interchange = {3} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
     %step{0}, %kloops{0}:{4} = transform.structured.tile_using_for %reg{0} tile_sizes {5} : (!transform.any_op) -> ({6})
@@ -508,7 +553,7 @@ LaneTiling chooseLaneTiling(linalg::LinalgOp op, unsigned vectorBits) {
 
 std::string laneTileScript(int64_t id, const LaneTiling &t) {
   std::string tiled;
-  std::string s = threadTileScript(id, joined({0, t.nt, 0, 0}), "", tiled);
+  std::string s = threadTileScript(id, joined({0, t.nt, 0, 0}), "", std::nullopt, tiled);
   s += llvm::formatv(R"(
     %reg{0}, %jloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     %step{0}, %kloop{0} = transform.structured.tile_using_for %reg{0} tile_sizes [0, 0, 1, 0] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
@@ -538,39 +583,45 @@ SmallVector<Operation *> initChain(Operation *op) {
 /// variants, and repeated blocks of one shape, are scheduled once.
 using ScheduleCache = llvm::StringMap<OwningOpRef<ModuleOp>>;
 
-/// Applies `sequence` to `op` moved, with its init chain, into a function of
-/// its own, and `finish` to that function, then puts the result back (taken
+/// Applies `sequence` to `root` (`op` or its epilogue) moved, with `op` and
+/// its init chain, into a function of its own, and `finish` to that
+/// function, then puts the result back at `root` (taken
 /// from `cache` where a twin was scheduled). Transforms that print the ops
 /// they work on (fuse_into_containing_op builds its failure remark up front)
 /// verify and print the whole enclosing function each time: per op, that is
 /// quadratic in the function's size (minutes for a training step's).
-LogicalResult scheduleIsolated(Operation *op, Operation *sequence, Operation *finish, ModuleOp transforms,
-                               const transform::TransformOptions &options, ScheduleCache &cache) {
+LogicalResult scheduleIsolated(Operation *op, Operation *root, Operation *sequence, Operation *finish,
+                               ModuleOp transforms, const transform::TransformOptions &options, ScheduleCache &cache) {
   SmallVector<Operation *> moved = initChain(op);
   moved.push_back(op);
-  llvm::SetVector<Value> external;
-  for (Operation *movedOp : moved)
-    for (Value operand : movedOp->getOperands())
-      if (!llvm::is_contained(moved, operand.getDefiningOp()))
-        external.insert(operand);
+  if (root != op)
+    moved.push_back(root);
+  llvm::SetVector<Value> used, external;
+  for (Operation *movedOp : moved) {
+    used.insert(movedOp->operand_begin(), movedOp->operand_end());
+    getUsedValuesDefinedAbove(movedOp->getRegions(), used);
+  }
+  for (Value value : used)
+    if (!llvm::is_contained(moved, value.getDefiningOp()))
+      external.insert(value);
 
   Location loc = op->getLoc();
   OwningOpRef<ModuleOp> isolated = ModuleOp::create(loc);
   OpBuilder builder = OpBuilder::atBlockEnd(isolated->getBody());
   auto function = builder.create<func::FuncOp>(
-      loc, "isolated", builder.getFunctionType(ValueRange(external.getArrayRef()).getTypes(), op->getResultTypes()));
+      loc, "isolated", builder.getFunctionType(ValueRange(external.getArrayRef()).getTypes(), root->getResultTypes()));
   builder.setInsertionPointToStart(function.addEntryBlock());
   IRMapping inward;
   inward.map(external.getArrayRef(), function.getArguments());
   for (Operation *movedOp : moved)
     builder.clone(*movedOp, inward);
-  builder.create<func::ReturnOp>(loc, inward.lookup(op)->getResults());
+  builder.create<func::ReturnOp>(loc, inward.lookup(root)->getResults());
   std::string key = cast<SymbolOpInterface>(sequence).getName().str();
   llvm::raw_string_ostream text(key);
   isolated->print(text, OpPrintingFlags().printGenericOpForm());
   OwningOpRef<ModuleOp> &scheduled = cache[key];
   if (!scheduled) {
-    if (failed(transform::applyTransformNamedSequence(inward.lookup(op), sequence, transforms, options)) ||
+    if (failed(transform::applyTransformNamedSequence(inward.lookup(root), sequence, transforms, options)) ||
         failed(transform::applyTransformNamedSequence(*isolated, finish, transforms, options)))
       return failure();
     scheduled = std::move(isolated);
@@ -578,17 +629,31 @@ LogicalResult scheduleIsolated(Operation *op, Operation *sequence, Operation *fi
   function = cast<func::FuncOp>(scheduled->getBody()->front());
   auto ret = cast<func::ReturnOp>(function.getBody().front().getTerminator());
 
-  builder.setInsertionPoint(op);
+  builder.setInsertionPoint(root);
   IRMapping outward;
   outward.map(function.getArguments(), external.getArrayRef());
   for (Operation &scheduledOp : function.getBody().front().without_terminator())
     builder.clone(scheduledOp, outward)->walk([&](Operation *clone) { clone->setLoc(loc); }); // not its twin's
-  for (auto [result, value] : llvm::zip(op->getResults(), ret.getOperands()))
+  for (auto [result, value] : llvm::zip(root->getResults(), ret.getOperands()))
     result.replaceAllUsesWith(outward.lookupOrDefault(value));
   for (Operation *movedOp : llvm::reverse(moved))
     if (movedOp->use_empty())
       movedOp->erase();
   return success();
+}
+
+/// An op to schedule by sequence `id`, applied to `root`: the op or the
+/// epilogue fused into its tiles.
+struct Scheduled {
+  Operation *op, *root;
+  unsigned id;
+};
+
+/// Marks `epilogue` for its schedule and tiles it as its contraction's
+/// thread tiles, `mt` x `nt`, in vectors of `nr` columns.
+EpilogueTiling epilogueTilingOf(linalg::GenericOp epilogue, int64_t mt, int64_t nt, int64_t nr) {
+  epilogue->setAttr(kEpilogueAttr, UnitAttr::get(epilogue.getContext()));
+  return {epilogue.getDpsInitOperand(0)->getOperandNumber(), mt, nt, nr};
 }
 
 struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsPass> {
@@ -616,38 +681,52 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
     // sequence's body with its handles numbered `id`).
     std::string sequences;
     llvm::StringMap<unsigned> sequenceIds;
-    SmallVector<std::pair<Operation *, unsigned>> scheduled;
-    auto add = [&](linalg::LinalgOp op, llvm::function_ref<std::string(int64_t)> script) {
+    SmallVector<Scheduled> scheduled;
+    auto add = [&](linalg::LinalgOp op, Operation *root, llvm::function_ref<std::string(int64_t)> script) {
       auto [it, added] = sequenceIds.try_emplace(script(0), sequenceIds.size());
       if (added)
-        sequences += llvm::formatv("  transform.named_sequence @{0}{1}(%op{1}: !transform.any_op {{transform.consumed}) {{\n"
+        sequences += llvm::formatv("  transform.named_sequence @{0}{1}(%{3}{1}: !transform.any_op {{transform.consumed}) {{\n"
                                    "{2}    transform.yield\n  }\n",
-                                   kSequencePrefix, it->second, script(it->second));
-      scheduled.push_back({op, it->second});
+                                   kSequencePrefix, it->second, script(it->second), root == op ? "op" : "epi");
+      scheduled.push_back({op, root, it->second});
     };
     for (linalg::LinalgOp original : matmuls) {
       MicroKernel kernel = pickMicroKernel(vectorBits, matmulSizes(original)[0]);
       linalg::LinalgOp op = padOperands(original, kernel);
       Tiling tiling = chooseTiling(op, kernel);
-      add(op, [&](int64_t id) { return tileScript(id, tiling); });
+      std::optional<EpilogueTiling> epilogueTiling;
+      Operation *root = op;
+      // (Whole thread tiles only: the epilogue's vectors have no masks.)
+      if (tiling.batchDims == 0 && !tiling.peelI && !tiling.peelJ && !tiling.chunkK && epilogues)
+        if (linalg::GenericOp epilogue = fuseEpilogue(op))
+          root = epilogue, epilogueTiling = epilogueTilingOf(epilogue, tiling.mt, tiling.nt, tiling.nr);
+      add(op, root, [&](int64_t id) { return tileScript(id, tiling, epilogueTiling); });
     }
     for (linalg::LinalgOp original : taps) {
       TapTiling tiling = chooseTapTiling(original, cheapestMicroKernel(vectorBits, original.getStaticLoopRanges()[0]));
       linalg::LinalgOp op = padTapContraction(original, tiling);
-      add(op, [&](int64_t id) { return tapTileScript(id, tiling); });
+      std::optional<EpilogueTiling> epilogueTiling;
+      Operation *root = op;
+      if (tiling.parallel == 2 && epilogues)
+        if (linalg::GenericOp epilogue = fuseEpilogue(op))
+          root = epilogue, epilogueTiling = epilogueTilingOf(epilogue, tiling.mt, tiling.nt, tiling.nr);
+      add(op, root, [&](int64_t id) { return tapTileScript(id, tiling, epilogueTiling); });
     }
     for (linalg::LinalgOp op : lanes) {
       LaneTiling tiling = chooseLaneTiling(op, vectorBits);
-      add(op, [&](int64_t id) { return laneTileScript(id, tiling); });
+      add(op, op, [&](int64_t id) { return laneTileScript(id, tiling); });
     }
     if (failed(applyScripts(sequences, scheduled)))
       return signalPassFailure();
-    module.walk([](Operation *op) { op->removeAttr(kLaneContractionAttr); });
+    module.walk([](Operation *op) {
+      op->removeAttr(kLaneContractionAttr);
+      op->removeAttr(kEpilogueAttr);
+    });
   }
 
   /// Applies each op's sequence of `sequences` and the finishing script to
   /// it.
-  LogicalResult applyScripts(const std::string &sequences, ArrayRef<std::pair<Operation *, unsigned>> scheduled) {
+  LogicalResult applyScripts(const std::string &sequences, ArrayRef<Scheduled> scheduled) {
     ModuleOp module = getOperation();
     std::string script = "module attributes {transform.with_named_sequence} {\n" + sequences +
                          "  transform.named_sequence @__transform_main(%root: !transform.any_op) {\n" +
@@ -661,9 +740,9 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
     auto options = transform::TransformOptions().enableExpensiveChecks(false);
     Operation *finish = transform::detail::findTransformEntryPoint(module, *transforms);
     ScheduleCache cache;
-    for (auto [op, id] : scheduled) {
+    for (auto [op, root, id] : scheduled) {
       Operation *sequence = transforms->lookupSymbol(kSequencePrefix.str() + std::to_string(id));
-      if (failed(scheduleIsolated(op, sequence, finish, *transforms, options, cache)))
+      if (failed(scheduleIsolated(op, root, sequence, finish, *transforms, options, cache)))
         return failure();
     }
     return success();

@@ -78,6 +78,76 @@ func.func @taps(%w: tensor<10x2x3x3xf32>, %x: tensor<2x1026xf32>) -> tensor<10x9
   return %r : tensor<10x960xf32>
 }
 
+// A convolution's BatchNorm-like epilogue (a per-channel scale, then relu)
+// read through the slices and reshapes back to (1, 10, 30, 30): it moves in
+// place onto the contraction's padded (12, 960) result and runs on each
+// thread tile, a row of 16 columns per vector, its per-channel operand
+// padded to the 12 rows; the consumer's result is the same slices and
+// reshapes of the epilogue's.
+// CHECK-LABEL: func @taps_epilogue
+// CHECK: %[[SCALE:.*]] = tensor.pad %arg2 low[0] high[2]
+// CHECK: scf.forall {{.*}} in (10) shared_outs(%[[OUT:.*]] = {{.*}}) -> (tensor<12x960xf32>)
+// CHECK: %[[TILE:.*]] = tensor.extract_slice %[[OUT]]
+// CHECK: linalg.fill {{.*}} outs(%[[TILE]] :
+// CHECK: math.fma {{.*}} : vector<6x16xf32>
+// CHECK: tensor.extract_slice %[[SCALE]]
+// CHECK: arith.mulf {{.*}} : vector<1x16xf32>
+// CHECK: arith.maximumf {{.*}} : vector<1x16xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.extract_slice {{.*}}[0, 0] [10, 960] [1, 1] : tensor<12x960xf32> to tensor<10x960xf32>
+// CHECK: tensor.extract_slice {{.*}} : tensor<1x10x30x32xf32> to tensor<1x10x30x30xf32>
+#c4 = affine_map<(d0, d1, d2, d3) -> (d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @taps_epilogue(%w: tensor<10x2x3x3xf32>, %x: tensor<2x1026xf32>, %scale: tensor<10xf32>) -> tensor<1x10x30x30xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<10x960xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<10x960xf32>) -> tensor<10x960xf32>
+  %r = linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%w, %x : tensor<10x2x3x3xf32>, tensor<2x1026xf32>) outs(%init : tensor<10x960xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %s = math.fma %a, %b, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<10x960xf32>
+  %rows = tensor.expand_shape %r [[0, 1], [2, 3]] output_shape [1, 10, 30, 32] : tensor<10x960xf32> into tensor<1x10x30x32xf32>
+  %valid = tensor.extract_slice %rows[0, 0, 0, 0] [1, 10, 30, 30] [1, 1, 1, 1] : tensor<1x10x30x32xf32> to tensor<1x10x30x30xf32>
+  %oe = tensor.empty() : tensor<1x10x30x30xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #c4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%valid, %scale : tensor<1x10x30x30xf32>, tensor<10xf32>) outs(%oe : tensor<1x10x30x30xf32>) {
+  ^bb0(%v: f32, %k: f32, %out: f32):
+    %m = arith.mulf %v, %k : f32
+    %relu = arith.maximumf %m, %zero : f32
+    linalg.yield %relu : f32
+  } -> tensor<1x10x30x30xf32>
+  return %y : tensor<1x10x30x30xf32>
+}
+
+// A 1x1 convolution's residual add: the residual, laid out like the
+// reshaped result, is read through the reshape undone (collapsed to the
+// matmul's (64, 256)); no thread tile is partial, so the add moves onto
+// the tiles.
+// CHECK-LABEL: func @gemm_epilogue_residual
+// CHECK: %[[RESIDUAL:.*]] = tensor.collapse_shape %arg2 {{\[}}[0, 1], [2, 3]] : tensor<1x64x16x16xf32> into tensor<64x256xf32>
+// CHECK: scf.forall
+// CHECK: tensor.extract_slice %[[RESIDUAL]]
+// CHECK: vector.fma
+// CHECK: arith.addf {{.*}} : vector<1x16xf32>
+// CHECK: scf.forall.in_parallel
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x64x16x16xf32>
+func.func @gemm_epilogue_residual(%a: tensor<64x128xf32>, %b: tensor<128x256xf32>, %res: tensor<1x64x16x16xf32>) -> tensor<1x64x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x256xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x256xf32>) outs(%init : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %img = tensor.expand_shape %mm [[0, 1], [2, 3]] output_shape [1, 64, 16, 16] : tensor<64x256xf32> into tensor<1x64x16x16xf32>
+  %oe = tensor.empty() : tensor<1x64x16x16xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%img, %res : tensor<1x64x16x16xf32>, tensor<1x64x16x16xf32>) outs(%oe : tensor<1x64x16x16xf32>) {
+  ^bb0(%v: f32, %r: f32, %out: f32):
+    %sum = arith.addf %v, %r : f32
+    linalg.yield %sum : f32
+  } -> tensor<1x64x16x16xf32>
+  return %y : tensor<1x64x16x16xf32>
+}
+
 // A tap contraction's A made by a zero padding, flattened (as a weight
 // gradient's image): that padding grows by the two rows instead of a second
 // copy of A padding them.
