@@ -38,7 +38,8 @@ def SymEmbedManifest : Pass<"sym-embed-manifest", "::mlir::ModuleOp"> {
     workspace size (`symc.workspace_bytes`, 0 when absent) and embeds it as a
     constant string returned by `const char *<prefix>_manifest(void)`, with
     the CPU features the code needs (`cpu_features`), which the runtime
-    checks before running it. With `params-file`, that .params file is
+    checks before running it, and the device it runs on (`device`: "cpu",
+    or "cuda:sm_90" for kernels in PTX for that architecture). With `params-file`, that .params file is
     embedded too, returned by `const uint8_t *<prefix>_params(int64_t
     *size)`, and the manifest says so (`embedded_params`). With
     `shape-variants`, the manifest lists the prefixes under which the same
@@ -49,6 +50,8 @@ def SymEmbedManifest : Pass<"sym-embed-manifest", "::mlir::ModuleOp"> {
   let options = [
     ListOption<"cpuFeatures", "cpu-features", "std::string",
                "CPU features the generated code uses (avx2, fma, avx512f, ...)">,
+    Option<"device", "device", "std::string", "\"cpu\"",
+           "the device the code runs on: cpu, or cuda:<arch>">,
     Option<"paramsFile", "params-file", "std::string", "\"\"",
            ".params file to embed (none when empty)">,
     ListOption<"shapeVariants", "shape-variants", "std::string",

@@ -73,6 +73,7 @@ struct SymEmbedManifestPass : impl::SymEmbedManifestBase<SymEmbedManifestPass> {
     if (auto small = module->getAttrOfType<DenseI64ArrayAttr>(kSmallBatchWorkspaceAttr))
       manifest["small_batch_workspace"] = llvm::json::Object{{"below_rows", small[0]}, {"bytes", small[1]}};
     manifest["cpu_features"] = llvm::json::Array(cpuFeatures);
+    manifest["device"] = device;
     manifest["embedded_params"] = !paramsFile.empty();
     if (!shapeVariants.empty())
       manifest["shape_variants"] = llvm::json::Array(shapeVariants);

@@ -14,6 +14,7 @@
 #include "dialects/Sym/IR/SymDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -244,20 +245,42 @@ private:
   llvm::StringMap<double> total;
 };
 
+/// The host CPU a CUDA artifact's launch code is compiled for: the given
+/// one, or for "native" plain x86-64 (the artifact runs on the GPU
+/// machine, not the compiling one).
+symc::TargetOptions hostTarget(const symc::ArtifactOptions &options) {
+  bool cuda = options.target != "cpu";
+  return symc::TargetOptions{cuda && options.cpu == "native" ? "x86-64" : options.cpu};
+}
+
 /// Lowers `module` as `options` say; false after reporting an error. With
 /// `slowestPasses`, sets it to the passes that took longest.
-bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, const symc::TargetOptions &target,
-                 std::string *slowestPasses = nullptr) {
+bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, std::string *slowestPasses = nullptr) {
   std::string error;
-  std::optional<symc::TargetInfo> info = symc::describeTarget(target, error);
+  std::optional<symc::TargetInfo> info = symc::describeTarget(hostTarget(options), error);
   if (!info)
     return reportError(error);
+  bool invalidTarget = false;
+  std::optional<std::string> arch = symc::cudaArchOf(options.target, invalidTarget);
+  if (invalidTarget)
+    return false;
   PassManager pm(module.getContext());
-  symc::CPUOptions cpu{options.prefix,     options.emit == symc::EmitKind::Linalg,
-                       info->vectorBits,   info->checkedFeatures,
-                       options.batchChunk, options.embeddedParams,
-                       options.monitor,    options.shapeVariants};
-  symc::buildCPUPipeline(pm, cpu);
+  if (arch) {
+    symc::CUDAOptions cuda;
+    cuda.prefix = options.prefix;
+    cuda.arch = *arch;
+    cuda.stopAtLinalg = options.emit == symc::EmitKind::Linalg;
+    cuda.batchChunk = options.batchChunk;
+    cuda.embeddedParams = options.embeddedParams;
+    cuda.shapeVariants = options.shapeVariants;
+    symc::buildCUDAPipeline(pm, cuda);
+  } else {
+    symc::CPUOptions cpu{options.prefix,     options.emit == symc::EmitKind::Linalg,
+                         info->vectorBits,   info->checkedFeatures,
+                         options.batchChunk, options.embeddedParams,
+                         options.monitor,    options.shapeVariants};
+    symc::buildCPUPipeline(pm, cpu);
+  }
   PassTimes *passTimes = nullptr;
   if (slowestPasses) {
     auto times = std::make_unique<PassTimes>();
@@ -271,13 +294,24 @@ bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, const sy
   return true;
 }
 
+/// The PTX of every kernel module (gpu.binary) in a lowered CUDA module.
+bool writePTX(ModuleOp module, const std::string &path) {
+  return writeText(path, [&](llvm::raw_ostream &os) {
+    module.walk([&](gpu::BinaryOp binary) {
+      for (Attribute object : binary.getObjects())
+        if (auto ptx = dyn_cast<gpu::ObjectAttr>(object))
+          os << ptx.getObject().getValue().rtrim('\0');
+    });
+  });
+}
+
 } // namespace
 
 bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   PhaseTimer timer(options.printPhases);
-  TargetOptions target{options.cpu};
+  TargetOptions target = hostTarget(options);
   std::string slowestPasses;
-  if (!lowerModule(module, options, target, options.printPhases ? &slowestPasses : nullptr))
+  if (!lowerModule(module, options, options.printPhases ? &slowestPasses : nullptr))
     return false;
   timer.done(options.emit == EmitKind::Linalg ? "lower to linalg" : "lower to LLVM dialect",
              "slowest passes: " + slowestPasses);
@@ -285,6 +319,11 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
     return writeText(options.outputPath, [&](llvm::raw_ostream &os) { module.print(os); });
   if (options.printPhases)
     printMemoryPlan(module, options.prefix);
+  if (options.emit == EmitKind::PTX) {
+    if (options.target == "cpu")
+      return reportError("--emit=ptx needs --target cuda");
+    return writePTX(module, options.outputPath);
+  }
 
   std::string error;
   if (options.emit == EmitKind::LLVMIR) {
@@ -323,6 +362,23 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
     return reportError("cannot seal " + options.outputPath + ": " + error);
   timer.done("link " + options.outputPath);
   return true;
+}
+
+std::optional<std::string> symc::cudaArchOf(const std::string &target, bool &invalid) {
+  invalid = false;
+  llvm::StringRef text(target);
+  if (text == "cpu")
+    return std::nullopt;
+  if (text == "cuda")
+    return std::string("sm_90");
+  unsigned version = 0;
+  if (text.consume_front("cuda:") && text.starts_with("sm_") && !text.drop_front(3).getAsInteger(10, version) &&
+      version >= 80 && version <= 90)
+    return text.str();
+  invalid = true;
+  reportError("unknown --target '" + target + "': expected cpu, cuda, or cuda:sm_NN with NN from 80 to 90 "
+              "(LLVM 19's NVPTX backend reaches sm_90; CUDA 13's ptxas starts at sm_75)");
+  return std::nullopt;
 }
 
 std::optional<std::vector<std::vector<std::string>>>
@@ -386,11 +442,11 @@ bool symc::emitShapeVariants(ModuleOp primary, CompileOptions compile,
       llvm::errs() << "[symc] shape variant " << variant.prefix << ": " << shapes << "\n";
     compile.shapes = shapeSets[k];
     OwningOpRef<ModuleOp> module = compileToSym(*primary.getContext(), compile);
-    if (!module || !lowerModule(*module, variant, TargetOptions{options.cpu}))
+    if (!module || !lowerModule(*module, variant))
       return reportError("cannot compile the shape variant " + shapes);
     std::string error, objectPath = options.outputPath + "." + std::to_string(k) + ".o";
     withVariants.linkedObjects.push_back(objectPath);
-    if (!emitObjectFile(*module, TargetOptions{options.cpu}, variant.prefix, objectPath, error))
+    if (!emitObjectFile(*module, hostTarget(options), variant.prefix, objectPath, error))
       return reportError(error);
     withVariants.shapeVariants.push_back(variant.prefix);
   }

@@ -29,7 +29,7 @@ struct CompileOptions {
 };
 
 /// What `symc compile` produces.
-enum class EmitKind { Sym, Interface, Linalg, LLVMIR, Object, SharedLibrary };
+enum class EmitKind { Sym, Interface, Linalg, LLVMIR, PTX, Object, SharedLibrary };
 
 struct ArtifactOptions {
   EmitKind emit = EmitKind::SharedLibrary;
@@ -49,7 +49,15 @@ struct ArtifactOptions {
   /// Prefixes of shape variants listed in the manifest, and the objects
   /// holding them, linked into the shared library (emitShapeVariants).
   std::vector<std::string> shapeVariants, linkedObjects;
+  /// The device the artifact runs on: "cpu", or "cuda:<arch>" (sm_80,
+  /// sm_90, ...) for PTX kernels launched from host code.
+  std::string target = "cpu";
 };
+
+/// The GPU architecture of a `--target` ("cuda" alone: sm_90), or nullopt
+/// for the CPU; reports an error and sets `invalid` for a target symc does
+/// not know.
+std::optional<std::string> cudaArchOf(const std::string &target, bool &invalid);
 
 /// Registers the dialects symc's IR uses with `ctx`.
 void loadDialects(mlir::MLIRContext &ctx);

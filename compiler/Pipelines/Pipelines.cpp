@@ -3,10 +3,12 @@
 
 #include "codegen/Artifact/Passes.h"
 #include "codegen/CPU/Passes.h"
+#include "codegen/CUDA/Passes.h"
 #include "dialects/Sym/Transforms/Passes.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -27,6 +29,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                               llvm::cl::init(256)};
   Option<bool> monitor{*this, "monitor", llvm::cl::desc("compile the monitor variants too"),
                        llvm::cl::init(symc::CPUOptions().monitor)};
+};
+
+struct CUDAPipelineOptions : public PassPipelineOptions<CUDAPipelineOptions> {
+  Option<std::string> prefix{*this, "prefix", llvm::cl::desc("exported symbol prefix"),
+                             llvm::cl::init("symc")};
+  Option<std::string> arch{*this, "arch", llvm::cl::desc("GPU architecture (sm_80, sm_90)"),
+                           llvm::cl::init(symc::CUDAOptions().arch)};
 };
 
 struct FrontendPipelineOptions : public PassPipelineOptions<FrontendPipelineOptions> {
@@ -63,7 +72,9 @@ static void addTensorPasses(OpPassManager &pm, int64_t batchChunk) {
   func.addPass(createCanonicalizerPass());
 }
 
-static void addBufferizationPasses(OpPassManager &pm) {
+/// Bufferizes into the caller's buffers and the planned workspace; with
+/// `vectorizeCopies`, copies become vector transfers (CPU code).
+static void addBufferizationPasses(OpPassManager &pm, bool vectorizeCopies = true) {
   pm.addNestedPass<func::FuncOp>(symc::createSymMaterializeThroughReshapes());
   // Passes that see one function at a time run on every function at once.
   pm.addNestedPass<func::FuncOp>(bufferization::createEmptyTensorEliminationPass());
@@ -88,7 +99,8 @@ static void addBufferizationPasses(OpPassManager &pm) {
   // CSE makes the two one and the canonicalizer drops the copy.
   pm.addNestedPass<func::FuncOp>(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(symc::cpu::createSymVectorizeCopies());
+  if (vectorizeCopies)
+    pm.addNestedPass<func::FuncOp>(symc::cpu::createSymVectorizeCopies());
 }
 
 // The order matters in MLIR 19 (shared/TOOLCHAIN.md): OpenMP conversion only
@@ -143,9 +155,68 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   addLLVMPasses(pm, manifest);
 }
 
+/// Kernels go through NVVM to PTX, embedded in the artifact as a gpu.binary
+/// (scalar host code between them stays on the host); then the host side,
+/// launches included, goes to LLVM.
+static void addCUDALLVMPasses(OpPassManager &pm, const symc::CUDAOptions &options) {
+  OpPassManager &func = pm.nest<func::FuncOp>();
+  func.addPass(createForallToParallelLoopPass());
+  func.addPass(createConvertLinalgToParallelLoopsPass());
+  func.addPass(createCanonicalizerPass());
+  func.addPass(symc::cuda::createSymMapToGPU());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(symc::cuda::createSymMergeKernelModules());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.arch;
+  target.features = "+ptx80";
+  target.optLevel = 3;
+  std::vector<std::string> libdevice{options.libdevice};
+  target.linkLibs = libdevice;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(memref::createExpandStridedMetadataPass());
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createConvertSCFToCFPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  // What libdevice does not cover (math.fma from sym-approximate-math)
+  // becomes LLVM intrinsics NVPTX selects.
+  kernels.addPass(createConvertMathToLLVMPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = "isa";
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void symc::buildCUDAPipeline(OpPassManager &pm, const CUDAOptions &options) {
+  SymArtifactABIOptions abi;
+  abi.prefix = options.prefix;
+  pm.addPass(createSymArtifactABI(abi));
+  addTensorPasses(pm, options.batchChunk);
+  if (options.stopAtLinalg)
+    return;
+  addBufferizationPasses(pm, /*vectorizeCopies=*/false);
+  symc::SymEmbedManifestOptions manifest;
+  manifest.device = "cuda:" + options.arch;
+  manifest.paramsFile = options.embeddedParams;
+  manifest.shapeVariants = options.shapeVariants;
+  pm.addPass(symc::createSymEmbedManifest(manifest));
+  addCUDALLVMPasses(pm, options);
+}
+
 void symc::registerPassesAndPipelines() {
   PassPipelineRegistration<>("sym-bufferize", "Bufferize scheduled linalg-on-tensors IR into planned buffers",
-                             addBufferizationPasses);
+                             [](OpPassManager &pm) { addBufferizationPasses(pm); });
   PassPipelineRegistration<>(
       "sym-cpu-to-llvm", "Bufferize scheduled linalg-on-tensors IR and lower it to the LLVM dialect",
       [](OpPassManager &pm) {
@@ -154,6 +225,7 @@ void symc::registerPassesAndPipelines() {
       });
   sym::registerSymPasses();
   cpu::registerSymCPUPasses();
+  cuda::registerSymCUDAPasses();
   registerSymArtifactPasses();
   PassPipelineRegistration<CPUPipelineOptions>(
       "sym-cpu", "Lower shape-inferred sym IR to the LLVM dialect with the artifact ABI",
@@ -163,6 +235,14 @@ void symc::registerPassesAndPipelines() {
         options.vectorBits = opts.vectorBits;
         options.monitor = opts.monitor;
         buildCPUPipeline(pm, options);
+      });
+  PassPipelineRegistration<CUDAPipelineOptions>(
+      "sym-cuda", "Lower shape-inferred sym IR to GPU kernels (PTX) and host code with the artifact ABI",
+      [](OpPassManager &pm, const CUDAPipelineOptions &opts) {
+        CUDAOptions options;
+        options.prefix = opts.prefix;
+        options.arch = opts.arch;
+        buildCUDAPipeline(pm, options);
       });
   PassPipelineRegistration<FrontendPipelineOptions>(
       "sym-frontend", "Shape-infer imported sym IR",

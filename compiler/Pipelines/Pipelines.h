@@ -47,6 +47,28 @@ struct CPUOptions {
 /// parallel loops on OpenMP, then LLVM.
 void buildCPUPipeline(mlir::OpPassManager &pm, const CPUOptions &options);
 
+struct CUDAOptions {
+  /// Prefix of the artifact's exported symbols.
+  std::string prefix = "symc";
+  /// The GPU architecture the PTX targets.
+  std::string arch = "sm_90";
+  /// CUDA's libdevice, linked into the kernels for math functions.
+  std::string libdevice = "/usr/local/cuda/nvvm/libdevice/libdevice.10.bc";
+  /// Stop with linalg on tensors (for --emit=linalg).
+  bool stopAtLinalg = false;
+  /// Batch rows per step of the loops over a dynamic batch dim.
+  int64_t batchChunk = 16;
+  /// A .params file to embed in the artifact (none when empty).
+  std::string embeddedParams;
+  /// Prefixes of the same symbol compiled for other shapes.
+  std::vector<std::string> shapeVariants;
+};
+
+/// Shape-inferred sym IR -> LLVM dialect with the artifact ABI whose entry
+/// points launch PTX kernels (embedded as a gpu.binary) on the buffers the
+/// runtime passes, all in device memory.
+void buildCUDAPipeline(mlir::OpPassManager &pm, const CUDAOptions &options);
+
 /// Registers symc's passes and pipelines with the pass registry (for symc-opt).
 void registerPassesAndPipelines();
 

@@ -87,11 +87,31 @@ class NDArray:
 
     @property
     def __array_interface__(self):
+        if self._on_gpu():  # device memory: numpy reads a copy through __array__
+            raise AttributeError("a gpu array has no host memory to share")
         return {"shape": self.shape, "typestr": self.dtype.str, "data": (self._data, False), "version": 3}
 
+    def _on_gpu(self):
+        return self.context.device_type == "gpu"
+
     def _view(self):
-        """A numpy array over this array's memory (keeps it alive)."""
-        return np.asarray(self)
+        """A numpy array over this array's memory (keeps it alive); for a gpu
+        array, a copy in host memory."""
+        if not self._on_gpu():
+            return np.asarray(self)
+        host = np.empty(self.shape, self.dtype)
+        check_call(lib.SymcNDArraySyncCopyToCPU(self.handle, ctypes.c_void_p(host.ctypes.data),
+                                                ctypes.c_size_t(host.size)))
+        return host
+
+    def _assign(self, key, value):
+        """self[key] = value, through a host copy for a gpu array."""
+        view = self._view()
+        view[key] = np.asarray(value)
+        if self._on_gpu():
+            view = np.ascontiguousarray(view)
+            check_call(lib.SymcNDArraySyncCopyFromCPU(self.handle, ctypes.c_void_p(view.ctypes.data),
+                                                      ctypes.c_size_t(view.size)))
 
     # -- MXNet's NDArray methods ---------------------------------------------
     def asnumpy(self):
@@ -136,13 +156,15 @@ class NDArray:
 
     # -- indexing and arithmetic, through numpy views ---------------------------
     def __getitem__(self, key):
-        value = self._view()[key]
-        if isinstance(value, np.ndarray) and np.shares_memory(value, self._view()):
+        view = self._view()
+        value = view[key]
+        if not self._on_gpu() and isinstance(value, np.ndarray) and np.shares_memory(value, view):
             return from_numpy(value, keep=self)
-        return array(value, dtype=self.dtype)
+        # A gpu array's items are copies (on its device), not views.
+        return array(value, ctx=self.context if self._on_gpu() else None, dtype=self.dtype)
 
     def __setitem__(self, key, value):
-        self._view()[key] = np.asarray(value)
+        self._assign(key, value)
 
     def __len__(self):
         return self.shape[0]
@@ -164,8 +186,7 @@ class NDArray:
         return array(np.asarray(op(self._view(), np.asarray(other))).astype(self.dtype, copy=False))
 
     def _inplace(self, other, op):
-        view = self._view()
-        view[...] = op(view, np.asarray(other))
+        self._assign(Ellipsis, op(self._view(), np.asarray(other)))
         return self
 
 
@@ -217,7 +238,7 @@ def array(source_array, ctx=None, dtype=None):
         dtype = source_array.dtype if isinstance(source_array, (np.ndarray, NDArray)) else np.float32
     source = np.asarray(source_array)
     out = _new(source.shape, dtype, ctx)
-    out._view()[...] = source
+    out._assign(Ellipsis, source)
     return out
 
 

@@ -347,8 +347,13 @@ TEST(CApi, Errors) {
   EXPECT_EQ(SymcNDArrayCreate(shape, 1, 0, SYMC_CPU, 0, &array), -1);
   EXPECT_EQ(SymcNDArrayCreate(shape, 0, 99, SYMC_CPU, 0, &array), -1);
   EXPECT_STREQ(SymcGetLastErrorKind(), "TypeError");
-  EXPECT_EQ(SymcNDArrayCreate(shape, 0, 0, SYMC_GPU, 0, &array), -1);
-  EXPECT_STREQ(SymcGetLastError(), "symc arrays live in cpu memory, not gpu(0)");
+  // A gpu array needs a GPU: without one the error says what is missing.
+  if (SymcNDArrayCreate(shape, 0, 0, SYMC_GPU, 0, &array) == 0)
+    SymcNDArrayFree(array);
+  else
+    EXPECT_NE(std::string(SymcGetLastError()).find("gpu contexts need libsymrt_cuda and the NVIDIA driver"),
+              std::string::npos)
+        << SymcGetLastError();
 }
 
 } // namespace

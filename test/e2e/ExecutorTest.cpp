@@ -341,7 +341,8 @@ TEST(Executor, SimpleBindErrors) {
   EXPECT_EQ(errorOf([&] { Executor::simpleBind(artifact, Context::cpu(), {{"a", {3}}}); }, "RuntimeError"),
             "simple_bind error. Arguments:\na: (3,)\nshape (3,) of 'a' differs from the compiled shape (2,)");
   EXPECT_EQ(errorOf([&] { Executor::simpleBind(artifact, Context::gpu(0)); }, "MXNetError"),
-            "this artifact was compiled for the CPU; bind it with ctx=cpu(), not gpu(0)");
+            "this artifact was compiled for the CPU; bind it with ctx=cpu(), not gpu(0) (symc compile --target cuda "
+            "compiles for a GPU)");
   // Names the symbol does not have are ignored, as MXNet does.
   EXPECT_NO_THROW(Executor::simpleBind(artifact, Context::cpu(), {{"c", {7}}}));
 }

@@ -46,6 +46,7 @@ struct Options {
   std::map<std::string, std::string> gradReqs;
   std::string gradsIn, gradsOut;
   double rtol = 1e-5, atol = 1e-5;
+  int gpu = 0;
 };
 
 [[noreturn]] void usageError(const std::string &message) { throw Error("UsageError", message); }
@@ -100,6 +101,8 @@ const std::vector<Flag> &flags() {
        [](Options &o, const std::string &v) { o.atol = number("--atol", v, 0.0, 1e300); }},
       {"--bench", "N", "time N more runs and print the median, p10, p90 and min",
        [](Options &o, const std::string &v) { o.bench = number("--bench", v, 0, kMaxInt); }},
+      {"--gpu", "N", "the GPU a CUDA artifact (symc compile --target cuda) runs on (0)",
+       [](Options &o, const std::string &v) { o.gpu = number("--gpu", v, 0, 1024); }},
       {"--threads", "N", "threads of the generated code (0: OpenMP's default)",
        [](Options &o, const std::string &v) { o.threads = number("--threads", v, 0, 4096); }},
       {"--seed", "N", "seed of Dropout and rrelu draws (mx.random.seed)",
@@ -402,7 +405,8 @@ int run(const Options &o) {
     for (const ArrayDict *given : {&inputs, &params.args})
       if (auto array = given->find(spec.name); array != given->end() && spec.isDynamic())
         shapes[spec.name] = array->second.shape();
-  Executor exec = Executor::simpleBind(artifact, Context::cpu(), shapes, gradReqsFor(*artifact, o));
+  Context ctx = artifact->manifest().runsOnGpu() ? Context::gpu(o.gpu) : Context::cpu();
+  Executor exec = Executor::simpleBind(artifact, ctx, shapes, gradReqsFor(*artifact, o));
   exec.setNumThreads(o.threads);
   if (o.seed)
     seedRandom(*o.seed);

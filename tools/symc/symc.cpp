@@ -46,7 +46,8 @@ cl::opt<EmitKind> emit(
                clEnumValN(EmitKind::Interface, "interface",
                           "arguments, aux states and outputs as JSON (names only without --shape)"),
                clEnumValN(EmitKind::Linalg, "linalg", "linalg on tensors, after fusion"),
-               clEnumValN(EmitKind::LLVMIR, "llvm", "optimized LLVM IR")),
+               clEnumValN(EmitKind::LLVMIR, "llvm", "optimized LLVM IR"),
+               clEnumValN(EmitKind::PTX, "ptx", "the kernels' PTX (--target cuda)")),
     cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::opt<std::string> outputPath("o", cl::desc("output file ('-' for stdout)"), cl::init(""),
@@ -77,6 +78,11 @@ cl::opt<std::string> prefix("name", cl::desc("prefix of the artifact's exported 
 
 cl::opt<std::string> cpu("cpu", cl::desc("target CPU (an LLVM CPU name) or 'native'"),
                          cl::init("native"), cl::sub(compileCommand), cl::cat(symcOptions));
+
+cl::opt<std::string> target("target",
+                            cl::desc("the device the artifact runs on: cpu (default), cuda (sm_90) or cuda:sm_NN "
+                                     "(PTX kernels for that GPU architecture, launched by libsymrt_cuda)"),
+                            cl::init("cpu"), cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::opt<int64_t> batchChunk("batch-chunk",
                             cl::desc("batch rows per step when the batch dim is dynamic ('?')"),
@@ -128,6 +134,8 @@ std::string defaultOutputPath() {
     return (stem + ".so").str();
   if (emit == EmitKind::Object)
     return (stem + ".o").str();
+  if (emit == EmitKind::PTX)
+    return (stem + ".ptx").str();
   return "-";
 }
 
@@ -198,6 +206,7 @@ int runCompile() {
     return writeSymOutput(*module, path) ? 0 : 1;
   symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet, batchChunk,
                                  embedParams ? paramsPath.getValue() : std::string(), !noMonitor};
+  artifact.target = target;
   bool emitted = shapeSets->size() > 1 ? symc::emitShapeVariants(*module, options, *shapeSets, artifact)
                                        : symc::emitArtifact(*module, artifact);
   if (emitted && !quiet)

@@ -149,6 +149,10 @@ struct Manifest {
   }
   /// CPU features the code was compiled for; checked when loading.
   std::vector<std::string> cpuFeatures;
+  /// Where the code runs: "cpu", or "cuda:sm_90" (kernels in PTX for that
+  /// architecture, every buffer in the memory of the GPU bound).
+  std::string device = "cpu";
+  bool runsOnGpu() const { return device != "cpu"; }
   std::vector<Variant> variants;
   /// Whether `symc compile --embed-params` put a .params file in the artifact.
   bool embeddedParams = false;

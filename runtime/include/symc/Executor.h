@@ -20,6 +20,8 @@
 
 namespace symc {
 
+class DeviceStream;
+
 enum class GradReq { Null = 0, Write = 1, Add = 3 };
 
 /// bind's array arguments: a list in manifest order or a dict by name.
@@ -263,6 +265,8 @@ private:
   std::vector<int64_t> dims_;
   int64_t batch_ = -1;
   NDArray workspace_; // the planned arena for intermediate buffers, 64-byte aligned
+  /// On a GPU, the stream the runs' kernels go to.
+  std::shared_ptr<DeviceStream> stream_;
   int numThreads_ = 0;
   /// Runs `entry` on `frame`; a failed run-time check raises its error.
   void call(EntryPoint entry, void *const *frame);

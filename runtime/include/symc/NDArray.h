@@ -1,4 +1,4 @@
-//===- NDArray.h - dense host arrays with shared storage --------*- C++ -*-===//
+//===- NDArray.h - dense arrays (host or GPU) with shared storage *- C++ -*-===//
 #ifndef SYMC_RUNTIME_NDARRAY_H
 #define SYMC_RUNTIME_NDARRAY_H
 
@@ -55,6 +55,8 @@ public:
   const std::vector<int64_t> &shape() const { return shape_; }
   DType dtype() const { return dtype_; }
   Context context() const { return ctx_; }
+  /// Whether the storage is a GPU's: data() is then a device pointer.
+  bool onDevice() const { return ctx_.devType == Context::kGPU; }
   size_t size() const;
   size_t nbytes() const { return size() * dtypeSize(dtype_); }
   void *data() const;
@@ -73,9 +75,13 @@ public:
   /// Sets every element to `value`.
   void fill(double value);
   NDArray copy() const;
+  /// The array in host memory: itself on the CPU, a copy from a GPU.
+  NDArray toHost() const;
   bool sharesStorageWith(const NDArray &other) const { return storage_ == other.storage_; }
 
 private:
+  void copyAcrossDevices(const NDArray &src);
+
   std::vector<int64_t> shape_;
   DType dtype_ = DType::Float32;
   Context ctx_;

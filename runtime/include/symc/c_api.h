@@ -94,10 +94,11 @@ int SymcArtifactGetShapeVariant(SymcArtifactHandle artifact, int index, SymcArti
 int SymcArtifactFits(SymcArtifactHandle artifact, int num_shapes, const char **shape_names,
                      const int64_t *shape_data, const int *shape_ndim, int *fits);
 
-/*--- NDArrays (host memory, C order) ---------------------------------------*/
+/*--- NDArrays (C order; host memory, or a GPU's for gpu contexts) ---------*/
 
 /* A zero-filled array in context dev_type/dev_id (host memory for every CPU
-   context); dtype is MXNet's code (0 = float32). */
+   context, device memory for gpu(i), through libsymrt_cuda); dtype is
+   MXNet's code (0 = float32). */
 int SymcNDArrayCreate(const int64_t *shape, int ndim, int dtype, int dev_type, int dev_id, SymcNDArrayHandle *out);
 /* An array over the caller's memory, not copied: `data` must stay valid and
    64-byte alignment is not required. `release(data, release_arg)` is called
@@ -109,7 +110,13 @@ int SymcNDArrayCreateFromData(void *data, const int64_t *shape, int ndim, int dt
 int SymcNDArrayFree(SymcNDArrayHandle array);
 int SymcNDArrayGetShape(SymcNDArrayHandle array, int *ndim, const int64_t **shape);
 int SymcNDArrayGetDType(SymcNDArrayHandle array, int *dtype);
+/* The array's memory: a host pointer, or for a gpu(i) array a device
+   pointer (as MXNDArrayGetData gives). */
 int SymcNDArrayGetData(SymcNDArrayHandle array, void **data);
+/* Copies `size` elements (the array's size) between the array, in any
+   context, and host memory `data`, as MXNDArraySyncCopyToCPU/FromCPU. */
+int SymcNDArraySyncCopyToCPU(SymcNDArrayHandle array, void *data, size_t size);
+int SymcNDArraySyncCopyFromCPU(SymcNDArrayHandle array, const void *data, size_t size);
 int SymcNDArrayGetContext(SymcNDArrayHandle array, int *dev_type, int *dev_id);
 /* dst[:] = src: same shape, the dtype converted. */
 int SymcNDArrayCopyFrom(SymcNDArrayHandle dst, SymcNDArrayHandle src);

@@ -1,6 +1,8 @@
 //===- Artifact.cpp - a compiled symbol, loaded ---------------------------===//
 #include "symc/Artifact.h"
 
+#include "Device.h"
+
 #include "Json.h"
 #include "symc/ArtifactSeal.h"
 
@@ -197,6 +199,8 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
   }
   for (const json::Value &f : root.at("cpu_features").list())
     m.cpuFeatures.push_back(f.str());
+  if (root.has("device"))
+    m.device = root.at("device").str();
   m.embeddedParams = root.at("embedded_params").flag();
   if (const json::Value &backward = root.at("backward"); backward.kind != json::Value::Null)
     m.backward = BackwardSpec{resolve(backward.at("entry").str()), readTensors(backward.at("head_gradients")),
@@ -258,6 +262,18 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
     throw Error("MXNetError", "cannot load artifact " + path + ": its SHA-256 is " + digest + ", not the expected " +
                                   sha256);
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle && std::string(dlerror()).find("undefined symbol: mgpu") != std::string::npos) {
+    // A CUDA artifact: its launch code calls into libsymrt_cuda. Where that
+    // cannot load (no driver), the artifact still loads, bound lazily, to
+    // describe itself; binding it to a GPU then says what is missing.
+    bool launchable = true;
+    try {
+      cudaDevice();
+    } catch (const Error &) {
+      launchable = false;
+    }
+    handle = dlopen(file.c_str(), (launchable ? RTLD_NOW : RTLD_LAZY) | RTLD_LOCAL);
+  }
   if (!handle) {
     std::string error = dlerror();
     if (error.find("libomp") != std::string::npos)

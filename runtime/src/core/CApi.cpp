@@ -363,10 +363,7 @@ int SymcArtifactFits(SymcArtifactHandle artifact, int numShapes, const char **sh
 
 int SymcNDArrayCreate(const int64_t *shape, int ndim, int dtype, int devType, int devId, SymcNDArrayHandle *out) {
   return guarded([&] {
-    symc::Context ctx = context(devType, devId);
-    if (ctx.devType != symc::Context::kCPU)
-      raise("ValueError", "symc arrays live in cpu memory, not " + ctx.str());
-    *out = new SymcNDArray{NDArray(shapeOf(shape, ndim), dtypeOf(dtype), ctx)};
+    *out = new SymcNDArray{NDArray(shapeOf(shape, ndim), dtypeOf(dtype), context(devType, devId))};
   });
 }
 
@@ -396,6 +393,25 @@ int SymcNDArrayGetDType(SymcNDArrayHandle array, int *dtype) {
 
 int SymcNDArrayGetData(SymcNDArrayHandle array, void **data) {
   return guarded([&] { *data = arrayOf(array).data(); });
+}
+
+/// A host array over `data` with `array`'s shape and dtype, after checking
+/// `size` against it (MXNet's message).
+static NDArray hostView(const NDArray &array, const void *data, size_t size) {
+  if (size != array.size())
+    raise("MXNetError", "Memory size do not match: array has " + std::to_string(array.size()) +
+                            " elements, the buffer " + std::to_string(size));
+  if (!data && size != 0)
+    raise("ValueError", "null data");
+  return NDArray::wrap(const_cast<void *>(data), array.shape(), array.dtype());
+}
+
+int SymcNDArraySyncCopyToCPU(SymcNDArrayHandle array, void *data, size_t size) {
+  return guarded([&] { hostView(arrayOf(array), data, size).copyFrom(arrayOf(array)); });
+}
+
+int SymcNDArraySyncCopyFromCPU(SymcNDArrayHandle array, const void *data, size_t size) {
+  return guarded([&] { arrayOf(array).copyFrom(hostView(arrayOf(array), data, size)); });
 }
 
 int SymcNDArrayGetContext(SymcNDArrayHandle array, int *devType, int *devId) {

@@ -1,6 +1,7 @@
 //===- Executor.cpp - MXNet's Executor over a compiled artifact -----------===//
 #include "symc/Executor.h"
 
+#include "Device.h"
 #include "Placement.h"
 #include "SymbolGraph.h"
 
@@ -181,9 +182,15 @@ void seedRandom(uint64_t seed) {
 
 Executor::Executor(std::shared_ptr<const Artifact> artifact, Context ctx)
     : loaded_(artifact), artifact_(std::move(artifact)), ctx_(ctx) {
-  if (ctx.devType != Context::kCPU)
-    raise("MXNetError", "this artifact was compiled for the CPU; bind it with ctx=cpu(), not " +
-                            ctx.str());
+  const std::string &device = artifact_->manifest().device;
+  bool gpu = ctx.devType == Context::kGPU;
+  if (gpu != artifact_->manifest().runsOnGpu())
+    raise("MXNetError", gpu ? "this artifact was compiled for the CPU; bind it with ctx=cpu(), not " + ctx.str() +
+                                  " (symc compile --target cuda compiles for a GPU)"
+                            : "this artifact was compiled for " + device + "; bind it with ctx=gpu(i), not " +
+                                  ctx.str());
+  if (gpu)
+    stream_ = std::make_shared<DeviceStream>(ctx);
 }
 
 void Executor::checkArray(const TensorSpec &spec, const NDArray &array, const char *what) {
@@ -628,7 +635,12 @@ bool Executor::runForward(bool isTrain, bool newSeed, bool instrumented) {
 
 void Executor::call(EntryPoint entry, void *const *frame) {
   SymcRunError error{};
-  if (entry(frame, dims_.data(), workspace_.data(), &error) != 0) {
+  int32_t status = 0;
+  if (stream_)
+    stream_->run([&] { status = entry(frame, dims_.data(), workspace_.data(), &error); });
+  else
+    status = entry(frame, dims_.data(), workspace_.data(), &error);
+  if (status != 0) {
     auto [kind, message] = manifest().describeFailure(error);
     raise(kind.c_str(), message);
   }
@@ -880,7 +892,8 @@ ParamArrays splitParams(const ParamsFile &file) {
   return params;
 }
 
-NDArrayRecord toRecord(const std::string &name, const NDArray &array) {
+NDArrayRecord toRecord(const std::string &name, const NDArray &deviceOrHost) {
+  NDArray array = deviceOrHost.isNone() ? deviceOrHost : deviceOrHost.toHost();
   NDArrayRecord record;
   record.name = name;
   record.isNone = array.isNone();

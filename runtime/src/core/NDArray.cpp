@@ -1,6 +1,8 @@
 //===- NDArray.cpp - dense host arrays with shared storage ----------------===//
 #include "symc/NDArray.h"
 
+#include "Device.h"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -36,10 +38,8 @@ static std::shared_ptr<uint8_t> allocateZeroed(size_t bytes) {
 
 NDArray::NDArray(std::vector<int64_t> shape, DType dtype, Context ctx)
     : shape_(std::move(shape)), dtype_(dtype), ctx_(ctx) {
-  if (ctx.devType != Context::kCPU)
-    throw Error("MXNetError", "symc runtime: " + ctx.str() + " arrays need the CUDA runtime");
   checkShape(shape_, dtype_);
-  storage_ = allocateZeroed(nbytes());
+  storage_ = onDevice() ? allocateOnDevice(ctx, nbytes()) : allocateZeroed(nbytes());
 }
 
 NDArray NDArray::fromData(std::vector<int64_t> shape, DType dtype, const void *data) {
@@ -202,8 +202,10 @@ static void checkSameShape(const std::vector<int64_t> &from, const std::vector<i
 
 void NDArray::copyFrom(const NDArray &src, const std::string &name) {
   checkSameShape(src.shape_, shape_, name);
-  if (src.data() == data())
+  if (src.data() == data() && src.ctx_ == ctx_)
     return;
+  if (onDevice() || src.onDevice())
+    return copyAcrossDevices(src);
   if (src.dtype_ == dtype_) {
     if (nbytes() != 0) // a zero-size array may have no storage to copy from
       std::memcpy(data(), src.data(), nbytes());
@@ -213,8 +215,40 @@ void NDArray::copyFrom(const NDArray &src, const std::string &name) {
     storeElement(dtype_, data(), i, loadElement(src.dtype_, src.data(), i));
 }
 
+NDArray NDArray::toHost() const {
+  if (!onDevice())
+    return *this;
+  NDArray host(shape_, dtype_);
+  checkDevice(cudaDevice().copyToHost(ctx_.devId, host.data(), data(), nbytes()), "copying from " + ctx_.str());
+  return host;
+}
+
+/// A copy with a GPU on either side: the same dtype on one GPU stays there;
+/// anything else goes through host memory (converting there).
+void NDArray::copyAcrossDevices(const NDArray &src) {
+  const SymcDeviceAPI &api = cudaDevice();
+  if (src.ctx_ == ctx_ && src.dtype_ == dtype_) {
+    checkDevice(api.copyOnDevice(ctx_.devId, data(), src.data(), nbytes()), "copying on " + ctx_.str());
+    return;
+  }
+  NDArray from = src.toHost();
+  if (!onDevice())
+    return copyFrom(from);
+  NDArray staged = from;
+  if (from.dtype_ != dtype_) {
+    staged = NDArray(shape_, dtype_);
+    staged.copyFrom(from);
+  }
+  checkDevice(api.copyToDevice(ctx_.devId, data(), staged.data(), nbytes()), "copying to " + ctx_.str());
+}
+
 void NDArray::addFrom(const NDArray &src, const std::string &name) {
   checkSameShape(src.shape_, shape_, name);
+  if (onDevice() || src.onDevice()) {
+    NDArray sum = toHost().copy();
+    sum.addFrom(src.toHost(), name);
+    return copyFrom(sum);
+  }
   if (dtype_ == DType::Float32 && src.dtype_ == DType::Float32) {
     float *to = data<float>();
     const float *from = src.data<float>();
@@ -227,6 +261,11 @@ void NDArray::addFrom(const NDArray &src, const std::string &name) {
 }
 
 void NDArray::fill(double value) {
+  if (onDevice()) {
+    NDArray filled(shape_, dtype_);
+    filled.fill(value);
+    return copyFrom(filled);
+  }
   for (size_t i = 0, n = size(); i < n; ++i)
     storeElement(dtype_, data(), i, value);
 }

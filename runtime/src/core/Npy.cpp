@@ -176,7 +176,8 @@ NDArray parseNpy(const std::vector<uint8_t> &bytes, const std::string &path) {
   return NDArray::fromData(header.shape, found->dtype, bytes.data() + dataStart);
 }
 
-void saveNpy(const std::string &path, const NDArray &array) {
+void saveNpy(const std::string &path, const NDArray &deviceOrHost) {
+  NDArray array = deviceOrHost.toHost();
   const char *code = nullptr;
   for (const Descr &d : kDescrs)
     if (d.dtype == array.dtype())

@@ -1,0 +1,20 @@
+//===- Passes.h - CUDA code generation passes -------------------*- C++ -*-===//
+#ifndef SYMC_CODEGEN_CUDA_PASSES_H
+#define SYMC_CODEGEN_CUDA_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+
+namespace symc::cuda {
+
+#define GEN_PASS_DECL
+#include "codegen/CUDA/Passes.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "codegen/CUDA/Passes.h.inc"
+
+} // namespace symc::cuda
+
+#endif

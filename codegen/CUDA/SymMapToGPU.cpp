@@ -1,0 +1,242 @@
+//===- SymMapToGPU.cpp - the sym-map-to-gpu pass --------------------------===//
+#include "codegen/CUDA/Passes.h"
+
+#include "dialects/Sym/IR/SymDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace symc::cuda {
+#define GEN_PASS_DEF_SYMMAPTOGPU
+#include "codegen/CUDA/Passes.h.inc"
+} // namespace symc::cuda
+
+using namespace mlir;
+
+namespace symc::cuda {
+namespace {
+
+bool containsParallelLoop(Operation *op) {
+  return op->walk([](scf::ParallelOp) { return WalkResult::interrupt(); }).wasInterrupted();
+}
+
+/// Whether `op` touches memory (reads or writes a buffer), looking into its
+/// regions. Allocations are not accesses: they are refused on their own.
+bool accessesMemory(Operation *op) {
+  return op->walk([](Operation *nested) {
+             if (isa<memref::AllocOp, memref::AllocaOp, memref::DeallocOp>(nested))
+               return WalkResult::advance();
+             auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+             if (effects && (effects.hasEffect<MemoryEffects::Read>() || effects.hasEffect<MemoryEffects::Write>()))
+               return WalkResult::interrupt();
+             if (!effects && !nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>() && !isPure(nested) &&
+                 !nested->hasTrait<OpTrait::IsTerminator>())
+               return WalkResult::interrupt(); // unknown effects
+             return WalkResult::advance();
+           })
+      .wasInterrupted();
+}
+
+/// Replaces every nested scf.parallel of `root` by sequential scf.for loops
+/// (a kernel's thread runs them).
+LogicalResult serializeNestedParallelLoops(Operation *root) {
+  SmallVector<scf::ParallelOp> loops;
+  root->walk([&](scf::ParallelOp loop) { loops.push_back(loop); });
+  for (scf::ParallelOp loop : loops) {
+    if (loop.getNumReductions() != 0)
+      return loop.emitError("a parallel loop with reductions cannot run on the GPU yet");
+    OpBuilder b(loop);
+    IRMapping map;
+    SmallVector<Value> ivs;
+    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      auto inner = b.create<scf::ForOp>(loop.getLoc(), lb, ub, step);
+      ivs.push_back(inner.getInductionVar());
+      b.setInsertionPointToStart(inner.getBody());
+    }
+    for (auto [iv, mapped] : llvm::zip(loop.getInductionVars(), ivs))
+      map.map(iv, mapped);
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, map);
+    loop.erase();
+  }
+  return success();
+}
+
+/// A launch of `grid` blocks of `block` threads (1-d), its body to be filled
+/// before the terminator.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value grid, Value block) {
+  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  auto launch = b.create<gpu::LaunchOp>(loc, grid, one, one, block, one, one);
+  OpBuilder inside = OpBuilder::atBlockEnd(&launch.getBody().front());
+  inside.create<gpu::TerminatorOp>(loc);
+  return launch;
+}
+
+/// The values defined outside `op` that its regions use which are memrefs
+/// the host owns (the run error record), or null.
+Value hostOnlyValueUsedBy(Operation *op, Value runError) {
+  Value found;
+  op->walk([&](Operation *nested) {
+    for (Value operand : nested->getOperands())
+      if (operand == runError)
+        found = operand;
+  });
+  return found;
+}
+
+class GPUMapper {
+public:
+  GPUMapper(func::FuncOp function, int64_t blockSize) : function(function), blockSize(blockSize) {
+    for (BlockArgument arg : function.getArguments())
+      if (function.getArgAttr(arg.getArgNumber(), sym::kRunErrorAttr))
+        runError = arg;
+  }
+
+  LogicalResult run() {
+    hoistSeedLoads();
+    return mapRegion(function.getBody());
+  }
+
+private:
+  /// The seed lives in the host's dims array: read it once, on the host.
+  void hoistSeedLoads() {
+    for (BlockArgument arg : function.getArguments()) {
+      if (!function.getArgAttr(arg.getArgNumber(), sym::kRngSeedAttr))
+        continue;
+      SmallVector<memref::LoadOp> loads;
+      for (Operation *user : arg.getUsers())
+        if (auto load = dyn_cast<memref::LoadOp>(user))
+          loads.push_back(load);
+      if (loads.empty())
+        continue;
+      OpBuilder b = OpBuilder::atBlockBegin(&function.getBody().front());
+      Value zero = b.create<arith::ConstantIndexOp>(function.getLoc(), 0);
+      SmallVector<Value> origin(cast<MemRefType>(arg.getType()).getRank(), zero);
+      Value seed = b.create<memref::LoadOp>(function.getLoc(), arg, origin);
+      for (memref::LoadOp load : loads) {
+        load.replaceAllUsesWith(seed);
+        load.erase();
+      }
+      hostLoads.insert(seed.getDefiningOp());
+    }
+  }
+
+  LogicalResult mapRegion(Region &region) {
+    for (Block &block : region)
+      for (Operation &op : llvm::make_early_inc_range(block.without_terminator()))
+        if (failed(mapOp(&op)))
+          return failure();
+    return success();
+  }
+
+  LogicalResult mapOp(Operation *op) {
+    if (hostLoads.contains(op))
+      return success();
+    if (auto loop = dyn_cast<scf::ParallelOp>(op))
+      return launchParallelLoop(loop);
+    if (isa<memref::AllocOp, memref::AllocaOp>(op))
+      return op->emitError("needs a buffer outside the workspace plan, which the cuda target does not support yet");
+    if (auto call = dyn_cast<func::CallOp>(op))
+      return call.emitError("calls '") << call.getCallee()
+                                       << "' of symc's CPU kernel library: this op has no cuda lowering yet";
+    if (op->getNumRegions() != 0 && containsParallelLoop(op)) {
+      for (Region &region : op->getRegions())
+        if (failed(mapRegion(region)))
+          return failure();
+      return success();
+    }
+    if (isa<memref::DeallocOp>(op) || !accessesMemory(op))
+      return success();
+    return launchSingleThread(op);
+  }
+
+  LogicalResult checkKernelBody(Operation *op) {
+    if (hostOnlyValueUsedBy(op, runError))
+      return op->emitError("has a run-time check, which the cuda target does not support yet");
+    bool callsLibrary = op->walk([](func::CallOp) { return WalkResult::interrupt(); }).wasInterrupted();
+    if (callsLibrary)
+      return op->emitError("calls symc's CPU kernel library: this op has no cuda lowering yet");
+    return success();
+  }
+
+  /// Runs `op` (host code that touches device memory) on one GPU thread.
+  LogicalResult launchSingleThread(Operation *op) {
+    for (Value result : op->getResults())
+      if (!result.use_empty())
+        return op->emitError("reads device memory to steer host code, which the cuda target does not support yet");
+    if (failed(checkKernelBody(op)))
+      return failure();
+    OpBuilder b(op);
+    Value one = b.create<arith::ConstantIndexOp>(op->getLoc(), 1);
+    gpu::LaunchOp launch = createLaunch(b, op->getLoc(), one, one);
+    op->moveBefore(launch.getBody().front().getTerminator());
+    return serializeNestedParallelLoops(op);
+  }
+
+  /// One thread per iteration of `loop`: thread t of the linearized space
+  /// (iterations counted row-major) runs the iteration it delinearizes to.
+  LogicalResult launchParallelLoop(scf::ParallelOp loop) {
+    if (loop.getNumReductions() != 0)
+      return loop.emitError("a parallel loop with reductions cannot run on the GPU yet");
+    if (failed(checkKernelBody(loop)))
+      return failure();
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    SmallVector<Value> trips;
+    Value total = b.create<arith::ConstantIndexOp>(loc, 1);
+    for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+      Value span = b.create<arith::SubIOp>(loc, ub, lb);
+      trips.push_back(b.create<arith::CeilDivSIOp>(loc, span, step));
+      total = b.create<arith::MulIOp>(loc, total, trips.back());
+    }
+    Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+    Value threads = b.create<arith::ConstantIndexOp>(loc, blockSize);
+    Value grid = b.create<arith::CeilDivSIOp>(loc, total, threads);
+    // An empty space launches nothing (a zero grid is an invalid launch).
+    Value any = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, total, zero);
+    auto ifAny = b.create<scf::IfOp>(loc, any, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifAny.thenBlock());
+    gpu::LaunchOp launch = createLaunch(b, loc, grid, threads);
+
+    b.setInsertionPointToStart(&launch.getBody().front());
+    Value index = b.create<arith::AddIOp>(
+        loc, b.create<arith::MulIOp>(loc, launch.getBlockIds().x, launch.getBlockSize().x), launch.getThreadIds().x);
+    Value inRange = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, index, total);
+    auto ifInRange = b.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(ifInRange.thenBlock());
+    IRMapping map;
+    Value remaining = index;
+    for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
+      Value position = d == 0 ? remaining : b.create<arith::RemUIOp>(loc, remaining, trips[d]);
+      if (d > 0)
+        remaining = b.create<arith::DivUIOp>(loc, remaining, trips[d]);
+      Value iv = b.create<arith::AddIOp>(loc, loop.getLowerBound()[d],
+                                         b.create<arith::MulIOp>(loc, position, loop.getStep()[d]));
+      map.map(loop.getInductionVars()[d], iv);
+    }
+    for (Operation &op : loop.getBody()->without_terminator())
+      b.clone(op, map);
+    loop.erase();
+    return serializeNestedParallelLoops(launch);
+  }
+
+  func::FuncOp function;
+  int64_t blockSize;
+  Value runError;
+  llvm::SmallPtrSet<Operation *, 2> hostLoads;
+};
+
+struct SymMapToGPUPass : impl::SymMapToGPUBase<SymMapToGPUPass> {
+  using SymMapToGPUBase::SymMapToGPUBase;
+
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    if (function.isExternal())
+      return;
+    if (failed(GPUMapper(function, blockSize).run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace symc::cuda

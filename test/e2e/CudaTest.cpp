@@ -1,0 +1,180 @@
+//===- CudaTest.cpp - CUDA artifacts against the CPU path -----------------===//
+//
+// Each fixture is compiled twice (CMakeLists.txt): for the CPU (x86-64-v3,
+// to run on any GPU machine's host), whose numbers the oracle tests hold to
+// MXNet, and with --target cuda. Both executors get
+// the same random arguments and aux states and the same step seed; every
+// output, gradient and aux update of the GPU must match the CPU's. Without
+// a GPU (or its driver, or libsymrt_cuda) the tests that run kernels skip;
+// the ones about refusing a mismatched context run everywhere.
+//
+//===----------------------------------------------------------------------===//
+#include "symc/Executor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace symc;
+
+namespace {
+
+std::shared_ptr<const Artifact> load(const std::string &name) {
+  return Artifact::load(std::string(SYMC_E2E_DIR) + "/" + name + ".so");
+}
+
+/// Why gpu(0) cannot hold an array here, or "" when it can.
+std::string gpuMissing() {
+  static const std::string reason = [] {
+    try {
+      NDArray probe({1}, DType::Float32, Context::gpu(0));
+      return std::string();
+    } catch (const Error &e) {
+      return std::string(e.what());
+    }
+  }();
+  return reason;
+}
+
+#define REQUIRE_GPU()                                                                                            \
+  if (!gpuMissing().empty())                                                                                     \
+  GTEST_SKIP() << "no GPU: " << gpuMissing()
+
+/// Uniform values in [lo, hi) of `like`'s shape, in host memory.
+NDArray randomLike(const NDArray &like, std::mt19937 &rng, float lo, float hi) {
+  std::uniform_real_distribution<float> draw(lo, hi);
+  std::vector<float> values(like.size());
+  for (float &v : values)
+    v = draw(rng);
+  return NDArray::fromData(like.shape(), DType::Float32, values.data());
+}
+
+/// Every element of `got` (any context) within 1e-5 of `want`, relative
+/// to its magnitude, as float32 kernels that sum in another order agree.
+void expectClose(const NDArray &got, const NDArray &want, const std::string &what) {
+  NDArray a(got.shape(), DType::Float64), b(want.shape(), DType::Float64);
+  a.copyFrom(got);
+  b.copyFrom(want);
+  ASSERT_EQ(a.shape(), b.shape()) << what;
+  size_t mismatches = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    double x = a.data<double>()[i], y = b.data<double>()[i];
+    if (!(std::fabs(x - y) <= 1e-5 * (1 + std::fabs(y))) && mismatches++ < 3)
+      ADD_FAILURE() << what << "[" << i << "]: gpu " << x << ", cpu " << y;
+  }
+  EXPECT_EQ(mismatches, 0u) << what;
+}
+
+/// Binds `name` on the CPU and `name`-cuda on gpu(0) with the same random
+/// inputs, runs a forward (and with `train`, a training step) on both and
+/// compares everything they produce.
+void checkAgainstCpu(const std::string &name, bool train, std::map<std::string, std::vector<int64_t>> shapes = {}) {
+  std::string req = train ? "write" : "null";
+  Executor cpu = Executor::simpleBind(load(name + "-ref"), Context::cpu(), shapes, req);
+  Executor gpu = Executor::simpleBind(load(name + "-cuda"), Context::gpu(0), shapes, req);
+  std::mt19937 rng(7);
+  // (Copies of a bound array share its storage.)
+  for (size_t i = 0; i < cpu.argArrays().size(); ++i) {
+    NDArray values = randomLike(cpu.argArrays()[i], rng, -1, 1), onCpu = cpu.argArrays()[i],
+            onGpu = gpu.argArrays()[i];
+    onCpu.copyFrom(values);
+    onGpu.copyFrom(values);
+  }
+  for (size_t i = 0; i < cpu.auxArrays().size(); ++i) {
+    NDArray values = randomLike(cpu.auxArrays()[i], rng, 0.5, 1.5), onCpu = cpu.auxArrays()[i],
+            onGpu = gpu.auxArrays()[i]; // moving variances stay positive
+    onCpu.copyFrom(values);
+    onGpu.copyFrom(values);
+  }
+  for (Executor *exec : {&cpu, &gpu}) {
+    seedRandom(11); // the same Dropout masks
+    exec->forward(train);
+  }
+  for (size_t i = 0; i < cpu.outputs().size(); ++i)
+    expectClose(gpu.outputs()[i], cpu.outputs()[i], name + " output " + std::to_string(i));
+  if (!train)
+    return;
+  cpu.backward();
+  gpu.backward();
+  for (size_t i = 0; i < cpu.gradArrays().size(); ++i)
+    if (!cpu.gradArrays()[i].isNone())
+      expectClose(gpu.gradArrays()[i], cpu.gradArrays()[i], name + " gradient of " + cpu.listArguments()[i]);
+  for (size_t i = 0; i < cpu.auxArrays().size(); ++i)
+    expectClose(gpu.auxArrays()[i], cpu.auxArrays()[i], name + " aux " + cpu.listAuxiliaryStates()[i]);
+}
+
+TEST(Cuda, ArtifactRefusesTheCpuContext) {
+  std::string message;
+  try {
+    Executor::simpleBind(load("axpb-cuda"), Context::cpu());
+  } catch (const Error &e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("compiled for cuda:sm_"), std::string::npos) << message;
+}
+
+TEST(Cuda, CpuArtifactRefusesAGpuContext) {
+  std::string message;
+  try {
+    Executor::simpleBind(load("axpb-ref"), Context::gpu(0));
+  } catch (const Error &e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("compiled for the CPU"), std::string::npos) << message;
+}
+
+TEST(Cuda, ArraysRoundTrip) {
+  REQUIRE_GPU();
+  std::mt19937 rng(3);
+  NDArray host = randomLike(NDArray({3, 5}), rng, -2, 2);
+  NDArray device({3, 5}, DType::Float32, Context::gpu(0));
+  device.copyFrom(host);
+  EXPECT_TRUE(device.onDevice());
+  expectClose(device.toHost(), host, "round trip");
+  NDArray twice = device.copy();
+  twice.addFrom(host);
+  NDArray doubled = host.copy();
+  doubled.addFrom(host);
+  expectClose(twice, doubled, "addFrom on the device");
+  device.fill(0.25);
+  EXPECT_EQ(device.toHost().data<float>()[14], 0.25f);
+}
+
+TEST(Cuda, ElementwiseForwardAndBackward) {
+  REQUIRE_GPU();
+  checkAgainstCpu("axpb-train", true);
+}
+
+TEST(Cuda, FullyConnectedSoftmaxForward) {
+  REQUIRE_GPU();
+  checkAgainstCpu("fc-softmax", false);
+}
+
+TEST(Cuda, FullyConnectedSoftmaxTrainingStep) {
+  REQUIRE_GPU();
+  checkAgainstCpu("fc-softmax-train", true);
+}
+
+TEST(Cuda, DynamicBatch) {
+  REQUIRE_GPU();
+  for (int64_t batch : {1, 3, 5})
+    checkAgainstCpu("fc-softmax-dynamic", false, {{"data", {batch, 4}}});
+}
+
+TEST(Cuda, ConvolutionBatchNormDropoutTrainingStep) {
+  REQUIRE_GPU();
+  checkAgainstCpu("conv-bn-dropout-train", true);
+}
+
+TEST(Cuda, LeNetForward) {
+  REQUIRE_GPU();
+  checkAgainstCpu("lenet", false);
+}
+
+TEST(Cuda, LeNetTrainingStep) {
+  REQUIRE_GPU();
+  checkAgainstCpu("lenet-train", true);
+}
+
+} // namespace
