@@ -10,7 +10,7 @@ export LD_LIBRARY_PATH=$PWD/build/lib:$PWD/$CARRY/lib${LD_LIBRARY_PATH:+:$LD_LIB
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 grep -m1 'model name' /proc/cpuinfo; grep -o -m1 avx512f /proc/cpuinfo || echo "no avx512f"
 echo "== e2e"
-timeout 120 build/bin/symc-e2e-tests --gtest_filter='Cuda.*' 2>&1 | tail -30
+timeout 120 build/bin/symc-e2e-tests --gtest_filter="Cuda.*" > ${OUT:-/tmp}/e2e.log 2>&1; echo "e2e exit $?"; grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|gpu .*cpu" ${OUT:-/tmp}/e2e.log | head -40
 echo "== lenet vs MXNet"
 build/bin/symc-run $CARRY/lenet1-cuda.so --params examples/lenet-0000.params --input data=examples/digit.npy \
   --compare examples/lenet-expected.npy --bench 200

@@ -29,6 +29,23 @@ def SymMapToGPU : Pass<"sym-map-to-gpu", "::mlir::func::FuncOp"> {
   ];
 }
 
+def SymOffloadMatmuls : Pass<"sym-offload-matmuls", "::mlir::ModuleOp"> {
+  let summary = "Run f32 matmuls on buffers as cuBLAS GEMMs";
+  let description = [{
+    Each linalg.matmul and linalg.batch_matmul on f32 buffers at host level,
+    whose operands are row-major with unit inner strides, becomes a call to
+    the artifact ABI's `symcCudaGemm` (symc/ArtifactABI.h) with the three
+    buffers as unranked memrefs (their descriptors: pointers, offset, sizes
+    and strides), which libsymrt_cuda hands to cublasSgemmStridedBatched on
+    the run's stream. The product
+    accumulates into the output (beta = 1), as the linalg op does. Other
+    matmuls stay for sym-map-to-gpu.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def SymMergeKernelModules : Pass<"sym-merge-kernel-modules", "::mlir::ModuleOp"> {
   let summary = "Put every outlined kernel into one gpu.module";
   let description = [{

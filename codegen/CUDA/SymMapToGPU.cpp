@@ -16,8 +16,22 @@ using namespace mlir;
 namespace symc::cuda {
 namespace {
 
-bool containsParallelLoop(Operation *op) {
-  return op->walk([](scf::ParallelOp) { return WalkResult::interrupt(); }).wasInterrupted();
+/// Whether `call` calls libsymrt_cuda (a GEMM), which host code does.
+bool callsDeviceRuntime(func::CallOp call) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call, call.getCalleeAttr());
+  return callee && callee->hasAttr(kDeviceRuntimeAttr);
+}
+
+/// Whether `op` holds work the host launches: a parallel loop (a kernel to
+/// be) or a call into libsymrt_cuda.
+bool launchesWork(Operation *op) {
+  return op
+      ->walk([](Operation *nested) {
+        auto call = dyn_cast<func::CallOp>(nested);
+        return isa<scf::ParallelOp>(nested) || (call && callsDeviceRuntime(call)) ? WalkResult::interrupt()
+                                                                                 : WalkResult::advance();
+      })
+      .wasInterrupted();
 }
 
 /// Whether `op` touches memory (reads or writes a buffer), looking into its
@@ -122,32 +136,61 @@ private:
   }
 
   LogicalResult mapRegion(Region &region) {
-    for (Block &block : region)
-      for (Operation &op : llvm::make_early_inc_range(block.without_terminator()))
-        if (failed(mapOp(&op)))
+    for (Block &block : region) {
+      SmallVector<Operation *> ops;
+      for (Operation &op : block.without_terminator())
+        ops.push_back(&op);
+      for (size_t i = 0; i < ops.size(); ++i) {
+        if (!runsSerially(ops[i])) {
+          if (failed(mapOp(ops[i])))
+            return failure();
+          continue;
+        }
+        // The serial code from here: what touches memory, and what
+        // computes on the values it read (a 0-d op's load, math, store).
+        SmallVector<Operation *> segment{ops[i]};
+        llvm::SmallPtrSet<Operation *, 8> members{ops[i]};
+        auto readsSegment = [&](Operation *op) {
+          return llvm::any_of(op->getOperands(), [&](Value v) { return members.contains(v.getDefiningOp()); });
+        };
+        while (i + 1 < ops.size() && (runsSerially(ops[i + 1]) || (isPure(ops[i + 1]) && readsSegment(ops[i + 1])))) {
+          segment.push_back(ops[++i]);
+          members.insert(ops[i]);
+        }
+        if (failed(launchSingleThread(segment)))
           return failure();
+      }
+    }
     return success();
   }
 
+  /// Whether `op` is host code that touches device memory, to run on one
+  /// GPU thread.
+  bool runsSerially(Operation *op) {
+    if (hostLoads.contains(op) || isa<scf::ParallelOp, func::CallOp, memref::AllocOp, memref::AllocaOp,
+                                      memref::DeallocOp>(op))
+      return false;
+    if (op->getNumRegions() != 0 && launchesWork(op))
+      return false;
+    return accessesMemory(op);
+  }
+
   LogicalResult mapOp(Operation *op) {
-    if (hostLoads.contains(op))
-      return success();
     if (auto loop = dyn_cast<scf::ParallelOp>(op))
       return launchParallelLoop(loop);
     if (isa<memref::AllocOp, memref::AllocaOp>(op))
       return op->emitError("needs a buffer outside the workspace plan, which the cuda target does not support yet");
-    if (auto call = dyn_cast<func::CallOp>(op))
+    if (auto call = dyn_cast<func::CallOp>(op)) {
+      if (callsDeviceRuntime(call))
+        return success();
       return call.emitError("calls '") << call.getCallee()
                                        << "' of symc's CPU kernel library: this op has no cuda lowering yet";
-    if (op->getNumRegions() != 0 && containsParallelLoop(op)) {
+    }
+    if (op->getNumRegions() != 0 && launchesWork(op))
       for (Region &region : op->getRegions())
         if (failed(mapRegion(region)))
           return failure();
-      return success();
-    }
-    if (isa<memref::DeallocOp>(op) || !accessesMemory(op))
-      return success();
-    return launchSingleThread(op);
+    return success();
   }
 
   LogicalResult checkKernelBody(Operation *op) {
@@ -159,18 +202,28 @@ private:
     return success();
   }
 
-  /// Runs `op` (host code that touches device memory) on one GPU thread.
-  LogicalResult launchSingleThread(Operation *op) {
-    for (Value result : op->getResults())
-      if (!result.use_empty())
-        return op->emitError("reads device memory to steer host code, which the cuda target does not support yet");
-    if (failed(checkKernelBody(op)))
-      return failure();
-    OpBuilder b(op);
-    Value one = b.create<arith::ConstantIndexOp>(op->getLoc(), 1);
-    gpu::LaunchOp launch = createLaunch(b, op->getLoc(), one, one);
-    op->moveBefore(launch.getBody().front().getTerminator());
-    return serializeNestedParallelLoops(op);
+  /// Runs `ops` (consecutive host code that touches device memory) on one
+  /// GPU thread.
+  LogicalResult launchSingleThread(ArrayRef<Operation *> ops) {
+    llvm::SmallPtrSet<Operation *, 8> members(ops.begin(), ops.end());
+    for (Operation *op : ops) {
+      for (Value result : op->getResults())
+        for (Operation *user : result.getUsers())
+          if (!members.contains(ops.front()->getBlock()->findAncestorOpInBlock(*user)))
+            return op->emitError(
+                "reads device memory to steer host code, which the cuda target does not support yet");
+      if (failed(checkKernelBody(op)))
+        return failure();
+    }
+    OpBuilder b(ops.front());
+    Value one = b.create<arith::ConstantIndexOp>(ops.front()->getLoc(), 1);
+    gpu::LaunchOp launch = createLaunch(b, ops.front()->getLoc(), one, one);
+    for (Operation *op : ops) {
+      op->moveBefore(launch.getBody().front().getTerminator());
+      if (failed(serializeNestedParallelLoops(op)))
+        return failure();
+    }
+    return success();
   }
 
   /// One thread per iteration of `loop`: thread t of the linearized space

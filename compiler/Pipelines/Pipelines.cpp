@@ -159,6 +159,7 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
 /// (scalar host code between them stays on the host); then the host side,
 /// launches included, goes to LLVM.
 static void addCUDALLVMPasses(OpPassManager &pm, const symc::CUDAOptions &options) {
+  pm.addPass(symc::cuda::createSymOffloadMatmuls());
   OpPassManager &func = pm.nest<func::FuncOp>();
   func.addPass(createForallToParallelLoopPass());
   func.addPass(createConvertLinalgToParallelLoopsPass());

@@ -20,3 +20,7 @@ config.substitutions.append(("%models", config.models_dir))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Import", "Inputs")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%symc_libdir", os.path.join(config.symc_tools_dir, "..", "lib")))
+# CUDA's ptxas checks the PTX of --target cuda (where the toolkit is).
+if os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", "/usr/local/cuda/bin/ptxas"))

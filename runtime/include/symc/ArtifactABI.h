@@ -38,6 +38,26 @@ typedef struct {
 
 typedef int32_t (*SymcEntryPoint)(void *const *buffers, const int64_t *dims, void *workspace, SymcRunError *error);
 
+/* A float32 buffer as MLIR's memref lowering describes it: `rank` sizes,
+   then `rank` strides (in elements) follow the offset. */
+typedef struct {
+  float *allocated;
+  float *aligned; /* the data start at aligned + offset */
+  int64_t offset;
+  int64_t sizes_and_strides[];
+} SymcMemRefF32;
+
+/* CUDA artifacts (symc compile --target cuda) launch their kernels through
+   libsymrt_cuda and call it for GEMMs: C += A B of row-major float32
+   matrices in device memory (rank 2), or of stacks of them (rank 3), each
+   buffer an unranked memref (its rank, then its descriptor), on the stream
+   of the executor's run. A failure fails the run. */
+#ifdef __cplusplus
+extern "C"
+#endif
+void symcCudaGemm(int64_t rank_a, const SymcMemRefF32 *a, int64_t rank_b, const SymcMemRefF32 *b, int64_t rank_c,
+                  const SymcMemRefF32 *c);
+
 /* The most bytes one array may take: the compiler refuses larger shapes, and
    the runtime's readers larger arrays and manifest sizes (far past any
    memory, and the sum of two still fits in int64). */

@@ -13,6 +13,9 @@
 //===----------------------------------------------------------------------===//
 #include "core/DeviceAPI.h"
 
+#include "symc/ArtifactABI.h"
+
+#include <cublas_v2.h>
 #include <cuda.h>
 
 #include <cstdint>
@@ -163,6 +166,22 @@ private:
 Modules &modules() {
   static Modules instance;
   return instance;
+}
+
+/// This thread's cuBLAS handle for `context` (a handle is for one thread
+/// at a time: each sets its own stream).
+cublasHandle_t cublasFor(CUcontext context) {
+  thread_local std::map<CUcontext, cublasHandle_t> handles;
+  auto found = handles.find(context);
+  if (found != handles.end())
+    return found->second;
+  cublasHandle_t handle = nullptr;
+  cublasStatus_t status = cublasCreate(&handle);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    recordRunError(std::string("cublasCreate failed: ") + cublasGetStatusString(status));
+    return nullptr;
+  }
+  return handles.emplace(context, handle).first->second;
 }
 
 int deviceCount(int *count) { return contexts().count(count); }
@@ -319,6 +338,47 @@ __attribute__((visibility("default"))) CUstream mgpuStreamCreate() {
 __attribute__((visibility("default"))) void mgpuStreamSynchronize(CUstream) {}
 
 __attribute__((visibility("default"))) void mgpuStreamDestroy(CUstream) {}
+
+/// A row-major matrix (or stack of them) of a GEMM.
+struct GemmOperand {
+  const float *data;
+  int64_t rows, columns, leading, batch, batchStride;
+};
+
+GemmOperand gemmOperand(int64_t rank, const SymcMemRefF32 *m) {
+  const int64_t *sizes = m->sizes_and_strides, *strides = m->sizes_and_strides + rank;
+  return {m->aligned + m->offset, sizes[rank - 2], sizes[rank - 1], strides[rank - 2], rank == 3 ? sizes[0] : 1,
+          rank == 3 ? strides[0] : 0};
+}
+
+/// Row-major C = A B is column-major C^T = B^T A^T: cuBLAS multiplies the
+/// operands the other way round, each in its own layout.
+__attribute__((visibility("default"))) void symcCudaGemm(int64_t rankA, const SymcMemRefF32 *aRef, int64_t rankB,
+                                                          const SymcMemRefF32 *bRef, int64_t rankC,
+                                                          const SymcMemRefF32 *cRef) {
+  if (!currentRun) {
+    lastErrorText = "a GEMM was called outside a run";
+    return;
+  }
+  GemmOperand a = gemmOperand(rankA, aRef), b = gemmOperand(rankB, bRef), c = gemmOperand(rankC, cRef);
+  if (!currentRun->error.empty() || c.batch == 0 || c.rows == 0 || c.columns == 0)
+    return;
+  cublasHandle_t handle = cublasFor(currentRun->context);
+  if (!handle)
+    return;
+  const float one = 1.0f;
+  cublasStatus_t status = cublasSetStream(handle, currentRun->stream);
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(c.columns),
+                                       static_cast<int>(c.rows), static_cast<int>(a.columns), &one, b.data,
+                                       static_cast<int>(b.leading), b.batchStride, a.data, static_cast<int>(a.leading),
+                                       a.batchStride, &one, const_cast<float *>(c.data), static_cast<int>(c.leading),
+                                       c.batchStride, static_cast<int>(c.batch));
+  if (status != CUBLAS_STATUS_SUCCESS)
+    recordRunError("a GEMM (" + std::to_string(c.rows) + "x" + std::to_string(a.columns) + " by " +
+                   std::to_string(a.columns) + "x" + std::to_string(c.columns) + ") failed in cuBLAS: " +
+                   cublasGetStatusString(status));
+}
 
 __attribute__((visibility("default"))) void mgpuLaunchKernel(CUfunction function, intptr_t gridX, intptr_t gridY,
                                                               intptr_t gridZ, intptr_t blockX, intptr_t blockY,

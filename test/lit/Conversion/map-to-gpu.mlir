@@ -1,0 +1,122 @@
+// RUN: symc-opt %s --sym-map-to-gpu --split-input-file --verify-diagnostics | FileCheck %s
+
+// A host-level parallel loop becomes a launch of one thread per iteration:
+// the space linearized, 256 threads a block, each thread delinearizing its
+// index; a nested parallel loop runs sequentially in the thread.
+// CHECK-LABEL: func.func @parallel_loop
+// CHECK: %[[GRID:.*]] = arith.ceildivsi %[[TOTAL:.*]], %[[BLOCK:c256]] : index
+// CHECK: arith.cmpi sgt, %[[TOTAL]]
+// CHECK: scf.if
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], {{.*}}) threads({{.*}}) in (%{{.*}} = %[[BLOCK]],
+// CHECK: %[[INDEX:.*]] = arith.addi
+// CHECK: arith.cmpi ult, %[[INDEX]], %[[TOTAL]]
+// CHECK: arith.remui %[[INDEX]]
+// CHECK: arith.divui %[[INDEX]]
+// CHECK: memref.load
+// CHECK: scf.for
+// CHECK: memref.store
+// CHECK: gpu.terminator
+func.func @parallel_loop(%a: memref<3x5xf32>, %b: memref<3x5xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c5) step (%c1, %c1) {
+    %v = memref.load %a[%i, %j] : memref<3x5xf32>
+    scf.parallel (%k) = (%c0) to (%c3) step (%c1) {
+      memref.store %v, %b[%k, %j] : memref<3x5xf32>
+      scf.reduce
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Serial host code that touches memory (a 0-d op: load, math, store) runs
+// on one thread, in one launch.
+// CHECK-LABEL: func.func @scalar
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[ONE:.*]], {{.*}}) threads({{.*}}) in (%{{.*}} = %[[ONE]],
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: gpu.terminator
+func.func @scalar(%a: memref<f32>, %b: memref<f32>) {
+  %v = memref.load %a[] : memref<f32>
+  %w = arith.addf %v, %v : f32
+  memref.store %w, %b[] : memref<f32>
+  return
+}
+
+// -----
+
+// The step's seed lives in host memory: it is read once, on the host.
+// CHECK-LABEL: func.func @seed
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[SEED:.*]] = memref.load %arg0[%[[ZERO]]]
+// CHECK: gpu.launch
+// CHECK: arith.addi %[[SEED]]
+func.func @seed(%seed: memref<1xi64> {sym.rng_seed}, %out: memref<4xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %s = memref.load %seed[%c0] : memref<1xi64>
+    %j = arith.index_cast %i : index to i64
+    %v = arith.addi %s, %j : i64
+    memref.store %v, %out[%i] : memref<4xi64>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Loops that launch kernels stay on the host.
+// CHECK-LABEL: func.func @host_loop
+// CHECK: scf.for
+// CHECK: gpu.launch
+func.func @host_loop(%a: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.parallel (%j) = (%c0) to (%c8) step (%c1) {
+      memref.store %zero, %a[%i, %j] : memref<4x8xf32>
+      scf.reduce
+    }
+  }
+  return
+}
+
+// -----
+
+func.func private @symc_kernel_nms(memref<4xf32>)
+
+func.func @library_call(%a: memref<4xf32>) {
+  // expected-error @+1 {{calls 'symc_kernel_nms' of symc's CPU kernel library: this op has no cuda lowering yet}}
+  func.call @symc_kernel_nms(%a) : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @steer_host(%a: memref<f32>, %b: memref<4xf32>) {
+  // expected-error @+1 {{reads device memory to steer host code}}
+  %v = memref.load %a[] : memref<f32>
+  %n = arith.fptosi %v : f32 to i64
+  %i = arith.index_cast %n : i64 to index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %k = %c0 to %i step %c1 {
+    %c4 = arith.constant 4 : index
+    scf.parallel (%j) = (%c0) to (%c4) step (%c1) {
+      memref.store %v, %b[%j] : memref<4xf32>
+      scf.reduce
+    }
+  }
+  return
+}
