@@ -86,16 +86,9 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value grid, Value block) 
   return launch;
 }
 
-/// The values defined outside `op` that its regions use which are memrefs
-/// the host owns (the run error record), or null.
-Value hostOnlyValueUsedBy(Operation *op, Value runError) {
-  Value found;
-  op->walk([&](Operation *nested) {
-    for (Value operand : nested->getOperands())
-      if (operand == runError)
-        found = operand;
-  });
-  return found;
+/// Whether `op` or an op nested in it uses `value`.
+bool usesValue(Operation *op, Value value) {
+  return value && llvm::any_of(value.getUsers(), [&](Operation *user) { return op->isAncestor(user); });
 }
 
 class GPUMapper {
@@ -194,7 +187,8 @@ private:
   }
 
   LogicalResult checkKernelBody(Operation *op) {
-    if (hostOnlyValueUsedBy(op, runError))
+    // The run error record is host memory.
+    if (usesValue(op, runError))
       return op->emitError("has a run-time check, which the cuda target does not support yet");
     bool callsLibrary = op->walk([](func::CallOp) { return WalkResult::interrupt(); }).wasInterrupted();
     if (callsLibrary)

@@ -120,3 +120,19 @@ func.func @steer_host(%a: memref<f32>, %b: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// A run-time check writes the host's error record: not from a kernel.
+func.func @run_check(%error: memref<4xi64> {sym.run_error}, %a: memref<4xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-error @+1 {{has a run-time check, which the cuda target does not support yet}}
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %a[%i] : memref<4xi64>
+    memref.store %v, %error[%c0] : memref<4xi64>
+    scf.reduce
+  }
+  return
+}
