@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -113,7 +114,7 @@ struct Run {
   CUstream stream = nullptr;
   std::string error;
 };
-thread_local Run *currentRun = nullptr;
+thread_local std::optional<Run> currentRun;
 
 void recordRunError(std::string message) {
   if (currentRun && currentRun->error.empty())
@@ -268,18 +269,15 @@ int beginRun(int device, void *stream) {
   CUcontext context;
   if (int status = contexts().current(device, &context))
     return status;
-  currentRun = new Run{context, static_cast<CUstream>(stream), ""};
+  currentRun = Run{context, static_cast<CUstream>(stream), ""};
   return 0;
 }
 
-int endRun(int device, void *stream) {
+int endRun(int /*device: the stream knows its context*/, void *stream) {
   if (!currentRun)
     return fail("no run in progress on this thread");
-  Run *run = currentRun;
-  currentRun = nullptr;
-  std::string error = std::move(run->error);
-  delete run;
-  (void)device;
+  std::string error = std::move(currentRun->error);
+  currentRun.reset();
   CUresult waited = cuStreamSynchronize(static_cast<CUstream>(stream));
   if (!error.empty())
     return fail(error);
