@@ -7,6 +7,9 @@ set -uo pipefail
 [ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
 CARRY=${CARRY:-.devcarry}
 export LD_LIBRARY_PATH=$PWD/build/lib:$PWD/$CARRY/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# NCCL (kvstore 'nccl'): PyTorch's wheel brings libnccl.so.2.
+NCCL_LIB=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null) &&
+  export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$NCCL_LIB
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 grep -m1 'model name' /proc/cpuinfo; grep -o -m1 avx512f /proc/cpuinfo || echo "no avx512f"
 echo "== e2e"

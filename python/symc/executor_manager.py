@@ -131,10 +131,12 @@ class DataParallelExecutorGroup:
     def backward(self):
         check_call(lib.SymcExecutorGroupBackward(self.handle))
 
-    def aggregate_gradients(self):
-        """kvstore 'local' pushpull of every gradient: the sum over the
-        devices, in place in each device's gradient array."""
-        check_call(lib.SymcExecutorGroupAggregateGradients(self.handle))
+    def aggregate_gradients(self, kvstore="local"):
+        """kvstore pushpull of every gradient: the sum over the devices, in
+        place in each device's gradient array. 'local' sums in host memory,
+        'device' on the GPUs (NCCL where each executor has a GPU of its own),
+        'nccl' with NCCL only."""
+        check_call(lib.SymcExecutorGroupAggregateGradientsEx(self.handle, c_str(kvstore)))
 
     def update(self, optimizer):
         """optimizer's step on every device's parameters (after
@@ -268,8 +270,8 @@ class DataParallelExecutorManager:
     def backward(self):
         self.curr_execgrp.backward()
 
-    def aggregate_gradients(self):
-        self.curr_execgrp.aggregate_gradients()
+    def aggregate_gradients(self, kvstore="local"):
+        self.curr_execgrp.aggregate_gradients(kvstore)
 
     def update(self, optimizer):
         self.curr_execgrp.update(optimizer)

@@ -1,11 +1,13 @@
 """mx.kvstore's roles in FeedForward.fit: how each step's gradients are
 summed before the update.
 
-'local' / 'device': over one process's devices (executor groups sum them in
-place). 'dist_sync': and over the processes of an `mpirun -np N` job, with
-libsymrt_mpi (Open MPI's all-reduce); every worker applies the same update,
-and the batch is the workers' batches together (rescale_grad
-1/(batch * num_workers)).
+'local' / 'device' / 'nccl': over one process's devices (executor groups
+sum them in place): 'local' in host memory, 'device' on the GPUs (NCCL where
+each executor has a GPU of its own, else as 'local'), 'nccl' with NCCL only.
+'dist_sync' / 'dist_sync_device': and over the processes of an `mpirun -np N`
+job, with libsymrt_mpi: Open MPI's all-reduce in host memory, or NCCL over
+each worker's first GPU. Every worker applies the same update, and the batch
+is the workers' batches together (rescale_grad 1/(batch * num_workers)).
 """
 import ctypes
 import os
@@ -30,7 +32,7 @@ def _mpi_library():
 
 
 class KVStore:
-    """A 'local' or 'device' store: one process."""
+    """A 'local', 'device' or 'nccl' store: one process."""
 
     def __init__(self, kind):
         self.type, self.rank, self.num_workers = kind, 0, 1
@@ -40,7 +42,7 @@ class KVStore:
 
     def sum_gradients(self, group):
         """Each parameter's gradient summed over the devices (and workers)."""
-        group.aggregate_gradients()
+        group.aggregate_gradients(self.type)
 
 
 class DistKVStore(KVStore):
@@ -62,19 +64,20 @@ class DistKVStore(KVStore):
         check_call(self._mpi.SymcMpiBroadcastParams(group.handle))
 
     def sum_gradients(self, group):
-        group.aggregate_gradients()
-        check_call(self._mpi.SymcMpiAllReduceGradients(group.handle))
+        group.aggregate_gradients("device" if self.type == "dist_sync_device" else "local")
+        check_call(self._mpi.SymcMpiAllReduceGradientsEx(group.handle, c_str(self.type)))
 
 
 def create(name="local"):
-    """mx.kv.create: 'local', 'device' or 'dist_sync' (also 'dist_sync_device')."""
+    """mx.kv.create: 'local', 'device', 'nccl', 'dist_sync' or 'dist_sync_device'."""
     if not isinstance(name, str):
         raise TypeError("name must be a string")
-    if name in ("local", "device"):
+    if name in ("local", "device", "nccl"):
         return KVStore(name)
     if name in ("dist_sync", "dist_sync_device"):
         return DistKVStore(name)
-    raise ValueError("Unknown KVStore type %s: symc has 'local', 'device' and 'dist_sync'" % name)
+    raise ValueError("Unknown KVStore type %s: symc has 'local', 'device', 'nccl', 'dist_sync' and "
+                     "'dist_sync_device'" % name)
 
 
 __all__ = ["DistKVStore", "KVStore", "create"]

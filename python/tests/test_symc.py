@@ -197,3 +197,32 @@ def test_executor_manager_buckets_share_parameters():
     mgr.backward()
     mgr.aggregate_gradients()
     assert np.abs(np.asarray(mgr.curr_execgrp.grad_arrays[0][0])).sum() > 0
+
+
+def test_kvstore_types_sum_gradients():
+    """'device' on CPU contexts sums as 'local'; 'nccl' needs GPUs."""
+    from symc.executor_manager import DataParallelExecutorManager
+    sym = symc.sym.load(os.path.join(REPO, "examples", "mlp-symbol.json"))
+    params = [n for n in sym.list_arguments() if n not in ("data", "softmax_label")]
+    rng = np.random.RandomState(1)
+    batch = _Batch([rng.uniform(-1, 1, (4, 16)).astype("float32")], [np.array([0, 1, 2, 3], "float32")], "a")
+    sums = []
+    for name in ("local", "device"):
+        kv = symc.kv.create(name)
+        mgr = DataParallelExecutorManager(sym, [symc.cpu(0), symc.cpu(1)], _BucketIter(), sym.list_arguments(),
+                                          params, [])
+        for block in mgr.param_arrays:
+            for array in block:
+                np.asarray(array)[...] = np.linspace(-0.5, 0.5, array.size).reshape(array.shape)
+        mgr.load_data_batch(batch)
+        mgr.forward(is_train=True)
+        mgr.backward()
+        kv.sum_gradients(mgr.curr_execgrp)
+        sums.append([np.asarray(block[1]).copy() for block in mgr.curr_execgrp.grad_arrays])
+    for local, device in zip(*sums):
+        assert (local == device).all()
+    assert symc.kv.create("nccl").type == "nccl"
+    with pytest.raises(symc.MXNetError, match=r"NCCL sums arrays on GPUs, not on cpu\(0\)"):
+        mgr.curr_execgrp.aggregate_gradients("nccl")
+    with pytest.raises(ValueError, match="Unknown KVStore type dist_async"):
+        symc.kv.create("dist_async")

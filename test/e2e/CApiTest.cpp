@@ -136,6 +136,9 @@ TEST(CApi, ExecutorManagerWithBuckets) {
   ASSERT_OK(SymcExecutorGroupForward(group, 1));
   ASSERT_OK(SymcExecutorGroupBackward(group));
   ASSERT_OK(SymcExecutorGroupAggregateGradients(group));
+  ASSERT_OK(SymcExecutorGroupAggregateGradientsEx(group, "device"));
+  EXPECT_NE(SymcExecutorGroupAggregateGradientsEx(group, nullptr), 0);
+  EXPECT_STREQ(SymcGetLastError(), "null kvstore");
   int64_t begin = -1, end = -1;
   ASSERT_OK(SymcExecutorGroupGetSlice(group, 1, &begin, &end));
   EXPECT_EQ(begin, 2);

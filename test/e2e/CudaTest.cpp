@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "symc/Executor.h"
+#include "symc/ExecutorGroup.h"
 
 #include <gtest/gtest.h>
 
@@ -196,6 +197,78 @@ TEST(Cuda, LeNetForward) {
 TEST(Cuda, LeNetTrainingStep) {
   REQUIRE_GPU();
   checkAgainstCpu("lenet-train", true);
+}
+
+/// A training step of a data-parallel group on GPUs against one CPU
+/// executor on the whole batch: the summed gradients, then two SGD steps
+/// with momentum (on the GPU arrays), give the whole batch's.
+void checkGroupAgainstCpu(const std::vector<Context> &gpus, KVStoreType kvstore) {
+  const std::vector<std::string> params{"fc_weight", "fc_bias"};
+  const ShapeDict shapes{{"data", {5, 4}}, {"softmax_label", {5}}};
+  DataParallelExecutorGroup group(load("fc-softmax-train-sizes-cuda"), gpus, std::vector<double>(gpus.size(), 1.0),
+                                  shapes, params);
+  Executor whole = Executor::simpleBind(load("fc-softmax-train-sizes-ref"), Context::cpu(), shapes,
+                                       std::map<std::string, std::string>{{"fc_weight", "write"}, {"fc_bias", "write"}});
+  std::mt19937 rng(5);
+  ArrayDict values;
+  for (const std::string &name : params)
+    values[name] = randomLike(whole.argMap().at(name), rng, -1, 1);
+  NDArray labels({5});
+  for (int64_t r = 0; r < 5; ++r)
+    labels.data<float>()[r] = static_cast<float>(r % 6);
+  ArrayDict batch{{"data", randomLike(whole.argMap().at("data"), rng, -1, 1)}, {"softmax_label", labels}};
+  group.setParams(values, {});
+  whole.copyParamsFrom(values);
+  SGD perDevice(SGDOptions{0.1f, 0.9f, 0.01f, 1.0f / 5}), single(SGDOptions{0.1f, 0.9f, 0.01f, 1.0f / 5});
+  for (int step = 0; step < 2; ++step) {
+    group.loadDataBatch(batch);
+    group.forward(true);
+    group.backward();
+    group.aggregateGradients(kvstore);
+    whole.forward(true, batch);
+    whole.backward();
+    for (const std::string &name : params)
+      for (const auto &exec : group.executors())
+        expectClose(exec->gradMap().at(name), whole.gradMap().at(name), "step " + std::to_string(step) +
+                    " gradient of " + name + " on " + exec->argMap().at(name).context().str(), kGradient);
+    group.update(perDevice);
+    for (size_t p = 0; p < params.size(); ++p)
+      single.update(static_cast<int>(p), params[p], whole.argMap().at(params[p]), whole.gradMap().at(params[p]));
+  }
+  for (const std::string &name : params)
+    for (const auto &exec : group.executors())
+      expectClose(exec->argMap().at(name), whole.argMap().at(name), name + " after two steps", kGradient);
+}
+
+TEST(Cuda, ExecutorGroupSumsThroughHostMemory) {
+  REQUIRE_GPU();
+  checkGroupAgainstCpu({Context::gpu(0), Context::gpu(0)}, KVStoreType::Local);
+  // Two executors on one GPU: NCCL cannot hold both, 'device' sums as 'local'.
+  checkGroupAgainstCpu({Context::gpu(0), Context::gpu(0)}, KVStoreType::Device);
+}
+
+/// NCCL with one rank per GPU this machine has (one rank: the all-reduce
+/// of the whole batch's gradient leaves it as it is).
+TEST(Cuda, ExecutorGroupSumsWithNccl) {
+  REQUIRE_GPU();
+  int count = 0;
+  for (; count < 8; ++count)
+    try {
+      NDArray probe({1}, DType::Float32, Context::gpu(count));
+    } catch (const Error &) {
+      break;
+    }
+  std::vector<Context> gpus;
+  for (int i = 0; i < std::min(count, 5); ++i)
+    gpus.push_back(Context::gpu(i));
+  checkGroupAgainstCpu(gpus, KVStoreType::Nccl);
+  std::string message;
+  try {
+    checkGroupAgainstCpu({Context::gpu(0), Context::gpu(0)}, KVStoreType::Nccl);
+  } catch (const Error &e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("NCCL needs one GPU per rank: gpu(0) is given twice"), std::string::npos) << message;
 }
 
 } // namespace

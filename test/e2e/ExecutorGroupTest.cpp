@@ -151,6 +151,34 @@ TEST(ExecutorGroup, Errors) {
   DataParallelExecutorGroup group(artifact, {Context::cpu(0), Context::cpu(1)}, {1, 1},
                                   {{"data", {4, 4}}, {"softmax_label", {4}}}, kParams);
   EXPECT_EQ(kindOf([&] { group.loadDataBatch(batchOf(5)); }), "AssertionError: Batch size miss match. Expected 4, got 5");
+  EXPECT_EQ(kindOf([&] { group.aggregateGradients(KVStoreType::Nccl); }),
+            "MXNetError: NCCL sums arrays on GPUs, not on cpu(0)");
+  EXPECT_EQ(kindOf([&] { parseKVStoreType("dist_async"); }),
+            "ValueError: Unknown KVStore type dist_async: an executor group sums with 'local', 'device' or 'nccl'");
+}
+
+/// 'device' on CPU contexts has no GPU to sum on: it sums as 'local' does.
+TEST(ExecutorGroup, DeviceKVStoreOnCpusSumsAsLocal) {
+  auto artifact = load("fc-softmax-train-sizes");
+  std::vector<std::vector<std::vector<NDArray>>> sums;
+  for (KVStoreType type : {KVStoreType::Local, KVStoreType::Device}) {
+    DataParallelExecutorGroup group(artifact, {Context::cpu(0), Context::cpu(1)}, {1, 1},
+                                    {{"data", {5, 4}}, {"softmax_label", {5}}}, kParams);
+    ArrayDict params{{"fc_weight", NDArray({6, 4})}, {"fc_bias", NDArray({6})}};
+    fillPattern(params["fc_weight"], 2);
+    group.setParams(params, {});
+    group.loadDataBatch(batchOf(5));
+    group.forward(true);
+    group.backward();
+    group.aggregateGradients(type);
+    sums.push_back(group.gradArrays());
+  }
+  ASSERT_EQ(sums[0].size(), kParams.size());
+  for (size_t p = 0; p < kParams.size(); ++p)
+    for (size_t e = 0; e < 2; ++e)
+      for (size_t i = 0; i < sums[0][p][e].size(); ++i)
+        ASSERT_EQ(sums[1][p][e].data<float>()[i], sums[0][p][e].data<float>()[i]) << kParams[p];
+  EXPECT_NE(sums[0][1][0].data<float>()[0], 0.0f);
 }
 
 } // namespace

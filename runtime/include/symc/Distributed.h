@@ -12,6 +12,8 @@
 
 #include "symc/ExecutorGroup.h"
 
+#include <map>
+#include <memory>
 #include <string>
 
 namespace symc {
@@ -33,13 +35,26 @@ public:
   /// (kvstore.init then pull).
   void broadcastParams(DataParallelExecutorGroup &group) const;
   /// After group.aggregateGradients(): each parameter's gradient summed over
-  /// the workers into every device's gradient, in buckets of
-  /// `bucketBytes` (the whole job's batch's gradient).
-  void allReduceGradients(DataParallelExecutorGroup &group, size_t bucketBytes = size_t(4) << 20) const;
+  /// the workers into every device's gradient (the whole job's batch's
+  /// gradient). `type` Local (kvstore dist_sync): MPI_Allreduce in host
+  /// memory, in buckets of `bucketBytes`; Device or Nccl (dist_sync_device):
+  /// NCCL over the workers' first GPUs (one rank per process, the
+  /// communicator's id sent through MPI), then to the other devices.
+  void allReduceGradients(DataParallelExecutorGroup &group, KVStoreType type = KVStoreType::Local,
+                          size_t bucketBytes = size_t(4) << 20);
 
 private:
   MpiWorkers();
+  ~MpiWorkers();
+  void allReduceOnHost(const std::vector<std::vector<NDArray>> &gradients, size_t bucketBytes) const;
+  void allReduceOnGpus(const std::vector<std::vector<NDArray>> &gradients);
+  /// Rank 0's `bytes` bytes at `data` to every rank.
+  void broadcast(void *data, size_t bytes, const char *what) const;
+
   int rank_ = 0, size_ = 1, timeout_ = 600;
+  /// The job's NCCL communicator over each worker's first GPU, by the
+  /// local device it uses.
+  std::map<int, std::unique_ptr<DeviceCollective>> collectives_;
 };
 
 } // namespace symc

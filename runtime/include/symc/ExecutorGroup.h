@@ -32,6 +32,16 @@ struct BatchSlice {
 /// slices. Some splits are empty.").
 std::vector<BatchSlice> splitInputSlice(int64_t batchSize, const std::vector<double> &workLoad);
 
+/// How a group's gradients are summed, as MXNet's kvstore types sum them:
+/// 'local' in host memory (arrays on GPUs staged through it); 'device' on
+/// the GPUs, with NCCL where each executor has a GPU of its own and NCCL
+/// loads, else as 'local'; 'nccl' with NCCL only.
+enum class KVStoreType { Local, Device, Nccl };
+/// "local", "device" or "nccl"; ValueError otherwise.
+KVStoreType parseKVStoreType(const std::string &name);
+
+class DeviceCollective;
+
 /// executor_manager.DataParallelExecutorGroup on one artifact.
 class DataParallelExecutorGroup {
 public:
@@ -53,9 +63,11 @@ public:
   void forward(bool isTrain);
   void backward();
   /// Sums each parameter's gradient over the executors into every
-  /// executor's gradient, in place (kvstore 'local' push then pull): each
+  /// executor's gradient, in place (kvstore push then pull): each
   /// executor's gradient then is the whole batch's.
-  void aggregateGradients();
+  void aggregateGradients(KVStoreType type = KVStoreType::Local);
+  /// MXNet's grad_arrays: per parameter that has gradients, per executor.
+  std::vector<std::vector<NDArray>> gradArrays() const;
 
   /// The optimizer step on every executor's parameters (after
   /// aggregateGradients), each with its own state as MXNet's updater keeps
@@ -70,6 +82,7 @@ public:
 
   const std::vector<std::shared_ptr<Executor>> &executors() const { return execs_; }
   const std::vector<BatchSlice> &slices() const { return slices_; }
+  const std::vector<Context> &contexts() const { return contexts_; }
   const std::vector<std::string> &paramNames() const { return paramNames_; }
   int64_t batchSize() const { return batchSize_; }
   void setNumThreads(int threads) { numThreads_ = threads; }
@@ -78,12 +91,21 @@ private:
   /// Runs `work(i)` for every executor i, concurrently; rethrows the first
   /// error after all have finished.
   void onEachExecutor(const std::function<void(size_t)> &work);
+  /// Sums host arrays (per parameter, per executor), each executor's
+  /// thread a part of every parameter.
+  void sumOnHost(const std::vector<std::vector<NDArray>> &gradients);
+  /// The NCCL communicator over the executors' GPUs (made on first use);
+  /// null for 'device' where NCCL cannot be used.
+  const DeviceCollective *collective(KVStoreType type);
 
   std::vector<std::shared_ptr<Executor>> execs_;
+  std::vector<Context> contexts_;
   std::vector<BatchSlice> slices_;
   std::vector<std::string> inputNames_, paramNames_;
   int64_t batchSize_ = 0;
   int numThreads_ = 0;
+  std::shared_ptr<DeviceCollective> collective_;
+  bool collectiveUnavailable_ = false;
 };
 
 /// executor_manager.DataParallelExecutorManager: the executor group of the

@@ -42,7 +42,8 @@ public:
 
   /// One step on `weight` (float32) from `grad`; the momentum is kept under
   /// `key` (MXNet's updater index: one per parameter and device). Safe to
-  /// call concurrently for different keys.
+  /// call concurrently for different keys. Arrays on a GPU are updated
+  /// through host memory.
   void update(int key, const std::string &name, const NDArray &weight, const NDArray &grad);
 
 private:

@@ -269,6 +269,10 @@ int SymcExecutorGroupSetNumThreads(SymcExecutorGroupHandle group, int threads);
 /* Sums each parameter's gradient over the executors into every executor's
    gradient, in place (kvstore 'local'): each then holds the whole batch's. */
 int SymcExecutorGroupAggregateGradients(SymcExecutorGroupHandle group);
+/* The same, summed as kvstore `kvstore` sums: "local" in host memory,
+   "device" on the GPUs (NCCL where each executor has a GPU of its own), "nccl"
+   with NCCL only. */
+int SymcExecutorGroupAggregateGradientsEx(SymcExecutorGroupHandle group, const char *kvstore);
 /* set_params: copy_params_from on every executor. */
 int SymcExecutorGroupSetParams(SymcExecutorGroupHandle group, int num_args, const char **arg_names,
                                SymcNDArrayHandle *arg_arrays, int num_aux, const char **aux_names,

@@ -25,6 +25,10 @@ int SymcMpiBroadcastParams(SymcExecutorGroupHandle group);
 /* After SymcExecutorGroupAggregateGradients: each parameter's gradient summed
    over the ranks into every device's gradient (kvstore dist_sync). */
 int SymcMpiAllReduceGradients(SymcExecutorGroupHandle group);
+/* The same for kvstore `kvstore`: "dist_sync" (MPI_Allreduce in host memory)
+   or "dist_sync_device" (NCCL over each rank's first GPU, its communicator
+   set up through MPI; a rank that fails ends the job). */
+int SymcMpiAllReduceGradientsEx(SymcExecutorGroupHandle group, const char *kvstore);
 
 #ifdef __cplusplus
 }

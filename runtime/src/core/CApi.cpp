@@ -781,6 +781,10 @@ int SymcExecutorGroupAggregateGradients(SymcExecutorGroupHandle group) {
   return guarded([&] { groupOf(group).aggregateGradients(); });
 }
 
+int SymcExecutorGroupAggregateGradientsEx(SymcExecutorGroupHandle group, const char *kvstore) {
+  return guarded([&] { groupOf(group).aggregateGradients(symc::parseKVStoreType(text(kvstore, "kvstore"))); });
+}
+
 int SymcExecutorGroupSetParams(SymcExecutorGroupHandle group, int numArgs, const char **argNames,
                                SymcNDArrayHandle *argArrays, int numAux, const char **auxNames,
                                SymcNDArrayHandle *auxArrays, int allowExtraParams) {

@@ -13,7 +13,9 @@
 
 extern "C" {
 
-#define SYMC_DEVICE_API_VERSION 1
+#define SYMC_DEVICE_API_VERSION 2
+/// An NCCL communicator's id (NCCL_UNIQUE_ID_BYTES).
+#define SYMC_COLLECTIVE_ID_BYTES 128
 
 struct SymcDeviceAPI {
   int version;
@@ -32,6 +34,23 @@ struct SymcDeviceAPI {
   int (*beginRun)(int device, void *stream);
   int (*endRun)(int device, void *stream);
   const char *(*lastError)(void);
+
+  // Collectives, on NCCL (libnccl.so.2, loaded on first use).
+  /// A new communicator's id: one rank makes it, the others are given it.
+  int (*collectiveId)(char id[SYMC_COLLECTIVE_ID_BYTES]);
+  /// This process's ranks [firstRank, firstRank + count) of the `ranks` of
+  /// communicator `id`, rank firstRank + i on devices[i]; comms[i] gets
+  /// each. Returns when every rank has joined.
+  int (*collectiveJoin)(const char id[SYMC_COLLECTIVE_ID_BYTES], int ranks, int firstRank, int count,
+                        const int *devices, void **comms);
+  int (*collectiveLeave)(void *comm);
+  /// Sums, over every rank of the communicator, each of `arrays` buffers
+  /// in place: buffers[r * arrays + a] on comms[r] (r < count, this
+  /// process's ranks), elements[a] of float32 (isDouble[a] 0) or float64.
+  /// Waits for the sums; past `timeoutSeconds` (a rank died or stalled) it
+  /// aborts the communicator and fails.
+  int (*allReduceSum)(int count, void *const *comms, int arrays, void *const *buffers, const size_t *elements,
+                      const int *isDouble, int timeoutSeconds);
 };
 
 typedef const SymcDeviceAPI *(*SymcDeviceAPIEntry)(void);

@@ -3,7 +3,8 @@
 // Two faces on the CUDA driver API:
 // - the device table libsymrt loads (DeviceAPI.h): memory, copies, streams
 //   and runs, on each device's primary context (the one CUDA's runtime and
-//   PyTorch share);
+//   PyTorch share), and gradient all-reduces on NCCL (loaded with dlopen
+//   when first needed, so that a machine without it still runs kernels);
 // - the launch functions generated host code calls (MLIR's gpu-to-llvm
 //   names them mgpu*), which run on the calling thread's current run: the
 //   module is loaded once per context and kept (MLIR 19's host code asks
@@ -17,12 +18,21 @@
 
 #include <cublas_v2.h>
 #include <cuda.h>
+#if SYMC_HAVE_NCCL
+#include <nccl.h>
+#endif
 
+#include <dlfcn.h>
+
+#include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -286,6 +296,194 @@ int endRun(int /*device: the stream knows its context*/, void *stream) {
 
 const char *lastError() { return lastErrorText.c_str(); }
 
+#if SYMC_HAVE_NCCL
+static_assert(SYMC_COLLECTIVE_ID_BYTES == NCCL_UNIQUE_ID_BYTES, "the device API's communicator id is NCCL's");
+
+/// libnccl.so.2's functions, loaded on first use.
+struct Nccl {
+  decltype(&ncclGetUniqueId) getUniqueId = nullptr;
+  decltype(&ncclCommInitRank) commInitRank = nullptr;
+  decltype(&ncclCommDestroy) commDestroy = nullptr;
+  decltype(&ncclCommAbort) commAbort = nullptr;
+  decltype(&ncclCommGetAsyncError) commGetAsyncError = nullptr;
+  decltype(&ncclAllReduce) allReduce = nullptr;
+  decltype(&ncclGroupStart) groupStart = nullptr;
+  decltype(&ncclGroupEnd) groupEnd = nullptr;
+  decltype(&ncclGetErrorString) errorString = nullptr;
+  std::string error; // why it did not load
+};
+
+const Nccl &nccl() {
+  static const Nccl loaded = [] {
+    Nccl n;
+    void *handle = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      n.error = std::string("GPU collectives need NCCL (libnccl.so.2): ") + dlerror();
+      return n;
+    }
+    auto bind = [&](auto &function, const char *name) {
+      function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(handle, name));
+      if (!function && n.error.empty())
+        n.error = std::string("libnccl.so.2 has no ") + name + " (NCCL 2.4 or later is needed)";
+    };
+    bind(n.getUniqueId, "ncclGetUniqueId");
+    bind(n.commInitRank, "ncclCommInitRank");
+    bind(n.commDestroy, "ncclCommDestroy");
+    bind(n.commAbort, "ncclCommAbort");
+    bind(n.commGetAsyncError, "ncclCommGetAsyncError");
+    bind(n.allReduce, "ncclAllReduce");
+    bind(n.groupStart, "ncclGroupStart");
+    bind(n.groupEnd, "ncclGroupEnd");
+    bind(n.errorString, "ncclGetErrorString");
+    return n;
+  }();
+  return loaded;
+}
+
+/// 0, or fails with `what` and NCCL's reason.
+int checkNccl(ncclResult_t result, const std::string &what) {
+  return result == ncclSuccess ? 0 : fail(what + " failed: " + nccl().errorString(result));
+}
+
+/// One rank of a communicator: its device, and the stream its collectives
+/// run on (blocking, so they follow the executors' synchronous copies).
+struct Collective {
+  ncclComm_t comm = nullptr;
+  CUstream stream = nullptr;
+  int device = 0;
+  bool aborted = false;
+};
+
+int collectiveId(char id[SYMC_COLLECTIVE_ID_BYTES]) {
+  if (!nccl().error.empty())
+    return fail(nccl().error);
+  ncclUniqueId unique;
+  if (int status = checkNccl(nccl().getUniqueId(&unique), "ncclGetUniqueId"))
+    return status;
+  std::memcpy(id, unique.internal, SYMC_COLLECTIVE_ID_BYTES);
+  return 0;
+}
+
+int collectiveLeave(void *comm) {
+  auto *collective = static_cast<Collective *>(comm);
+  if (!collective)
+    return 0;
+  int status = use(collective->device);
+  if (!status && collective->comm && !collective->aborted)
+    status = checkNccl(nccl().commDestroy(collective->comm), "ncclCommDestroy");
+  if (collective->stream)
+    cuStreamDestroy(collective->stream);
+  delete collective;
+  return status;
+}
+
+int collectiveJoin(const char id[SYMC_COLLECTIVE_ID_BYTES], int ranks, int firstRank, int count, const int *devices,
+                   void **comms) {
+  if (!nccl().error.empty())
+    return fail(nccl().error);
+  ncclUniqueId unique;
+  std::memcpy(unique.internal, id, SYMC_COLLECTIVE_ID_BYTES);
+  std::vector<Collective *> joined;
+  auto leaveAll = [&](int status) {
+    for (Collective *collective : joined)
+      collectiveLeave(collective);
+    return status;
+  };
+  for (int i = 0; i < count; ++i) {
+    joined.push_back(new Collective{nullptr, nullptr, devices[i], false});
+    if (int status = use(devices[i]))
+      return leaveAll(status);
+    if (int status = check(cuStreamCreate(&joined.back()->stream, CU_STREAM_DEFAULT), "cuStreamCreate"))
+      return leaveAll(status);
+  }
+  // One thread joining several ranks groups the calls, each with its
+  // device current (NCCL reads the current device).
+  if (int status = checkNccl(nccl().groupStart(), "ncclGroupStart"))
+    return leaveAll(status);
+  int joinStatus = 0;
+  for (int i = 0; i < count && !joinStatus; ++i) {
+    joinStatus = use(devices[i]);
+    if (!joinStatus)
+      joinStatus = checkNccl(nccl().commInitRank(&joined[i]->comm, ranks, unique, firstRank + i),
+                             "joining rank " + std::to_string(firstRank + i) + " of " + std::to_string(ranks) +
+                                 " on gpu(" + std::to_string(devices[i]) + ") (ncclCommInitRank)");
+  }
+  int endStatus = checkNccl(nccl().groupEnd(), "joining the NCCL communicator (ncclGroupEnd)");
+  if (joinStatus || endStatus)
+    return leaveAll(joinStatus ? joinStatus : endStatus);
+  for (int i = 0; i < count; ++i)
+    comms[i] = joined[i];
+  return 0;
+}
+
+/// Waits for every rank's stream; an asynchronous NCCL error or the
+/// deadline aborts all of them.
+int waitForCollectives(const std::vector<Collective *> &ranks, int timeoutSeconds) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeoutSeconds);
+  auto abortAll = [&](std::string reason) {
+    for (Collective *collective : ranks) {
+      nccl().commAbort(collective->comm);
+      collective->aborted = true;
+    }
+    return fail(std::move(reason));
+  };
+  for (Collective *collective : ranks) {
+    if (int status = use(collective->device))
+      return status;
+    for (;;) {
+      CUresult state = cuStreamQuery(collective->stream);
+      if (state == CUDA_SUCCESS)
+        break;
+      if (state != CUDA_ERROR_NOT_READY)
+        return abortAll("the NCCL all-reduce failed on gpu(" + std::to_string(collective->device) +
+                        "): " + describe(state));
+      ncclResult_t async = ncclSuccess;
+      nccl().commGetAsyncError(collective->comm, &async);
+      if (async != ncclSuccess && async != ncclInProgress)
+        return abortAll(std::string("the NCCL all-reduce failed: ") + nccl().errorString(async));
+      if (std::chrono::steady_clock::now() > deadline)
+        return abortAll("the NCCL all-reduce did not complete within " + std::to_string(timeoutSeconds) +
+                        " s: another rank died or stalled");
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+  return 0;
+}
+
+int allReduceSum(int count, void *const *comms, int arrays, void *const *buffers, const size_t *elements,
+                 const int *isDouble, int timeoutSeconds) {
+  std::vector<Collective *> ranks;
+  for (int r = 0; r < count; ++r) {
+    ranks.push_back(static_cast<Collective *>(comms[r]));
+    if (ranks.back()->aborted)
+      return fail("the NCCL communicator was aborted by an earlier failure");
+  }
+  if (int status = checkNccl(nccl().groupStart(), "ncclGroupStart"))
+    return status;
+  int status = 0;
+  for (int r = 0; r < count && !status; ++r) {
+    status = use(ranks[r]->device);
+    for (int a = 0; a < arrays && !status; ++a) {
+      void *buffer = buffers[static_cast<size_t>(r) * arrays + a];
+      status = checkNccl(nccl().allReduce(buffer, buffer, elements[a], isDouble[a] ? ncclFloat64 : ncclFloat32,
+                                          ncclSum, ranks[r]->comm, ranks[r]->stream),
+                         "ncclAllReduce");
+    }
+  }
+  int ended = checkNccl(nccl().groupEnd(), "the NCCL all-reduce (ncclGroupEnd)");
+  if (status || ended)
+    return status ? status : ended;
+  return waitForCollectives(ranks, timeoutSeconds);
+}
+#else
+constexpr const char *kNoNccl = "this libsymrt_cuda was built without NCCL (nccl.h was not found): GPU collectives "
+                                "are unavailable";
+int collectiveId(char *) { return fail(kNoNccl); }
+int collectiveJoin(const char *, int, int, int, const int *, void **) { return fail(kNoNccl); }
+int collectiveLeave(void *) { return 0; }
+int allReduceSum(int, void *const *, int, void *const *, const size_t *, const int *, int) { return fail(kNoNccl); }
+#endif
+
 const SymcDeviceAPI api = {SYMC_DEVICE_API_VERSION,
                            deviceCount,
                            allocate,
@@ -298,7 +496,11 @@ const SymcDeviceAPI api = {SYMC_DEVICE_API_VERSION,
                            destroyStream,
                            beginRun,
                            endRun,
-                           lastError};
+                           lastError,
+                           collectiveId,
+                           collectiveJoin,
+                           collectiveLeave,
+                           allReduceSum};
 
 } // namespace
 

@@ -1,6 +1,8 @@
 //===- ExecutorGroup.cpp - data-parallel executors over one batch ---------===//
 #include "symc/ExecutorGroup.h"
 
+#include "DeviceCollective.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -35,6 +37,10 @@ std::vector<BatchSlice> splitInputSlice(int64_t batchSize, const std::vector<dou
 }
 
 namespace {
+
+/// An in-process all-reduce waits on no other process: only a GPU fault
+/// could stall it.
+constexpr int kInProcessTimeoutSeconds = 600;
 
 /// Executor i's shapes: the inputs' with the batch dim of its slice.
 ShapeDict sliceShapes(const ShapeDict &inputShapes, const BatchSlice &slice) {
@@ -89,7 +95,7 @@ DataParallelExecutorGroup::DataParallelExecutorGroup(std::shared_ptr<const Artif
                                                      const ShapeDict &inputShapes,
                                                      const std::vector<std::string> &paramNames,
                                                      const DataParallelExecutorGroup *shared)
-    : paramNames_(paramNames) {
+    : contexts_(contexts), paramNames_(paramNames) {
   if (contexts.empty() || workLoad.size() != contexts.size())
     throw Error("AssertionError", "Invalid settings for work load. ");
   for (const auto &[name, shape] : inputShapes) {
@@ -148,7 +154,7 @@ void DataParallelExecutorGroup::loadDataBatch(const ArrayDict &batch) {
     auto src = batch.find(name);
     if (src == batch.end())
       throw Error("KeyError", "the batch has no array '" + name + "'");
-    const NDArray &whole = src->second;
+    const NDArray whole = src->second.toHost();
     if (whole.shape().empty() || whole.shape()[0] != batchSize_)
       throw Error("AssertionError", "Batch size miss match. Expected " + std::to_string(batchSize_) + ", got " +
                                         std::to_string(whole.shape().empty() ? 0 : whole.shape()[0]));
@@ -177,14 +183,24 @@ void DataParallelExecutorGroup::backward() {
   onEachExecutor([&](size_t i) { execs_[i]->backward(); });
 }
 
-void DataParallelExecutorGroup::aggregateGradients() {
-  std::vector<std::vector<NDArray>> gradients; // per parameter, per executor
+KVStoreType parseKVStoreType(const std::string &name) {
+  if (name == "local")
+    return KVStoreType::Local;
+  if (name == "device")
+    return KVStoreType::Device;
+  if (name == "nccl")
+    return KVStoreType::Nccl;
+  throw Error("ValueError", "Unknown KVStore type " + name + ": an executor group sums with 'local', 'device' or 'nccl'");
+}
+
+std::vector<std::vector<NDArray>> DataParallelExecutorGroup::gradArrays() const {
+  std::vector<std::vector<NDArray>> gradients;
   for (const std::string &name : paramNames_) {
     std::vector<NDArray> perExec;
     for (const auto &exec : execs_)
       if (NDArray g = exec->gradMap().at(name); !g.isNone())
         perExec.push_back(g);
-    if (perExec.size() < 2)
+    if (perExec.empty())
       continue;
     DType dtype = perExec.front().dtype();
     if (dtype != DType::Float32 && dtype != DType::Float64)
@@ -192,7 +208,25 @@ void DataParallelExecutorGroup::aggregateGradients() {
                                     dtypeName(dtype));
     gradients.push_back(std::move(perExec));
   }
-  // Executor i's thread sums the i-th part of every gradient.
+  return gradients;
+}
+
+const DeviceCollective *DataParallelExecutorGroup::collective(KVStoreType type) {
+  if (type == KVStoreType::Local || (type == KVStoreType::Device && collectiveUnavailable_))
+    return nullptr;
+  if (!collective_) {
+    try {
+      collective_ = std::make_shared<DeviceCollective>(contexts_);
+    } catch (const Error &) {
+      if (type == KVStoreType::Nccl)
+        throw;
+      collectiveUnavailable_ = true; // 'device' sums as 'local' does
+    }
+  }
+  return collective_.get();
+}
+
+void DataParallelExecutorGroup::sumOnHost(const std::vector<std::vector<NDArray>> &gradients) {
   size_t parts = execs_.size();
   onEachExecutor([&](size_t part) {
     for (const std::vector<NDArray> &arrays : gradients) {
@@ -203,6 +237,28 @@ void DataParallelExecutorGroup::aggregateGradients() {
         sumInto<double>(arrays, begin, end);
     }
   });
+}
+
+void DataParallelExecutorGroup::aggregateGradients(KVStoreType type) {
+  if (execs_.size() < 2 && type != KVStoreType::Nccl)
+    return;
+  std::vector<std::vector<NDArray>> gradients = gradArrays();
+  if (const DeviceCollective *gpus = collective(type))
+    return gpus->allReduceSum(gradients, kInProcessTimeoutSeconds);
+  bool onDevice = std::any_of(contexts_.begin(), contexts_.end(),
+                              [](const Context &ctx) { return ctx.devType == Context::kGPU; });
+  if (!onDevice)
+    return sumOnHost(gradients);
+  std::vector<std::vector<NDArray>> staged;
+  for (const std::vector<NDArray> &arrays : gradients) {
+    staged.emplace_back();
+    for (const NDArray &array : arrays)
+      staged.back().push_back(array.onDevice() ? array.toHost() : array);
+  }
+  sumOnHost(staged);
+  for (size_t p = 0; p < gradients.size(); ++p)
+    for (size_t e = 0; e < gradients[p].size(); ++e)
+      gradients[p][e].copyFrom(staged[p][e]);
 }
 
 void DataParallelExecutorGroup::update(SGD &sgd) {

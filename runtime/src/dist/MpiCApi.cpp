@@ -36,4 +36,15 @@ int SymcMpiAllReduceGradients(SymcExecutorGroupHandle group) {
   return runGuarded([&] { MpiWorkers::get().allReduceGradients(executorGroup(group)); });
 }
 
+int SymcMpiAllReduceGradientsEx(SymcExecutorGroupHandle group, const char *kvstore) {
+  return runGuarded([&] {
+    std::string type = kvstore ? kvstore : "";
+    if (type != "dist_sync" && type != "dist_sync_device")
+      throw symc::Error("ValueError", "Unknown KVStore type " + type + ": workers sum with 'dist_sync' or "
+                                      "'dist_sync_device'");
+    MpiWorkers::get().allReduceGradients(executorGroup(group), type == "dist_sync" ? symc::KVStoreType::Local
+                                                                                  : symc::KVStoreType::Device);
+  });
+}
+
 } // extern "C"

@@ -1,6 +1,8 @@
 //===- MpiWorkers.cpp - data-parallel training across processes (MPI) ----===//
 #include "symc/Distributed.h"
 
+#include "DeviceCollective.h"
+
 #include <mpi.h>
 
 #include <chrono>
@@ -23,6 +25,14 @@ void check(int status, const char *call) {
   throw Error("MXNetError", std::string(call) + " failed: " + std::string(text, length));
 }
 
+/// Prints `what` and ends the job: a rank that fails or stops answering
+/// must not leave the others waiting.
+[[noreturn]] void abortJob(int rank, const std::string &what) {
+  std::fprintf(stderr, "symc: rank %d: %s; ending the job\n", rank, what.c_str());
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort(); // MPI_Abort does not return
+}
+
 /// Waits for a collective, polling; past `timeout` seconds (another rank
 /// died or stalled) it ends the whole job with MPI_Abort, which mpirun
 /// reports, rather than wait forever.
@@ -32,13 +42,9 @@ void wait(MPI_Request &request, const char *what, int rank, int timeout) {
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done)
       return;
-    if (std::chrono::steady_clock::now() > deadline) {
-      std::fprintf(stderr,
-                   "symc: rank %d: %s did not complete within %d s (SYMC_MPI_TIMEOUT): another rank died or "
-                   "stalled; ending the job\n",
-                   rank, what, timeout);
-      MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    if (std::chrono::steady_clock::now() > deadline)
+      abortJob(rank, std::string(what) + " did not complete within " + std::to_string(timeout) +
+                         " s (SYMC_MPI_TIMEOUT): another rank died or stalled");
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
 }
@@ -55,23 +61,6 @@ void finalize() {
   MPI_Finalized(&finalized);
   if (!finalized)
     MPI_Finalize();
-}
-
-/// Every device's gradient of every parameter, device 0's first.
-std::vector<std::vector<NDArray>> gradients(const DataParallelExecutorGroup &group) {
-  std::vector<std::vector<NDArray>> all;
-  for (const std::string &name : group.paramNames()) {
-    std::vector<NDArray> perDevice;
-    for (const auto &exec : group.executors())
-      if (NDArray g = exec->gradMap().at(name); !g.isNone())
-        perDevice.push_back(g);
-    if (!perDevice.empty()) {
-      if (perDevice.front().dtype() != DType::Float32)
-        throw Error("MXNetError", "MPI all-reduce of '" + name + "': float32 gradients only");
-      all.push_back(std::move(perDevice));
-    }
-  }
-  return all;
 }
 
 } // namespace
@@ -113,31 +102,48 @@ void MpiWorkers::checkSame(const std::string &what, const std::string &digest) c
     throw Error("MXNetError", "the workers differ in " + what + ": rank(s) " + differing + " differ from rank 0");
 }
 
-void MpiWorkers::broadcastParams(DataParallelExecutorGroup &group) const {
-  const auto &execs = group.executors();
-  auto broadcast = [&](ArrayDict (Executor::*map)() const, const std::vector<std::string> &names) {
-    for (const std::string &name : names) {
-      NDArray first = ((*execs.front()).*map)().at(name);
-      for (size_t done = 0; done < first.nbytes();) {
-        int count = static_cast<int>(std::min<size_t>(first.nbytes() - done, INT_MAX));
-        MPI_Request request;
-        check(MPI_Ibcast(static_cast<char *>(first.data()) + done, count, MPI_BYTE, 0, MPI_COMM_WORLD, &request),
-              "MPI_Ibcast");
-        wait(request, "the broadcast of the parameters", rank_, timeout_);
-        done += static_cast<size_t>(count);
-      }
-      for (size_t i = 1; i < execs.size(); ++i)
-        ((*execs[i]).*map)().at(name).copyFrom(first, name);
-    }
-  };
-  broadcast(&Executor::argMap, group.paramNames());
-  broadcast(&Executor::auxMap, execs.front()->listAuxiliaryStates());
+MpiWorkers::~MpiWorkers() = default;
+
+void MpiWorkers::broadcast(void *data, size_t bytes, const char *what) const {
+  for (size_t done = 0; done < bytes;) {
+    int count = static_cast<int>(std::min<size_t>(bytes - done, INT_MAX));
+    MPI_Request request;
+    check(MPI_Ibcast(static_cast<char *>(data) + done, count, MPI_BYTE, 0, MPI_COMM_WORLD, &request), "MPI_Ibcast");
+    wait(request, what, rank_, timeout_);
+    done += static_cast<size_t>(count);
+  }
 }
 
-void MpiWorkers::allReduceGradients(DataParallelExecutorGroup &group, size_t bucketBytes) const {
+void MpiWorkers::broadcastParams(DataParallelExecutorGroup &group) const {
+  const auto &execs = group.executors();
+  auto broadcastEach = [&](ArrayDict (Executor::*map)() const, const std::vector<std::string> &names) {
+    for (const std::string &name : names) {
+      NDArray first = ((*execs.front()).*map)().at(name);
+      NDArray host = first.toHost(); // MPI moves host memory
+      broadcast(host.data(), host.nbytes(), "the broadcast of the parameters");
+      for (const auto &exec : execs)
+        ((*exec).*map)().at(name).copyFrom(host, name);
+    }
+  };
+  broadcastEach(&Executor::argMap, group.paramNames());
+  broadcastEach(&Executor::auxMap, execs.front()->listAuxiliaryStates());
+}
+
+void MpiWorkers::allReduceGradients(DataParallelExecutorGroup &group, KVStoreType type, size_t bucketBytes) {
   if (size_ == 1)
     return;
-  std::vector<std::vector<NDArray>> grads = gradients(group);
+  std::vector<std::vector<NDArray>> gradients = group.gradArrays();
+  for (const std::vector<NDArray> &arrays : gradients)
+    if (arrays.front().dtype() != DType::Float32)
+      throw Error("MXNetError", "the workers' all-reduce sums float32 gradients only, not " +
+                                    std::string(dtypeName(arrays.front().dtype())));
+  if (type == KVStoreType::Local)
+    allReduceOnHost(gradients, bucketBytes);
+  else
+    allReduceOnGpus(gradients);
+}
+
+void MpiWorkers::allReduceOnHost(const std::vector<std::vector<NDArray>> &grads, size_t bucketBytes) const {
   size_t bucketFloats = std::max<size_t>(1, bucketBytes / sizeof(float));
   std::vector<float> bucket;
   // Packs whole gradients into a bucket, sums it over the workers, and
@@ -148,11 +154,10 @@ void MpiWorkers::allReduceGradients(DataParallelExecutorGroup &group, size_t buc
     while (next < grads.size() && (next == first || floats + grads[next].front().size() <= bucketFloats))
       floats += grads[next++].front().size();
     bucket.resize(floats);
-    size_t at = 0;
-    for (size_t p = first; p < next; ++p) {
-      const NDArray &g = grads[p].front();
-      std::memcpy(bucket.data() + at, g.data(), g.nbytes());
-      at += g.size();
+    std::vector<NDArray> packed; // each gradient's part of the bucket
+    for (size_t p = first, at = 0; p < next; at += grads[p++].front().size()) {
+      packed.push_back(NDArray::wrap(bucket.data() + at, grads[p].front().shape(), DType::Float32));
+      packed.back().copyFrom(grads[p].front());
     }
     for (size_t done = 0; done < floats;) {
       int count = static_cast<int>(std::min<size_t>(floats - done, INT_MAX));
@@ -162,13 +167,47 @@ void MpiWorkers::allReduceGradients(DataParallelExecutorGroup &group, size_t buc
       wait(request, "the gradient all-reduce", rank_, timeout_);
       done += static_cast<size_t>(count);
     }
-    at = 0;
-    for (size_t p = first; p < next; ++p) {
-      for (const NDArray &g : grads[p])
-        std::memcpy(g.data(), bucket.data() + at, g.nbytes());
-      at += grads[p].front().size();
+    for (size_t p = first; p < next; ++p)
+      for (NDArray g : grads[p])
+        g.copyFrom(packed[p - first]);
+  }
+}
+
+void MpiWorkers::allReduceOnGpus(const std::vector<std::vector<NDArray>> &grads) {
+  if (grads.empty())
+    return;
+  Context device = grads.front().front().context();
+  if (device.devType != Context::kGPU)
+    throw Error("MXNetError", "kvstore dist_sync_device sums gradients on GPUs; this worker's are on " + device.str());
+  auto &collective = collectives_[device.devId];
+  // A rank that cannot make or join the communicator would leave the others
+  // waiting in NCCL: it ends the job instead.
+  if (!collective) {
+    std::string id(DeviceCollective::kIdBytes, '\0');
+    try {
+      if (rank_ == 0)
+        id = DeviceCollective::newId();
+    } catch (const Error &error) {
+      abortJob(rank_, error.what());
+    }
+    broadcast(id.data(), id.size(), "the NCCL communicator's id");
+    try {
+      collective = std::make_unique<DeviceCollective>(std::vector<Context>{device}, id, size_, rank_);
+    } catch (const Error &error) {
+      abortJob(rank_, error.what());
     }
   }
+  std::vector<std::vector<NDArray>> firstDevice;
+  for (const std::vector<NDArray> &arrays : grads)
+    firstDevice.push_back({arrays.front()});
+  try {
+    collective->allReduceSum(firstDevice, timeout_);
+  } catch (const Error &error) {
+    abortJob(rank_, error.what());
+  }
+  for (const std::vector<NDArray> &arrays : grads)
+    for (NDArray other : std::vector<NDArray>(arrays.begin() + 1, arrays.end()))
+      other.copyFrom(arrays.front());
 }
 
 } // namespace symc

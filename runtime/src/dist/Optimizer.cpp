@@ -64,6 +64,13 @@ void SGD::update(int key, const std::string &name, const NDArray &weight, const 
     auto it = mults.find(name);
     return it == mults.end() ? 1.0f : it->second;
   };
+  if (weight.onDevice() || grad.onDevice()) {
+    // On a GPU the step runs in host memory (the momentum kept there).
+    NDArray hostWeight = weight.toHost();
+    update(key, name, hostWeight, grad.toHost());
+    NDArray(weight).copyFrom(hostWeight);
+    return;
+  }
   const float lr = options_.learningRate * multiplier(lrMult_), wd = options_.wd * multiplier(wdMult_);
   const float rescale = options_.rescaleGrad, clip = options_.clipGradient;
   float *w = weight.data<float>();
