@@ -19,6 +19,10 @@ same weights and input; each engine's output is checked against MXNet's
 engines alternating; the table reports the best over --rounds of the median
 of --repeat forwards, and symc's ratio to each peer. symc's compile time is
 that of `symc compile` for the shape.
+
+--baseline SYMC adds an earlier build of the compiler (a lever's "before"),
+its artifact timed in the same rounds as the others, and the ratio of
+symc's time to it.
 """
 import argparse
 import os
@@ -132,15 +136,15 @@ def peer_ms(engine, base, repeat):
     return float(re.search(r"^ms ([0-9.]+)", out.stdout, re.M).group(1))
 
 
-def symc_compile(tools, base, shape):
+def symc_compile(compiler, base, artifact, shape):
     start = time.perf_counter()
-    subprocess.run([tools.symc, "compile", base + "-symbol.json", "-q", "-o", base + ".so",
+    subprocess.run([compiler, "compile", base + "-symbol.json", "-q", "-o", artifact,
                     "--shape=data=" + ",".join(map(str, shape))], check=True)
     return time.perf_counter() - start
 
 
-def symc_ms(tools, base, repeat):
-    out = subprocess.run([tools.symc_run, base + ".so", "--params", base + ".params", "--threads", THREADS,
+def symc_ms(tools, base, artifact, repeat):
+    out = subprocess.run([tools.symc_run, artifact, "--params", base + ".params", "--threads", THREADS,
                           "--compare", base + ".mxnet_out.npy", "--rtol", str(TOLERANCE), "--atol", str(TOLERANCE),
                           "--bench", str(repeat)], capture_output=True, text=True)
     if out.returncode != 0:
@@ -156,6 +160,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--symc")
     parser.add_argument("--symc-run", dest="symc_run")
+    parser.add_argument("--baseline", help="an earlier symc compiler, timed beside --symc")
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS))
     parser.add_argument("--batches", default="1,16")
     parser.add_argument("--repeat", type=int, default=20)
@@ -171,25 +176,36 @@ def main():
     avx512 = "avx512f" in open("/proc/cpuinfo").read()
     print("%s, AVX-512 %s, %s threads each, load %s at start" % (cpu, "yes" if avx512 else "no", THREADS,
                                                                  load_average()), flush=True)
-    print("| model | batch | symc compile s | symc ms | MXNet ms | ORT ms | OpenVINO ms | "
-          "symc/MXNet | symc/ORT | symc/OpenVINO | load |", flush=True)
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|", flush=True)
+    before = ["symc before ms", "symc/before"] if options.baseline else []
+    columns = ["model", "batch", "symc compile s", "symc ms"] + before[:1] + [
+        "MXNet ms", "ORT ms", "OpenVINO ms", "symc/MXNet", "symc/ORT", "symc/OpenVINO"] + before[1:] + ["load"]
+    print("| " + " | ".join(columns) + " |", flush=True)
+    print("|---|" + "---:|" * (len(columns) - 1), flush=True)
+    engines = ("symc",) + (("before",) if options.baseline else ()) + PEERS
     with tempfile.TemporaryDirectory() as work:
         for model in options.models.split(","):
             for batch in map(int, options.batches.split(",")):
                 base = os.path.join(work, "%s_b%d" % (model, batch))
                 export(model, batch, base)
-                compile_s = symc_compile(options, base, (batch, 3, input_size(model), input_size(model)))
+                shape = (batch, 3, input_size(model), input_size(model))
+                compile_s = symc_compile(options.symc, base, base + ".so", shape)
+                if options.baseline:
+                    symc_compile(options.baseline, base, base + "-before.so", shape)
                 best = {}
                 for _ in range(options.rounds):
-                    for engine in ("symc",) + PEERS:
-                        ms = symc_ms(options, base, options.repeat) if engine == "symc" else \
-                            peer_ms(engine, base, options.repeat)
+                    for engine in engines:
+                        if engine in ("symc", "before"):
+                            artifact = base + (".so" if engine == "symc" else "-before.so")
+                            ms = symc_ms(options, base, artifact, options.repeat)
+                        else:
+                            ms = peer_ms(engine, base, options.repeat)
                         best[engine] = min(best.get(engine, ms), ms)
-                print("| %s | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s |" % (
-                    model, batch, compile_s, best["symc"], best["mxnet"], best["onnxruntime"], best["openvino"],
-                    best["symc"] / best["mxnet"], best["symc"] / best["onnxruntime"], best["symc"] / best["openvino"],
-                    load_average()), flush=True)
+                row = [model, str(batch), "%.1f" % compile_s, "%.2f" % best["symc"]]
+                row += ["%.2f" % best["before"]] if options.baseline else []
+                row += ["%.2f" % best[peer] for peer in PEERS]
+                row += ["%.2f" % (best["symc"] / best[peer]) for peer in PEERS]
+                row += ["%.2f" % (best["symc"] / best["before"])] if options.baseline else []
+                print("| " + " | ".join(row + [load_average()]) + " |", flush=True)
     return 0
 
 

@@ -332,24 +332,66 @@ Value validPositions(OpBuilder &b, Location loc, Value out, const TapLayout &t, 
                                           getAsIndexOpFoldResult(b.getContext(), strides));
 }
 
-/// One image (1, C, S...) convolved by taps (convolveFlatByTaps) of its
-/// padded flat copy, its junk columns then dropped.
+/// The depthwise contraction out[f, q] = sum over taps k of W[f, k] *
+/// x[f, q + offset(k)] of the flat image x (F, >= t.span), each filter
+/// reading its own channel: (F, t.positions), junk included. Scheduled as
+/// a tap contraction, its register tile is MR filters by NR positions.
+Value convolveFlatDepthwiseByTaps(OpBuilder &b, Location loc, Value flat, Value weight, const Window &w,
+                                  const TapLayout &t) {
+  unsigned d = w.rank();
+  int64_t f = tensorType(flat).getDimSize(0);
+  SmallVector<int64_t> tapsShape{f};
+  llvm::append_range(tapsShape, w.kernel);
+  // Loops: f, q (parallel), k_1..k_d (reduction).
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> wExprs{dim(0)};
+  for (unsigned i = 0; i < d; ++i)
+    wExprs.push_back(dim(2 + i));
+  SmallVector<AffineMap> maps{AffineMap::get(d + 2, 0, wExprs, b.getContext()),
+                              AffineMap::get(d + 2, 0, {dim(0), tapPosition(b, t, w, 1, 2)}, b.getContext()),
+                              AffineMap::get(d + 2, 0, {dim(0), dim(1)}, b.getContext())};
+  SmallVector<IteratorType> iterators{IteratorType::parallel, IteratorType::parallel};
+  iterators.append(d, IteratorType::reduction);
+  return tapContraction(b, loc, {reshapeTo(b, loc, weight, tapsShape), flat}, {f, t.positions}, maps, iterators);
+}
+
+/// One image (1, C, S...) convolved by taps (convolveFlatByTaps, or
+/// convolveFlatDepthwiseByTaps) of its padded flat copy, its junk columns
+/// then dropped.
 Value convolveImageByTaps(OpBuilder &b, Location loc, Value image, Value weight, const Window &w,
-                          RankedTensorType outType) {
+                          RankedTensorType outType, bool depthwise) {
   ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
   TapLayout t = tapLayout(tensorType(image), w, outSpatial);
   Value flat = flatPaddedImage(b, loc, image, w.pad, w.pad, t.span);
-  Value out = convolveFlatByTaps(b, loc, flat, weight, w, t, outType.getDimSize(1));
+  Value out = depthwise ? convolveFlatDepthwiseByTaps(b, loc, flat, weight, w, t)
+                        : convolveFlatByTaps(b, loc, flat, weight, w, t, outType.getDimSize(1));
   return reshapeTo(b, loc, validPositions(b, loc, out, t, outSpatial), outType.getShape());
 }
 
+/// Junk columns up to this share of the useful ones in a depthwise
+/// convolution by taps: its alternative, a direct reduction, vectorizes
+/// over the window's few taps.
+constexpr double kMaxDepthwiseTapJunk = 0.3;
+
+/// Whether a grouped convolution is depthwise (a filter per channel) and
+/// runs by taps: stride 1, f32, few junk columns.
+bool convolvesDepthwiseByTaps(RankedTensorType dataType, const Window &w, int64_t groups,
+                              RankedTensorType outType) {
+  if (groups != dataType.getDimSize(1) || groups != outType.getDimSize(1) || !outType.getElementType().isF32() ||
+      llvm::any_of(w.stride, [](int64_t s) { return s != 1; }))
+    return false;
+  ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
+  return tapLayout(dataType, w, outSpatial).positions <= (1.0 + kMaxDepthwiseTapJunk) * computeProduct(outSpatial);
+}
+
 /// Groups of images are convolved one after the other (one im2col buffer of
-/// a group's size), each group by one parallel GEMM; by taps, each image
-/// is padded on its own, in the flat layout the taps read.
-Value convolutionByGemm(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
-                        RankedTensorType outType) {
+/// a group's size), each group by one parallel GEMM; by taps (always, for
+/// a depthwise convolution), each image is padded on its own, in the flat
+/// layout the taps read.
+Value convolutionByContraction(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
+                               RankedTensorType outType, bool depthwise) {
   int64_t n = outType.getDimSize(0);
-  bool byTaps = convolvesByTaps(tensorType(data), w, outType);
+  bool byTaps = depthwise || convolvesByTaps(tensorType(data), w, outType);
   int64_t group = byTaps ? 1 : imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
   SmallVector<int64_t> groupShape(outType.getShape());
   groupShape[0] = group;
@@ -357,7 +399,7 @@ Value convolutionByGemm(OpBuilder &b, Location loc, Value data, Value weight, co
   Value source = byTaps ? data : padForWindow(b, loc, data, w);
   return foldImageGroups(b, loc, source, group, emptyLike(b, loc, outType),
                          [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
-                           Value result = byTaps     ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut)
+                           Value result = byTaps ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut, depthwise)
                                           : group == 1 ? convolveImageByRowBlocks(nested, l, images[0], weight, w, groupOut)
                                                        : convolveImages(nested, l, images[0], weight, w, groupOut);
                            return group == n ? result : insertImages(nested, l, result, acc, first);
@@ -417,12 +459,29 @@ Value groupedConvolution(OpBuilder &b, Location loc, Value padded, Value weight,
   return reshapeTo(b, loc, out, outType.getShape());
 }
 
-/// Ungrouped convolutions are GEMMs over im2col columns; grouped ones stay
-/// direct.
+/// Whether the convolution is a FullyConnected layer: a 1x1 window,
+/// unpadded, over 1x1 images (a classifier written as a convolution).
+bool isFullyConnected(RankedTensorType dataType, const Window &w, int64_t groups) {
+  auto ones = [](ArrayRef<int64_t> sizes) { return llvm::all_of(sizes, [](int64_t s) { return s == 1; }); };
+  auto zeros = [](ArrayRef<int64_t> sizes) { return llvm::all_of(sizes, [](int64_t s) { return s == 0; }); };
+  return groups == 1 && ones(w.kernel) && zeros(w.pad) && ones(dataType.getShape().drop_front(2));
+}
+
+/// Ungrouped convolutions are GEMMs over im2col columns (or, over 1x1
+/// images, the product FullyConnected computes, which streams the weight
+/// once for few images); depthwise ones contractions by taps where they
+/// can be; other grouped ones stay direct.
 Value convolve(OpBuilder &b, Location loc, Value data, Value weight, const Window &w, int64_t groups,
                RankedTensorType outType) {
-  return groups == 1 ? convolutionByGemm(b, loc, data, weight, w, outType)
-                     : groupedConvolution(b, loc, padForWindow(b, loc, data, w), weight, w, groups, outType);
+  RankedTensorType dataType = tensorType(data);
+  if (isFullyConnected(dataType, w, groups)) {
+    int64_t n = dataType.getDimSize(0), c = dataType.getDimSize(1), f = outType.getDimSize(1);
+    Value product = matmulTransposedB(b, loc, reshapeTo(b, loc, data, {n, c}), reshapeTo(b, loc, weight, {f, c}));
+    return reshapeTo(b, loc, product, outType.getShape());
+  }
+  if (groups == 1 || convolvesDepthwiseByTaps(dataType, w, groups, outType))
+    return convolutionByContraction(b, loc, data, weight, w, outType, /*depthwise=*/groups > 1);
+  return groupedConvolution(b, loc, padForWindow(b, loc, data, w), weight, w, groups, outType);
 }
 
 Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {

@@ -105,7 +105,9 @@ def SymVectorizeCopies : Pass<"sym-vectorize-copies", "::mlir::func::FuncOp"> {
     Every linalg.copy on memrefs whose innermost dim is static and
     contiguous in both becomes loops over the outer dims around 8-lane
     vector loads and stores along each row, the row's rest as one shorter
-    vector. Others stay linalg.copy.
+    vector. Others stay linalg.copy. A copy of 16K elements or more outside
+    any scf.forall spreads the rows of its first dim of more than one index
+    over the threads: an scf.forall of up to 16 runs of rows.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
 }

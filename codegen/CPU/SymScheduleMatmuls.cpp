@@ -378,6 +378,17 @@ struct TapTiling {
   int64_t kt = 0; // chunk of the last reduction loop, if any
 };
 
+/// Thread tiles of about 96 rows (A's panel in L2), preferably as many as
+/// split M's register tiles evenly: whole tiles then need no zero rows of
+/// A, a layer's weight, which padding would copy whole at every run.
+int64_t tapRowTiles(int64_t m, int64_t mr) {
+  int64_t fewest = llvm::divideCeil(m, 96);
+  for (int64_t tiles = fewest; tiles <= 2 * fewest; ++tiles)
+    if (llvm::alignTo(llvm::divideCeil(m, tiles), mr) * tiles == llvm::alignTo(m, mr))
+      return tiles;
+  return fewest;
+}
+
 TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   TapTiling t;
@@ -386,7 +397,7 @@ TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel) {
   int64_t m = ranges[0], n = ranges[t.parallel - 1];
   t.mr = std::min(kernel.mr, m);
   t.nr = kernel.nr;
-  int64_t mTiles = llvm::divideCeil(m, 96);
+  int64_t mTiles = tapRowTiles(m, t.mr);
   t.mt = llvm::alignTo(llvm::divideCeil(m, mTiles), t.mr);
   t.rows = t.mt * mTiles;
   // Thread tiles of up to 8 register columns, the count that pads least,
@@ -429,13 +440,29 @@ Value growEndPadding(OpBuilder &b, Location loc, Value value, unsigned dim, int6
                                               getAsIndexOpFoldResult(b.getContext(), sizes), slice.getMixedStrides());
   }
   if (auto collapse = value.getDefiningOp<tensor::CollapseShapeOp>(); collapse && collapse->hasOneUse()) {
-    // Dim `dim` is one dim of the source, between unit ones: grow that.
+    // Grow the outermost wide source dim of dim `dim` by whole inner blocks
+    // (the flat dim's end is that dim's end), then slice the flat dim to
+    // its new size: a flattened padded image grows its last rows.
     ArrayRef<int64_t> sourceShape = collapse.getSrcType().getShape();
     ReassociationIndices group = collapse.getReassociationIndices()[dim];
     auto wide = llvm::make_filter_range(group, [&](int64_t i) { return sourceShape[i] != 1; });
-    if (llvm::range_size(wide) == 1) {
-      Value grown = growEndPadding(b, loc, collapse.getSrc(), *wide.begin(), extra);
-      return b.create<tensor::CollapseShapeOp>(loc, grown, collapse.getReassociationIndices());
+    if (!wide.empty()) {
+      int64_t outer = *wide.begin(), inner = 1;
+      for (int64_t i : group)
+        if (i > outer)
+          inner *= sourceShape[i];
+      int64_t blocks = llvm::divideCeil(extra, inner);
+      Value grown = growEndPadding(b, loc, collapse.getSrc(), outer, blocks);
+      Value flat = b.create<tensor::CollapseShapeOp>(loc, grown, collapse.getReassociationIndices());
+      if (blocks * inner == extra)
+        return flat;
+      auto type = cast<RankedTensorType>(value.getType());
+      unsigned rank = type.getRank();
+      SmallVector<int64_t> offsets(rank, 0), sizes(type.getShape()), strides(rank, 1);
+      sizes[dim] += extra;
+      return b.create<tensor::ExtractSliceOp>(loc, flat, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                              getAsIndexOpFoldResult(b.getContext(), sizes),
+                                              getAsIndexOpFoldResult(b.getContext(), strides));
     }
   }
   auto type = cast<RankedTensorType>(value.getType());
@@ -452,9 +479,25 @@ Value growEndPadding(OpBuilder &b, Location loc, Value value, unsigned dim, int6
                                  getAsIndexOpFoldResult(b.getContext(), high), padding);
 }
 
+/// Whether each row of a tap contraction reads a row of B of its own (a
+/// depthwise convolution's), not all of B.
+bool rowsReadOwnB(linalg::LinalgOp op) {
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  return map.getResult(0) == getAffineDimExpr(0, op.getContext());
+}
+
+/// The micro-kernel of a tap contraction: the cheapest, or, where each row
+/// reads its own B (no outer product to share loads across rows), one row
+/// of twice the columns, the taps' weights broadcast from scalars.
+MicroKernel tapMicroKernel(linalg::LinalgOp op, unsigned vectorBits) {
+  MicroKernel kernel = cheapestMicroKernel(vectorBits, op.getStaticLoopRanges()[0]);
+  return rowsReadOwnB(op) ? MicroKernel{1, 2 * kernel.nr} : kernel;
+}
+
 /// Pads a tap contraction to `t`'s rows and columns (zero rows of A, zero
-/// columns at the end of B, the result's first and last dims) and slices
-/// the result back. Returns the op to schedule.
+/// columns at the end of B, the result's first and last dims; zero rows of
+/// B too where each row reads its own, as a depthwise convolution's) and
+/// slices the result back. Returns the op to schedule.
 linalg::LinalgOp padTapContraction(linalg::LinalgOp op, const TapTiling &t) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   unsigned rank = resultType.getRank();
@@ -466,6 +509,8 @@ linalg::LinalgOp padTapContraction(linalg::LinalgOp op, const TapTiling &t) {
   Type element = resultType.getElementType();
   Value lhs = growEndPadding(b, loc, op.getDpsInputs()[0], 0, t.rows - m);
   Value rhs = growEndPadding(b, loc, op.getDpsInputs()[1], 1, t.columns - n);
+  if (rowsReadOwnB(op))
+    rhs = growEndPadding(b, loc, rhs, 0, t.rows - m);
   SmallVector<int64_t> shape(resultType.getShape()), offsets(rank, 0), strides(rank, 1);
   shape.front() = t.rows, shape.back() = t.columns;
   Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(element));
@@ -703,7 +748,7 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
       add(op, root, [&](int64_t id) { return tileScript(id, tiling, epilogueTiling); });
     }
     for (linalg::LinalgOp original : taps) {
-      TapTiling tiling = chooseTapTiling(original, cheapestMicroKernel(vectorBits, original.getStaticLoopRanges()[0]));
+      TapTiling tiling = chooseTapTiling(original, tapMicroKernel(original, vectorBits));
       linalg::LinalgOp op = padTapContraction(original, tiling);
       std::optional<EpilogueTiling> epilogueTiling;
       Operation *root = op;

@@ -176,6 +176,19 @@ def cases():
                                                num_filter=3, name="c"), data=(1, 2, 5, 6, 5))
     yield case("conv_depthwise", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=8, num_group=8,
                                                no_bias=True, name="dw"), data=(1, 8, 7, 7))
+    # Depthwise by taps: channels not a multiple of the register tile, a
+    # bias, a batch; a 5x5 window, a dilated one, a 1-d one.
+    yield case("conv_depthwise_taps", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=19, num_group=19,
+                                                    name="dw"), data=(2, 19, 9, 10))
+    yield case("conv_depthwise_5x5", S.Convolution(d, kernel=(5, 5), pad=(2, 2), num_filter=12, num_group=12,
+                                                   no_bias=True, name="dw"), data=(1, 12, 14, 14))
+    yield case("conv_depthwise_dilated", S.Convolution(d, kernel=(3, 3), pad=(2, 2), dilate=(2, 2), num_filter=6,
+                                                       num_group=6, name="dw"), data=(1, 6, 8, 9))
+    yield case("conv1d_depthwise", S.Convolution(d, kernel=(3,), pad=(1,), num_filter=5, num_group=5, name="dw"),
+               data=(2, 5, 17))
+    # A classifier written as a 1x1 convolution over 1x1 images.
+    yield case("conv_fully_connected", S.Convolution(d, kernel=(1, 1), num_filter=10, name="fc"),
+               data=(3, 16, 1, 1))
     # Deconvolution: strided with adj and bias, grouped and dilated, a target
     # shape, 1-d.
     yield case("deconv", S.Deconvolution(d, kernel=(3, 3), stride=(2, 2), pad=(1, 1), adj=(1, 0), num_filter=5,

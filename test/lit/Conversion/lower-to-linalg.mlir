@@ -110,6 +110,33 @@ func.func @tap_convolution(%x: tensor<1x2x30x30xf32>, %w: tensor<4x2x3x3xf32>) -
 
 // -----
 
+// A depthwise convolution (a filter per channel, stride 1) is a contraction
+// by taps too, each filter reading its own channel of the flat image.
+// CHECK: #[[DW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK: #[[DX:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 + d2 * 32 + d3)>
+// CHECK-LABEL: func @depthwise_convolution
+// CHECK: linalg.generic {indexing_maps = [#[[DW]], #[[DX]], {{.*}}], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<8x3x3xf32>, tensor<8x1056xf32>) outs(%{{.*}} : tensor<8x960xf32>) attrs = {symc.tap_contraction}
+// CHECK: tensor.extract_slice {{.*}}[0, 0, 0] [8, 30, 30] [1, 1, 1] : tensor<8x30x32xf32> to tensor<8x30x30xf32>
+func.func @depthwise_convolution(%x: tensor<1x8x30x30xf32>, %w: tensor<8x1x3x3xf32>) -> tensor<1x8x30x30xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 8 : i64, num_group = 8 : i64, no_bias = true} : (tensor<1x8x30x30xf32>, tensor<8x1x3x3xf32>) -> tensor<1x8x30x30xf32>
+  return %0 : tensor<1x8x30x30xf32>
+}
+
+// -----
+
+// A 1x1 convolution of 1x1 images (a classifier written as a convolution)
+// is the product FullyConnected computes: at batch 1, a lane contraction
+// that streams the weight once.
+// CHECK-LABEL: func @classifier_convolution
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x16xf32>, tensor<10x4x16xf32>) {{.*}} attrs = {symc.lane_contraction}
+// CHECK: tensor.expand_shape {{.*}} into tensor<1x10x1x1xf32>
+func.func @classifier_convolution(%x: tensor<1x64x1x1xf32>, %w: tensor<10x64x1x1xf32>) -> tensor<1x10x1x1xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 1, 1>, num_filter = 10 : i64, no_bias = true} : (tensor<1x64x1x1xf32>, tensor<10x64x1x1xf32>) -> tensor<1x10x1x1xf32>
+  return %0 : tensor<1x10x1x1xf32>
+}
+
+// -----
+
 // The data gradient of that convolution is one by taps too, of the output
 // gradient with the flipped weight: the output gradient is padded once,
 // straight into its flat layout (with room past the end for the schedule's

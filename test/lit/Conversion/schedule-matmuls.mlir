@@ -148,6 +148,32 @@ func.func @gemm_epilogue_residual(%a: tensor<64x128xf32>, %b: tensor<128x256xf32
   return %y : tensor<1x64x16x16xf32>
 }
 
+// A depthwise tap contraction (each row reads its own row of B) has no
+// outer product to share: its register tile is one row of two vectors' columns,
+// the weight of each tap broadcast from a scalar; B is padded by whole rows
+// and columns.
+// CHECK-LABEL: func @taps_depthwise
+// CHECK: scf.forall
+// CHECK: scf.for {{.*}} -> (vector<32xf32>)
+// CHECK: vector.broadcast {{.*}} : f32 to vector<32xf32>
+// CHECK: math.fma {{.*}} : vector<32xf32>
+// AVX512-LABEL: func @taps_depthwise
+// AVX512: math.fma {{.*}} : vector<64xf32>
+#dw = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+#dx = affine_map<(d0, d1, d2, d3) -> (d0, d1 + d2 * 32 + d3)>
+#do = affine_map<(d0, d1, d2, d3) -> (d0, d1)>
+func.func @taps_depthwise(%w: tensor<10x3x3xf32>, %x: tensor<10x1026xf32>) -> tensor<10x960xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<10x960xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<10x960xf32>) -> tensor<10x960xf32>
+  %r = linalg.generic {indexing_maps = [#dw, #dx, #do], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%w, %x : tensor<10x3x3xf32>, tensor<10x1026xf32>) outs(%init : tensor<10x960xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %s = math.fma %a, %b, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<10x960xf32>
+  return %r : tensor<10x960xf32>
+}
+
 // A tap contraction's A made by a zero padding, flattened (as a weight
 // gradient's image): that padding grows by the two rows instead of a second
 // copy of A padding them.
@@ -265,4 +291,50 @@ func.func @pad_weight_at_use(%a: tensor<8x64xf32>, %b: tensor<64x200xf32>, %x: t
   %init = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x200xf32>) -> tensor<8x200xf32>
   %mm = linalg.matmul ins(%a, %b : tensor<8x64xf32>, tensor<64x200xf32>) outs(%init : tensor<8x200xf32>) -> tensor<8x200xf32>
   return %neg, %mm : tensor<8x64xf32>, tensor<8x200xf32>
+}
+
+// A depthwise tap contraction's B, a flattened zero-padded image, needs 20
+// more columns for whole thread tiles: its padding grows by one image row
+// and the flat image is sliced to the columns needed, instead of a second
+// padded copy.
+// CHECK-LABEL: func @taps_grow_flat_image
+// CHECK: tensor.pad %arg1 low[0, 1, 0] high[0, 2, 0]
+// CHECK: tensor.collapse_shape {{.*}} into tensor<10x1056xf32>
+// CHECK: tensor.extract_slice {{.*}}[0, 0] [10, 1044] [1, 1] : tensor<10x1056xf32> to tensor<10x1044xf32>
+// CHECK-NOT: tensor.pad
+// CHECK: scf.forall
+func.func @taps_grow_flat_image(%w: tensor<10x3x3xf32>, %image: tensor<10x30x32xf32>) -> tensor<10x940xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %image low[0, 1, 0] high[0, 1, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index):
+    tensor.yield %zero : f32
+  } : tensor<10x30x32xf32> to tensor<10x32x32xf32>
+  %x = tensor.collapse_shape %p [[0], [1, 2]] : tensor<10x32x32xf32> into tensor<10x1024xf32>
+  %e = tensor.empty() : tensor<10x940xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<10x940xf32>) -> tensor<10x940xf32>
+  %r = linalg.generic {indexing_maps = [#dw, #dx, #do], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%w, %x : tensor<10x3x3xf32>, tensor<10x1024xf32>) outs(%init : tensor<10x940xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %s = math.fma %a, %b, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<10x940xf32>
+  return %r : tensor<10x940xf32>
+}
+
+// 512 rows on AVX-512 (8-row register tiles): 8 thread tiles of 64 rows,
+// not 6 of 88, which would pad A, the layer's weight, with 16 zero rows,
+// a copy of the whole weight at every run.
+// AVX512-LABEL: func @taps_rows_split_evenly
+// AVX512-NOT: tensor.pad %arg0
+// AVX512: scf.forall
+// AVX512: tensor.extract_slice %arg0[{{.*}}, 0, 0, 0] [64, 2, 3, 3]
+func.func @taps_rows_split_evenly(%w: tensor<512x2x3x3xf32>, %x: tensor<2x1026xf32>) -> tensor<512x960xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<512x960xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<512x960xf32>) -> tensor<512x960xf32>
+  %r = linalg.generic {indexing_maps = [#w, #x, #o], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%w, %x : tensor<512x2x3x3xf32>, tensor<2x1026xf32>) outs(%init : tensor<512x960xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %s = math.fma %a, %b, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<512x960xf32>
+  return %r : tensor<512x960xf32>
 }

@@ -37,3 +37,37 @@ func.func @dynamic(%from: memref<4x?xf32>, %to: memref<4x?xf32>) {
   linalg.copy ins(%from : memref<4x?xf32>) outs(%to : memref<4x?xf32>)
   return
 }
+
+// -----
+
+// A large copy outside threaded loops: the rows of its first dim of more
+// than one index go in 16 runs of 4 over the threads (an scf.forall).
+// CHECK-LABEL: func @threaded
+// CHECK-NOT: linalg.copy
+// CHECK: scf.forall (%[[PIECE:.*]]) in (16)
+// CHECK:   %[[FIRST:.*]] = arith.muli %[[PIECE]], %c4
+// CHECK:   %[[END:.*]] = arith.addi %[[FIRST]], %c4
+// CHECK:   %[[LAST:.*]] = arith.minsi %[[END]], %c64
+// CHECK:   scf.for %[[ROW:.*]] = %[[FIRST]] to %[[LAST]] step %c1
+// CHECK:     scf.for %[[COLUMN:.*]] =
+// CHECK:       vector.load %{{.*}}[%c0, %[[ROW]], %[[COLUMN]]] : memref<1x64x512xf32>, vector<8xf32>
+func.func @threaded(%from: memref<1x64x512xf32>, %to: memref<1x64x512xf32>) {
+  linalg.copy ins(%from : memref<1x64x512xf32>) outs(%to : memref<1x64x512xf32>)
+  return
+}
+
+// -----
+
+// Inside a threaded loop a copy stays on its thread.
+// CHECK-LABEL: func @on_a_thread
+// CHECK: scf.forall
+// CHECK-NOT: scf.forall
+// CHECK: vector.load
+func.func @on_a_thread(%from: memref<1x64x512xf32>, %to: memref<2x1x64x512xf32>) {
+  scf.forall (%i) in (2) {
+    %slot = memref.subview %to[%i, 0, 0, 0] [1, 1, 64, 512] [1, 1, 1, 1]
+        : memref<2x1x64x512xf32> to memref<1x64x512xf32, strided<[32768, 512, 1], offset: ?>>
+    linalg.copy ins(%from : memref<1x64x512xf32>) outs(%slot : memref<1x64x512xf32, strided<[32768, 512, 1], offset: ?>>)
+  }
+  return
+}
