@@ -124,6 +124,18 @@ func.func @depthwise_convolution(%x: tensor<1x8x30x30xf32>, %w: tensor<8x1x3x3xf
 
 // -----
 
+// A depthwise convolution whose flat padded image would outgrow L2 (256
+// channels of 34x34 floats, over 1 MiB) stays a direct windowed reduction.
+// CHECK-LABEL: func @depthwise_convolution_large_image
+// CHECK-NOT: symc.tap_contraction
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+func.func @depthwise_convolution_large_image(%x: tensor<1x256x32x32xf32>, %w: tensor<256x1x3x3xf32>) -> tensor<1x256x32x32xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 256 : i64, num_group = 256 : i64, no_bias = true} : (tensor<1x256x32x32xf32>, tensor<256x1x3x3xf32>) -> tensor<1x256x32x32xf32>
+  return %0 : tensor<1x256x32x32xf32>
+}
+
+// -----
+
 // A 1x1 convolution of 1x1 images (a classifier written as a convolution)
 // is the product FullyConnected computes: at batch 1, a lane contraction
 // that streams the weight once.
