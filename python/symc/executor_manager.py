@@ -125,6 +125,11 @@ class DataParallelExecutorGroup:
         check_call(lib.SymcExecutorGroupLoadDataBatch(self.handle, *_name_args(self.data_names + self.label_names),
                                                       handles))
 
+    def set_num_threads(self, threads):
+        """The threads the executors share (each runs on its own thread with
+        its part of them); 0: the hardware's."""
+        check_call(lib.SymcExecutorGroupSetNumThreads(self.handle, int(threads)))
+
     def forward(self, is_train=False):
         check_call(lib.SymcExecutorGroupForward(self.handle, int(bool(is_train))))
 

@@ -214,6 +214,7 @@ def test_kvstore_types_sum_gradients():
         for block in mgr.param_arrays:
             for array in block:
                 np.asarray(array)[...] = np.linspace(-0.5, 0.5, array.size).reshape(array.shape)
+        mgr.curr_execgrp.set_num_threads(1)  # each executor one thread
         mgr.load_data_batch(batch)
         mgr.forward(is_train=True)
         mgr.backward()

@@ -37,7 +37,8 @@ public:
   /// After group.aggregateGradients(): each parameter's gradient summed over
   /// the workers into every device's gradient (the whole job's batch's
   /// gradient). `type` Local (kvstore dist_sync): MPI_Allreduce in host
-  /// memory, in buckets of `bucketBytes`; Device or Nccl (dist_sync_device):
+  /// memory, gradients under a quarter of `bucketBytes` packed into buckets
+  /// of that size, larger ones summed where they lie; Device or Nccl (dist_sync_device):
   /// NCCL over the workers' first GPUs (one rank per process, the
   /// communicator's id sent through MPI), then to the other devices.
   void allReduceGradients(DataParallelExecutorGroup &group, KVStoreType type = KVStoreType::Local,
@@ -47,6 +48,8 @@ private:
   MpiWorkers();
   ~MpiWorkers();
   void allReduceOnHost(const std::vector<std::vector<NDArray>> &gradients, size_t bucketBytes) const;
+  /// Sums `floats` floats at `data` over the workers, in place.
+  void sumInPlace(float *data, size_t floats) const;
   void allReduceOnGpus(const std::vector<std::vector<NDArray>> &gradients);
   /// Rank 0's `bytes` bytes at `data` to every rank.
   void broadcast(void *data, size_t bytes, const char *what) const;
