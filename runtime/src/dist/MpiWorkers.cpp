@@ -110,7 +110,13 @@ void MpiWorkers::checkSame(const std::string &what, const std::string &digest) c
     throw Error("MXNetError", "the workers differ in " + what + ": rank(s) " + differing + " differ from rank 0");
 }
 
-MpiWorkers::~MpiWorkers() = default;
+/// The workers live until the process exits, when the CUDA driver may
+/// already be shut down: the job's NCCL communicators are left to the
+/// process's end rather than destroyed through it.
+MpiWorkers::~MpiWorkers() {
+  for (auto &[device, collective] : collectives_)
+    (void)collective.release();
+}
 
 void MpiWorkers::broadcast(void *data, size_t bytes, const char *what) const {
   for (size_t done = 0; done < bytes;) {
