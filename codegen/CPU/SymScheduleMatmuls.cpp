@@ -534,7 +534,7 @@ std::string vectorizeFoldedScript(int64_t id) {
       transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
       transform.apply_patterns.canonicalization
     } : !transform.any_op
-    %folded{0} = transform.structured.match ops{{["linalg.generic"]} in %forall{0}b : (!transform.any_op) -> !transform.any_op
+    %folded{0} = transform.structured.match ops{{["linalg.generic", "linalg.fill"]} in %forall{0}b : (!transform.any_op) -> !transform.any_op
     transform.structured.vectorize %folded{0} : !transform.any_op
 )",
                        id)
@@ -559,11 +559,19 @@ std::string tapTileScript(int64_t id, const TapTiling &t, const std::optional<Ep
   chunkSizes.back() = t.kt;
   std::string chunk;
   std::string s = threadTileScript(id, joined(threadSizes), t.kt ? joined(chunkSizes) : "", epilogue, chunk);
+  // Unchunked, the zero init moves into each register tile, where it is a
+  // vector of zeros the accumulator starts from: the thread tile is neither
+  // zeroed in memory nor read back.
+  const char *tileOp = !t.kt ? "transform.structured.fuse {1} {2} interchange {3}"
+                                          : "transform.structured.tile_using_for {1} tile_sizes {2} interchange = {3}";
+  s += llvm::formatv((std::string(R"(
+    %reg{0}, %jloop{0}, %iloop{0} = )") + tileOp + R"( : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+)").c_str(),
+                     id, chunk, joined(registerSizes), joined(order));
   s += llvm::formatv(R"(
-    %reg{0}, %jloop{0}, %iloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} interchange = {3} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
-    %step{0}, %kloops{0}:{4} = transform.structured.tile_using_for %reg{0} tile_sizes {5} : (!transform.any_op) -> ({6})
+    %step{0}, %kloops{0}:{1} = transform.structured.tile_using_for %reg{0} tile_sizes {2} : (!transform.any_op) -> ({3})
 )",
-                     id, chunk, joined(registerSizes), joined(order), t.reductions, joined(steps),
+                     id, t.reductions, joined(steps),
                      llvm::join(SmallVector<std::string>(t.reductions + 1, "!transform.any_op"), ", "));
   return s + vectorizeFoldedScript(id);
 }
