@@ -182,6 +182,16 @@ std::string threadTileScript(int64_t id, const std::string &threadSizes, const s
   return s;
 }
 
+/// The transform op cutting `{1}` into register tiles of sizes `{2}` in
+/// loop order `{3}`. With `fuseInit` (the reduction is not chunked), the
+/// zero init moves into each register tile, where it is a vector of zeros
+/// the accumulator starts from: the thread tile is neither zeroed in memory
+/// nor read back.
+std::string registerTileOp(bool fuseInit) {
+  return fuseInit ? "transform.structured.fuse {1} {2} interchange {3}"
+                  : "transform.structured.tile_using_for {1} tile_sizes {2} interchange = {3}";
+}
+
 /// Register tiles walk j outside i (BLIS's jr/ir order): one KC x NR strip of
 /// B stays in L1 while the MR-row blocks of A stream past it.
 std::string interchange(unsigned batchDims) {
@@ -199,12 +209,12 @@ std::string tileScript(int64_t id, const Tiling &t, const std::optional<Epilogue
   std::string chunk;
   std::string s = threadTileScript(id, sizes(t.batchDims, {t.mt, t.nt}, 1),
                                    t.chunkK ? sizes(t.batchDims, {0, 0, t.kt}, 0) : "", epilogue, chunk);
-  s += llvm::formatv(R"(
-    %reg{0}, %jloop{0}, %iloop{0} = transform.structured.tile_using_for {1} tile_sizes {2} interchange = {4} : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
-    %step{0}, %kstep{0} = transform.structured.tile_using_for %reg{0} tile_sizes {3} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-)",
-                     id, chunk, sizes(t.batchDims, {t.mr, t.nr}, 0),
-                     sizes(t.batchDims, {0, 0, 1}, 0), interchange(t.batchDims));
+  s += llvm::formatv((std::string(R"(
+    %reg{0}, %jloop{0}, %iloop{0} = )") + registerTileOp(!t.chunkK) + R"( : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %step{0}, %kstep{0} = transform.structured.tile_using_for %reg{0} tile_sizes {4} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+)").c_str(),
+                     id, chunk, sizes(t.batchDims, {t.mr, t.nr}, 0), interchange(t.batchDims),
+                     sizes(t.batchDims, {0, 0, 1}, 0));
   auto peel = [&](const char *loop) {
     return llvm::formatv(R"(
     %{0}{1}for = transform.cast %{0}{1} : !transform.any_op to !transform.op<"scf.for">
@@ -231,6 +241,16 @@ std::string tileScript(int64_t id, const Tiling &t, const std::optional<Epilogue
     }
 )",
                      id, sizes(t.batchDims, {t.mr, t.nr, 1}, 1));
+  // Each register tile's zero init, when fused there, becomes a vector.
+  if (!t.chunkK)
+    s += llvm::formatv(R"(
+    %fills{0} = transform.structured.match ops{{["linalg.fill"]} in %forall{0}b : (!transform.any_op) -> !transform.any_op
+    transform.foreach %fills{0} : !transform.any_op {{
+    ^bb0(%tile: !transform.any_op):
+      transform.structured.vectorize %tile vector_sizes {1} : !transform.any_op
+    }
+)",
+                       id, sizes(t.batchDims, {t.mr, t.nr}, 1));
   return s;
 }
 
@@ -559,13 +579,8 @@ std::string tapTileScript(int64_t id, const TapTiling &t, const std::optional<Ep
   chunkSizes.back() = t.kt;
   std::string chunk;
   std::string s = threadTileScript(id, joined(threadSizes), t.kt ? joined(chunkSizes) : "", epilogue, chunk);
-  // Unchunked, the zero init moves into each register tile, where it is a
-  // vector of zeros the accumulator starts from: the thread tile is neither
-  // zeroed in memory nor read back.
-  const char *tileOp = !t.kt ? "transform.structured.fuse {1} {2} interchange {3}"
-                                          : "transform.structured.tile_using_for {1} tile_sizes {2} interchange = {3}";
   s += llvm::formatv((std::string(R"(
-    %reg{0}, %jloop{0}, %iloop{0} = )") + tileOp + R"( : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    %reg{0}, %jloop{0}, %iloop{0} = )") + registerTileOp(!t.kt) + R"( : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
 )").c_str(),
                      id, chunk, joined(registerSizes), joined(order));
   s += llvm::formatv(R"(
