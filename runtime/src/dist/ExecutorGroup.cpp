@@ -245,15 +245,13 @@ void DataParallelExecutorGroup::aggregateGradients(KVStoreType type) {
   std::vector<std::vector<NDArray>> gradients = gradArrays();
   if (const DeviceCollective *gpus = collective(type))
     return gpus->allReduceSum(gradients, kInProcessTimeoutSeconds);
-  bool onDevice = std::any_of(contexts_.begin(), contexts_.end(),
-                              [](const Context &ctx) { return ctx.devType == Context::kGPU; });
-  if (!onDevice)
-    return sumOnHost(gradients);
+  // Arrays on a GPU are summed through host copies; host arrays in place
+  // (toHost is the array itself, copying it onto itself a no-op).
   std::vector<std::vector<NDArray>> staged;
   for (const std::vector<NDArray> &arrays : gradients) {
     staged.emplace_back();
     for (const NDArray &array : arrays)
-      staged.back().push_back(array.onDevice() ? array.toHost() : array);
+      staged.back().push_back(array.toHost());
   }
   sumOnHost(staged);
   for (size_t p = 0; p < gradients.size(); ++p)
