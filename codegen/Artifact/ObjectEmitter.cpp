@@ -267,10 +267,9 @@ bool linkSharedLibrary(const std::vector<std::string> &objects, const std::strin
                        std::string &error) {
   std::vector<std::string> args{"-shared", "-Bsymbolic", "--as-needed", "-o", output};
   args.insert(args.end(), objects.begin(), objects.end());
-  // No rpath: libomp.so.5 is found as a system library where the artifact
-  // runs (Debian's libomp5-19 puts it in the default search path).
-  args.insert(args.end(), {"-L" SYMC_OPENMP_LIB_DIR, "-lomp",
-                           "-L/usr/lib/x86_64-linux-gnu", "-L/lib/x86_64-linux-gnu", "-lm", "-lc"});
+  // symcParallelFor stays undefined: libsymrt, loaded before the artifact,
+  // defines it.
+  args.insert(args.end(), {"-L/usr/lib/x86_64-linux-gnu", "-L/lib/x86_64-linux-gnu", "-lm", "-lc"});
   return runLinker(args, output, error);
 }
 

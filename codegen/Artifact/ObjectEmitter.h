@@ -38,8 +38,8 @@ bool emitObjectFile(mlir::ModuleOp module, const TargetOptions &target, llvm::St
 bool emitLLVMIR(mlir::ModuleOp module, const TargetOptions &target, llvm::raw_ostream &os,
                 std::string &error);
 
-/// Links objects into a shared library that needs only libc, libm and the
-/// OpenMP runtime (libomp).
+/// Links objects into a shared library that needs only libc, libm and
+/// libsymrt's symcParallelFor.
 bool linkSharedLibrary(const std::vector<std::string> &objects, const std::string &output,
                        std::string &error);
 

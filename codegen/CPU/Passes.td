@@ -86,17 +86,21 @@ def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
-def SymDynamicSchedule : Pass<"sym-dynamic-schedule", "::mlir::ModuleOp"> {
-  let summary = "Hand out OpenMP work-sharing loop iterations dynamically";
+def SymOutlineParallelLoops : Pass<"sym-outline-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Run parallel loops on libsymrt's threads, through symcParallelFor";
   let description = [{
-    Every omp.wsloop without a schedule gets schedule(dynamic): a thread
-    takes the next iteration when it finishes one. The loops come from
-    sym-distribute-threads and the matmul schedules, a few (about 16) large
-    iterations each, whose cost varies with the core's speed at the moment
-    (a shared machine) and with the cache; a static split makes the faster
-    thread wait at every loop's closing barrier.
+    Every outermost scf.parallel without reductions becomes a call to
+    libsymrt's `symcParallelFor(body, context, count)` (ArtifactABI.h):
+    `body` is a new private function that runs iterations [begin, end) of
+    the loop's iteration space, linearized (the last dim fastest), and
+    `context` a struct in the caller's frame (allocated at its entry) of the
+    values the loop body uses from above, the lower bounds, steps and inner
+    dims' counts among them; constants are cloned into the body instead.
+    The runtime hands ranges out to threads dynamically. Loops nested in it
+    stay scf.parallel and run sequentially in the body.
   }];
-  let dependentDialects = ["::mlir::omp::OpenMPDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect"];
 }
 
 def SymVectorizeCopies : Pass<"sym-vectorize-copies", "::mlir::func::FuncOp"> {

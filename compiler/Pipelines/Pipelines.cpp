@@ -103,9 +103,9 @@ static void addBufferizationPasses(OpPassManager &pm, bool vectorizeCopies = tru
     pm.addNestedPass<func::FuncOp>(symc::cpu::createSymVectorizeCopies());
 }
 
-// The order matters in MLIR 19 (shared/TOOLCHAIN.md): OpenMP conversion only
-// sees scf.parallel (from scf.forall); memref lowering comes before scf-to-cf and affine
-// lowering after expand-strided-metadata.
+// The order matters in MLIR 19 (shared/TOOLCHAIN.md): parallel loops are
+// outlined while they are scf.parallel (from scf.forall); memref lowering
+// comes before scf-to-cf and affine lowering after expand-strided-metadata.
 static void addLLVMPasses(OpPassManager &pm, const symc::SymEmbedManifestOptions &manifest) {
   pm.addPass(symc::createSymEmbedManifest(manifest));
   pm.addPass(symc::cpu::createSymOutlineKernels());
@@ -117,17 +117,17 @@ static void addLLVMPasses(OpPassManager &pm, const symc::SymEmbedManifestOptions
   // n-d vector transfers (from vectorized linalg) become unrolled 1-d ones.
   pm.addNestedPass<func::FuncOp>(
       createConvertVectorToSCFPass(VectorTransferToSCFOptions().enableFullUnroll()));
-  pm.addPass(createConvertSCFToOpenMPPass());
-  pm.addPass(symc::cpu::createSymDynamicSchedule());
+  pm.addPass(symc::cpu::createSymOutlineParallelLoops());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createConvertVectorToLLVMPass());
+  // Vector lowering leaves memref.load/store (of transfers it scalarizes).
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

@@ -57,7 +57,7 @@ std::string manifestError(const std::string &manifest) {
 
 /// The manifest of a one-argument identity, with `patch` spliced in first.
 std::string manifest(const std::string &patch = "") {
-  return "{" + patch + R"("abi_version": 7, "prefix": "m", "arguments": [{"name": "x", "shape": [2], "dtype": "float32"}],
+  return "{" + patch + R"("abi_version": )" + std::to_string(kArtifactAbiVersion) + R"(, "prefix": "m", "arguments": [{"name": "x", "shape": [2], "dtype": "float32"}],
 "aux_states": [], "outputs": [{"name": "y", "shape": [2], "dtype": "float32"}], "nodes": [],
 "train_sensitive_nodes": [], "fixed_gammas": [], "checks": [], "workspace_bytes": 0, "cpu_features": [],
 "embedded_params": false, "backward": null, "variants": [{"name": "inference", "is_train": false, "entry": "m_forward"}]})";

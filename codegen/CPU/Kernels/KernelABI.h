@@ -15,6 +15,7 @@
 #ifndef SYMC_CODEGEN_CPU_KERNELS_KERNELABI_H
 #define SYMC_CODEGEN_CPU_KERNELS_KERNELABI_H
 
+#include "runtime/include/symc/ArtifactABI.h"
 #include <stdint.h>
 
 #define SYMC_BUFFER(T, name)                                                                       \
@@ -23,6 +24,17 @@
 #define SYMC_DATA(name) (name##_aligned + name##_offset)
 
 namespace symc::kernels {
+
+/// Runs body(i) for each i in [0, count) on libsymrt's threads.
+template <typename Body> void parallelFor(int64_t count, Body body) {
+  symcParallelFor(
+      [](void *context, int64_t begin, int64_t end) {
+        Body &body = *static_cast<Body *>(context);
+        for (int64_t i = begin; i < end; ++i)
+          body(i);
+      },
+      &body, count);
+}
 
 /// Sorts `items` stably by `less` (a merge sort), using `scratch` of the
 /// same length.

@@ -3,7 +3,7 @@
 // MXNet's ROIAlignForward / ROIAlignBackward (src/operator/contrib/
 // roi_align.cc) with the same arithmetic, in the same order: each output
 // bin averages a grid of bilinear samples of its roi's feature map. The
-// forward runs rois on OpenMP threads; the backward accumulates into the
+// forward runs rois on libsymrt's threads; the backward accumulates into the
 // data gradient in MXNet's order, on one thread. A roi whose batch index is
 // negative or past the batch gives zeros (MXNet reads out of bounds there).
 //
@@ -121,14 +121,13 @@ int64_t inputPlane(int64_t image, int64_t c, int64_t ph, int64_t pw, const RoiPa
 
 template <typename T> void roiAlign(const T *data, const T *rois, T *out, const RoiParams &p) {
   int64_t bins = p.pooledHeight * p.pooledWidth, plane = p.height * p.width;
-#pragma omp parallel for schedule(dynamic)
-  for (int64_t n = 0; n < p.rois; ++n) {
+  symc::kernels::parallelFor(p.rois, [&](int64_t n) {
     T *roiOut = out + n * p.channels * bins;
     Roi<T> roi = locate(rois + n * p.roiCols, p);
     if (roi.image < 0) {
       for (int64_t i = 0; i < p.channels * bins; ++i)
         roiOut[i] = T(0);
-      continue;
+      return;
     }
     T count = static_cast<T>(roi.gridH * roi.gridW);
     for (int64_t c = 0; c < p.channels; ++c)
@@ -144,7 +143,7 @@ template <typename T> void roiAlign(const T *data, const T *rois, T *out, const 
             }
           roiOut[(c * p.pooledHeight + ph) * p.pooledWidth + pw] = value / count;
         }
-  }
+  });
 }
 
 template <typename T> void roiAlignBackward(const T *outGrad, const T *rois, T *dataGrad, const RoiParams &p) {

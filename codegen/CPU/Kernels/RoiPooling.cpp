@@ -55,8 +55,7 @@ int64_t clamp(int64_t v, int64_t low, int64_t high) { return v < low ? low : (v 
 
 template <typename T> void roiPool(const T *data, const T *rois, T *out, int32_t *maxIdx, const PoolParams &p) {
   int64_t bins = p.pooledHeight * p.pooledWidth, plane = p.height * p.width;
-#pragma omp parallel for schedule(dynamic)
-  for (int64_t n = 0; n < p.rois; ++n) {
+  symc::kernels::parallelFor(p.rois, [&](int64_t n) {
     const T *roi = rois + n * 5;
     T scale = static_cast<T>(p.spatialScale);
     int64_t startW = roundToInt(roi[1] * scale), startH = roundToInt(roi[2] * scale);
@@ -96,7 +95,7 @@ template <typename T> void roiPool(const T *data, const T *rois, T *out, int32_t
           arg[bin] = where;
         }
     }
-  }
+  });
 }
 
 template <typename T>

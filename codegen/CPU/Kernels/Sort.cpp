@@ -4,7 +4,7 @@
 // each row's indices by value with std::sort, which leaves the order of
 // equal values unspecified; here equal values keep their input order (a
 // stable sort), so the result is deterministic. argmax and argmin return
-// the first extreme. Rows run on OpenMP threads.
+// the first extreme. Rows run on libsymrt's threads.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/Kernels/KernelABI.h"
@@ -13,8 +13,7 @@ namespace {
 
 template <typename T>
 void argsortRows(const T *data, int64_t *indices, int64_t *scratch, int64_t rows, int64_t n, bool ascend) {
-#pragma omp parallel for schedule(dynamic)
-  for (int64_t r = 0; r < rows; ++r) {
+  symc::kernels::parallelFor(rows, [&](int64_t r) {
     const T *values = data + r * n;
     int64_t *row = indices + r * n;
     for (int64_t i = 0; i < n; ++i)
@@ -23,7 +22,7 @@ void argsortRows(const T *data, int64_t *indices, int64_t *scratch, int64_t rows
       symc::kernels::stableSort(row, scratch + r * n, n, [&](int64_t a, int64_t b) { return values[a] < values[b]; });
     else
       symc::kernels::stableSort(row, scratch + r * n, n, [&](int64_t a, int64_t b) { return values[a] > values[b]; });
-  }
+  });
 }
 
 /// The index of each row's first maximum or minimum (`better` than the
@@ -31,8 +30,7 @@ void argsortRows(const T *data, int64_t *indices, int64_t *scratch, int64_t rows
 /// is the answer.
 template <typename T, typename Better>
 void searchRows(const T *data, int64_t *out, int64_t rows, int64_t n, Better better) {
-#pragma omp parallel for schedule(static)
-  for (int64_t r = 0; r < rows; ++r) {
+  symc::kernels::parallelFor(rows, [&](int64_t r) {
     const T *values = data + r * n;
     T best = values[0];
     int64_t at = 0;
@@ -42,7 +40,7 @@ void searchRows(const T *data, int64_t *out, int64_t rows, int64_t n, Better bet
         at = i;
       }
     out[r] = at;
-  }
+  });
 }
 
 } // namespace

@@ -199,9 +199,6 @@ public:
                                                    const ShapeDict &shapes);
   /// The embedded parameters, or null when none were embedded.
   const ParamsFile *embeddedParams() const { return params_ ? &*params_ : nullptr; }
-  /// Sets the OpenMP thread count of the calling thread for the artifact's
-  /// OpenMP runtime (found through the artifact, not the global namespace).
-  void setNumThreads(int threads) const;
 
 private:
   Artifact() = default;
@@ -210,7 +207,6 @@ private:
                                                const std::string &prefix);
   std::shared_ptr<void> library_; // dlclose()d with the last artifact of the file
   std::vector<std::shared_ptr<const Artifact>> shapeVariants_;
-  void (*ompSetNumThreads_)(int) = nullptr;
   Manifest manifest_;
   std::optional<ParamsFile> params_;
 };

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 /* Bumped whenever the entry-point signature or the manifest layout changes. */
-#define SYMC_ARTIFACT_ABI_VERSION 7
+#define SYMC_ARTIFACT_ABI_VERSION 8
 
 /* A failed run-time check: `check` numbers the manifest's "checks" entry
    from 1 (0: none failed), `values` are what its message reports ({0}, {1},
@@ -46,6 +46,18 @@ typedef struct {
   int64_t offset;
   int64_t sizes_and_strides[];
 } SymcMemRefF32;
+
+/* Generated code runs each parallel loop through libsymrt's threads:
+   body(context, begin, end) runs iterations [begin, end) of [0, count), each
+   range on one thread, the calling thread among them; symcParallelFor
+   returns when all are done. libsymrt defines it (the loader resolves an
+   artifact's call there: libsymrt is loaded before any artifact, and a
+   program that links an artifact's object links libsymrt). */
+typedef void (*SymcParallelBody)(void *context, int64_t begin, int64_t end);
+#ifdef __cplusplus
+extern "C"
+#endif
+void symcParallelFor(SymcParallelBody body, void *context, int64_t count);
 
 /* CUDA artifacts (symc compile --target cuda) launch their kernels through
    libsymrt_cuda and call it for GEMMs: C += A B of row-major float32

@@ -248,6 +248,18 @@ bool sameDigest(const std::string &a, const std::string &b) {
          });
 }
 
+/// Artifacts call libsymrt (symcParallelFor) through the global namespace,
+/// where a program that loaded libsymrt with RTLD_LOCAL (Python's ctypes)
+/// has not put it: this promotes the loaded library, once.
+void exposeRuntimeToArtifacts() {
+  static const bool exposed = [] {
+    Dl_info info{};
+    return dladdr(reinterpret_cast<void *>(&symcParallelFor), &info) && info.dli_fname &&
+           dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+  }();
+  (void)exposed;
+}
+
 } // namespace
 
 std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const std::string &prefix,
@@ -261,6 +273,7 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
   if (!sha256.empty() && !sameDigest(digest, sha256))
     throw Error("MXNetError", "cannot load artifact " + path + ": its SHA-256 is " + digest + ", not the expected " +
                                   sha256);
+  exposeRuntimeToArtifacts();
   void *handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle && std::string(dlerror()).find("undefined symbol: mgpu") != std::string::npos) {
     // A CUDA artifact: its launch code calls into libsymrt_cuda. Where that
@@ -276,8 +289,6 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
   }
   if (!handle) {
     std::string error = dlerror();
-    if (error.find("libomp") != std::string::npos)
-      error += " (artifacts need LLVM's OpenMP runtime: install Debian's libomp5-19)";
     throw Error("MXNetError", "cannot load artifact " + path + ": " + error);
   }
   std::shared_ptr<void> library(handle, [](void *h) { dlclose(h); });
@@ -301,8 +312,6 @@ std::shared_ptr<Artifact> Artifact::fromLibrary(std::shared_ptr<void> library, c
   if (!manifestFn)
     throw Error("MXNetError", path + " is not a symc artifact with prefix '" + prefix +
                                   "' (no " + prefix + "_manifest)");
-  artifact->ompSetNumThreads_ =
-      reinterpret_cast<void (*)(int)>(dlsym(handle, "omp_set_num_threads"));
   artifact->manifest_ = readManifest(manifestFn(), [&](const std::string &name) {
     auto entry = reinterpret_cast<EntryPoint>(dlsym(handle, name.c_str()));
     if (!entry)
@@ -329,8 +338,6 @@ std::shared_ptr<const Artifact> Artifact::forShapes(const std::shared_ptr<const 
 std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJson,
                                                           const LinkedEntryPoints &entries) {
   std::shared_ptr<Artifact> artifact(new Artifact());
-  artifact->ompSetNumThreads_ =
-      reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
   auto endsWith = [](const std::string &name, const std::string &suffix) {
     return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
@@ -355,11 +362,6 @@ std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJs
   if (artifact->manifest_.embeddedParams)
     artifact->params_ = readEmbeddedParams(entries.params, "the linked-in artifact");
   return artifact;
-}
-
-void Artifact::setNumThreads(int threads) const {
-  if (ompSetNumThreads_ && threads > 0)
-    ompSetNumThreads_(threads);
 }
 
 } // namespace symc

@@ -4,6 +4,7 @@
 #include "Device.h"
 #include "Placement.h"
 #include "SymbolGraph.h"
+#include "ThreadPool.h"
 
 #include <algorithm>
 #include <atomic>
@@ -622,7 +623,6 @@ bool Executor::runForward(bool isTrain, bool newSeed, bool instrumented) {
                             " variant, which this artifact lacks (node '" +
                             (m.trainSensitiveNodes.empty() ? "" : m.trainSensitiveNodes.front()) +
                             "' behaves differently in training)");
-  artifact_->setNumThreads(numThreads_);
   if (newSeed)
     dims_[1] = nextStepSeed();
   // Only the training variant writes the saved values (and has them in its frame).
@@ -634,6 +634,7 @@ bool Executor::runForward(bool isTrain, bool newSeed, bool instrumented) {
 }
 
 void Executor::call(EntryPoint entry, void *const *frame) {
+  setParallelThreads(numThreads_);
   SymcRunError error{};
   int32_t status = 0;
   if (stream_)
@@ -963,8 +964,7 @@ void Executor::backward(const std::vector<NDArray> &outGrads, bool isTrain) {
       runForward(true, /*newSeed=*/false, /*instrumented=*/false);
       fixGammas();
     }
-    artifact_->setNumThreads(numThreads_);
-    call(m.backward->entry, backwardFrame_.data());
+      call(m.backward->entry, backwardFrame_.data());
   }
   for (size_t g = 0; g < m.backward->gradients.size(); ++g) {
     size_t arg = indexOf(m.arguments, m.backward->gradients[g].name);
@@ -989,7 +989,6 @@ bool Executor::runMonitoredBackward() {
   if (!monitorCallback_ || backwardMonitorFrame_.empty())
     return false;
   // It recomputes the training forward with the last forward's step seed.
-  artifact_->setNumThreads(numThreads_);
   call(m.monitor->backward->entry, backwardMonitorFrame_.data());
   return true;
 }
