@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools clang-19 lld-19
-              libomp-19-dev ninja-build ccache cmake libgtest-dev pkg-config python3 python3-pip
+              ninja-build ccache cmake libgtest-dev pkg-config python3 python3-pip
               libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -67,10 +67,10 @@ def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"
     Every linalg op on tensors outside a matmul schedule, and every
     tensor.pad (a serial copy once bufferized), is tiled with
     scf.forall on its leading parallel dims into about `chunks` pieces; the
-    forall becomes the OpenMP work-sharing loop while the dims inside stay
-    sequential loops that LLVM vectorizes. (Converting all dims to one OpenMP
-    loop nest would collapse them into a single linearized index that no
-    vectorizer can handle.) A linalg.transpose that moves the input's
+    forall becomes a loop on libsymrt's threads (sym-outline-parallel-loops)
+    while the dims inside stay sequential loops that LLVM vectorizes.
+    (Running all dims on threads would collapse them into a single
+    linearized index that no vectorizer can handle.) A linalg.transpose that moves the input's
     innermost dim is then tiled by scf.for loops into 16 x 16 squares of the
     two dims it swaps, so that the input lines a square reads serve all of
     its rows. An op of fewer than `min-iterations` iterations (its reduction

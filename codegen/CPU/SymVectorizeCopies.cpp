@@ -40,7 +40,7 @@ bool copiesByVectors(MemRefType from, MemRefType to) {
 /// fork and join (a few microseconds: about 64 KiB moved).
 constexpr int64_t kMinThreadedCopy = 16384;
 /// Pieces a threaded copy is cut into: few, as the threaded loops of the
-/// layers have (each piece handed to a thread costs a call into OpenMP).
+/// layers have (each piece handed to a thread costs a call into libsymrt).
 constexpr int64_t kThreadedCopyPieces = 16;
 
 /// The outer dim whose rows the threads split: the first one of more than

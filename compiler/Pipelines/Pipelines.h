@@ -44,7 +44,7 @@ struct CPUOptions {
 
 /// Shape-inferred sym IR -> LLVM dialect with the artifact ABI: lowering to
 /// linalg, elementwise fusion, bufferization into the caller's buffers,
-/// parallel loops on OpenMP, then LLVM.
+/// parallel loops on libsymrt's threads, then LLVM.
 void buildCPUPipeline(mlir::OpPassManager &pm, const CPUOptions &options);
 
 struct CUDAOptions {

@@ -174,5 +174,5 @@ class Executor:
         return load_json(text.value.decode())
 
     def set_num_threads(self, threads):
-        """Threads the compiled code uses (0: OpenMP's default)."""
+        """Threads the compiled code uses (0: OMP_NUM_THREADS where set, else the CPUs this process may run on)."""
         check_call(lib.SymcExecutorSetNumThreads(self.handle, int(threads)))

@@ -155,7 +155,7 @@ Executor boundLenet(const std::shared_ptr<const Artifact> &artifact, const std::
 }
 
 TEST(Executor, ThreadsEachRunTheirOwnExecutorOnOneArtifact) {
-  // Four threads, one artifact (LeNet, whose layers run on OpenMP threads),
+  // Four threads, one artifact (LeNet, whose layers run on several threads),
   // an executor each, forward in a loop on their own data; each matches the
   // same forward run alone. (TSan runs this: test/sanitizers.)
   std::shared_ptr<const Artifact> artifact = load("lenet");

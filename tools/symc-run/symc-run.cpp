@@ -103,7 +103,7 @@ const std::vector<Flag> &flags() {
        [](Options &o, const std::string &v) { o.bench = number("--bench", v, 0, kMaxInt); }},
       {"--gpu", "N", "the GPU a CUDA artifact (symc compile --target cuda) runs on (0)",
        [](Options &o, const std::string &v) { o.gpu = number("--gpu", v, 0, 1024); }},
-      {"--threads", "N", "threads of the generated code (0: OpenMP's default)",
+      {"--threads", "N", "threads of the generated code (0: OMP_NUM_THREADS, else every CPU)",
        [](Options &o, const std::string &v) { o.threads = number("--threads", v, 0, 4096); }},
       {"--seed", "N", "seed of Dropout and rrelu draws (mx.random.seed)",
        [](Options &o, const std::string &v) {

@@ -167,7 +167,8 @@ public:
   /// back for its node, as MXNet's RunOps does.
   int partialForward(bool isTrain, int step);
 
-  /// Threads the generated code uses (0: the OpenMP default).
+  /// Threads the generated code uses (0: OMP_NUM_THREADS where set, else the
+  /// CPUs this process may run on).
   void setNumThreads(int threads) { numThreads_ = threads; }
   int numThreads() const { return numThreads_; }
 

@@ -221,7 +221,8 @@ int SymcExecutorCopyParamsFrom(SymcExecutorHandle exec, int num_args, const char
 /* copy_params_from a .params file ("arg:"/"aux:" names, as MXNet saves a
    checkpoint; a bare name is an argument). */
 int SymcExecutorLoadParams(SymcExecutorHandle exec, const char *path, int allow_extra_params);
-/* Threads the generated code uses (0: the OpenMP default). */
+/* Threads the generated code uses (0: OMP_NUM_THREADS where set, else the CPUs
+   this process may run on). */
 int SymcExecutorSetNumThreads(SymcExecutorHandle exec, int threads);
 /* The monitor callback: an array's MXNet name and a new handle to the array,
    which the callee owns (frees with SymcNDArrayFree), as MXNet's does. */
