@@ -109,6 +109,76 @@ Operation *tile(IRRewriter &rewriter, TilingInterface op, ArrayRef<int64_t> size
   return tiled->tiledOps.front();
 }
 
+/// The producers to compute inside `consumer`'s thread tiles (tiled by
+/// `sizes`): linalg ops whose one use is an op of the group, read through a
+/// projected permutation that keeps every dim the user is cut along (at the
+/// consumer: its tiled dims; further up: all of the user's parallel dims),
+/// so that the tiles partition each producer's work rather than redo it.
+/// Each tile then runs the chain (a fill, a reduction, its elementwise
+/// epilogue) on data its thread just wrote, where it is still in cache, and
+/// the chain forks threads once.
+llvm::SmallPtrSet<Operation *, 4> fusableProducers(linalg::LinalgOp consumer, ArrayRef<int64_t> sizes) {
+  llvm::SmallPtrSet<Operation *, 4> group;
+  SmallVector<std::pair<linalg::LinalgOp, SmallVector<unsigned>>> work;
+  SmallVector<unsigned> tiledDims;
+  for (auto [dim, size] : llvm::enumerate(sizes))
+    if (size != 0)
+      tiledDims.push_back(dim);
+  work.push_back({consumer, tiledDims});
+  while (!work.empty()) {
+    auto [user, cutDims] = work.pop_back_val();
+    for (OpOperand &operand : user->getOpOperands()) {
+      auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
+      if (!producer || producer->getNumResults() != 1 || !producer->hasOneUse() ||
+          producer->getBlock() != consumer->getBlock() || !producer.hasPureTensorSemantics() ||
+          hasUntileableMaps(producer) || isScheduledContraction(producer))
+        continue;
+      AffineMap map = user.getMatchingIndexingMap(&operand);
+      if (!map.isProjectedPermutation() ||
+          !llvm::all_of(cutDims, [&](unsigned dim) { return map.isFunctionOfDim(dim); }))
+        continue;
+      group.insert(producer);
+      SmallVector<unsigned> parallelDims;
+      producer.getParallelDims(parallelDims);
+      work.push_back({producer, parallelDims});
+    }
+  }
+  return group;
+}
+
+/// `consumer` tiled by `sizes` in an scf.forall with `producers` computed
+/// in each tile; the op that computes a tile, or null after an error.
+Operation *tileAndFuse(IRRewriter &rewriter, TilingInterface consumer, ArrayRef<int64_t> sizes,
+                       const llvm::SmallPtrSet<Operation *, 4> &producers) {
+  scf::SCFTilingOptions tiling;
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  tiling.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer, bool) {
+    return std::make_tuple(producers.contains(producer.getOwner()), false);
+  });
+  rewriter.setInsertionPoint(consumer);
+  FailureOr<scf::SCFTileAndFuseResult> fused = scf::tileConsumerAndFuseProducersUsingSCF(rewriter, consumer, options);
+  if (failed(fused)) {
+    consumer->emitError("internal error: cannot tile this op with its producers");
+    return nullptr;
+  }
+  for (OpResult result : consumer->getResults())
+    rewriter.replaceAllUsesWith(result, fused->replacements.lookup(result));
+  rewriter.eraseOp(consumer);
+  // Each fused producer is now read only by slices left unused, nearest
+  // the consumer first.
+  for (Operation *producer : fused->fusedProducers) {
+    for (Operation *user : llvm::make_early_inc_range(producer->getUsers()))
+      if (isa<tensor::ExtractSliceOp>(user) && user->use_empty())
+        rewriter.eraseOp(user);
+    if (producer->use_empty())
+      rewriter.eraseOp(producer);
+  }
+  return fused->tiledAndFusedOps.front();
+}
+
 struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeThreadsPass> {
   using SymDistributeThreadsBase::SymDistributeThreadsBase;
 
@@ -125,10 +195,21 @@ struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeTh
         ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (TilingInterface op : ops) {
+    // Consumers first, each taking in the producers it computes per tile.
+    llvm::DenseSet<Operation *> fused;
+    for (TilingInterface op : llvm::reverse(ops)) {
+      if (fused.contains(op))
+        continue;
       Operation *tiled = op;
-      if (SmallVector<int64_t> sizes = threadTileSizes(op, chunks, minIterations); !sizes.empty())
-        tiled = tile(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
+      if (SmallVector<int64_t> sizes = threadTileSizes(op, chunks, minIterations); !sizes.empty()) {
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation());
+        llvm::SmallPtrSet<Operation *, 4> producers;
+        if (linalgOp)
+          producers = fusableProducers(linalgOp, sizes);
+        fused.insert(producers.begin(), producers.end());
+        tiled = producers.empty() ? tile(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp)
+                                  : tileAndFuse(rewriter, op, sizes, producers);
+      }
       if (!tiled)
         return signalPassFailure();
       if (SmallVector<int64_t> sizes = transposeBlockSizes(tiled); !sizes.empty() &&

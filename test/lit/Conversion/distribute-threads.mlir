@@ -121,3 +121,69 @@ func.func @rows_moved(%x: tensor<4x64x32xf32>) -> tensor<64x4x32xf32> {
   %t = linalg.transpose ins(%x : tensor<4x64x32xf32>) outs(%e : tensor<64x4x32xf32>) permutation = [1, 0, 2]
   return %t : tensor<64x4x32xf32>
 }
+
+// A chain (the fill, the row sums it starts, their elementwise use) runs in
+// one scf.forall, each tile computing its rows of every op in turn.
+// CHECK-LABEL: func @chain
+// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (16)
+// CHECK: linalg.fill {{.*}} -> tensor<16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<16x32xf32>) outs(%{{.*}} : tensor<16xf32>)
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<16xf32>) outs(%{{.*}} : tensor<16xf32>)
+// CHECK: math.sqrt
+// CHECK-NOT: scf.forall (
+#r2 = affine_map<(d0) -> (d0)>
+func.func @chain(%x: tensor<64x32xf32>) -> tensor<64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x32xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64xf32>
+  %r = linalg.generic {indexing_maps = [#r2, #r2], iterator_types = ["parallel"]}
+      ins(%sum : tensor<64xf32>) outs(%e2 : tensor<64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = math.sqrt %a : f32
+    linalg.yield %q : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+
+// A producer the consumer broadcasts along the dim threads split would be
+// recomputed by every tile, and one with a second use would be computed
+// twice: both keep threads of their own.
+// CHECK-LABEL: func @unfused
+// CHECK: scf.forall
+// CHECK: arith.negf
+// CHECK: scf.forall
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<8x64xf32>)
+// CHECK: scf.forall
+// CHECK: math.absf
+#col = affine_map<(d0, d1) -> (d1, d0)>
+func.func @unfused(%x: tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<32x64xf32>) {
+  %e = tensor.empty() : tensor<64x32xf32>
+  %neg = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<64x32xf32>
+  %e2 = tensor.empty() : tensor<32x64xf32>
+  %t = linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%neg : tensor<64x32xf32>) outs(%e2 : tensor<32x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<32x64xf32>
+  %e3 = tensor.empty() : tensor<64x32xf32>
+  %abs = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%neg : tensor<64x32xf32>) outs(%e3 : tensor<64x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = math.absf %a : f32
+    linalg.yield %m : f32
+  } -> tensor<64x32xf32>
+  return %abs, %t : tensor<64x32xf32>, tensor<32x64xf32>
+}
