@@ -61,6 +61,20 @@ def SymApproximateMath : Pass<"sym-approximate-math", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def SymFuseIntoImageLoops : Pass<"sym-fuse-into-image-loops", "::mlir::func::FuncOp"> {
+  let summary = "Move the elementwise work after a batch's image loop into the loop";
+  let description = [{
+    A convolution of a batch is an scf.for over image groups that inserts
+    each group's result into the batch. The elementwise op that alone reads
+    the loop's result, identically (a BatchNorm, an activation, a residual
+    add), moves into the loop (scf::tileAndFuseConsumerOfSlice) and runs on
+    each group's result: where sym-schedule-matmuls fuses it into the GEMM's
+    thread tiles, as it does for a batch of one, rather than after the loop
+    over the whole batch.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"];
+}
+
 def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"> {
   let summary = "Split each linalg op's outer parallel dims into scf.forall chunks";
   let description = [{

@@ -70,6 +70,8 @@ static void addTensorPasses(OpPassManager &pm, int64_t batchChunk) {
   // No CSE here: merged tensor.empty ops shared by two results would make
   // empty-tensor elimination write both into one output buffer.
   func.addPass(createCanonicalizerPass());
+  func.addPass(symc::cpu::createSymFuseIntoImageLoops());
+  func.addPass(createCanonicalizerPass());
 }
 
 /// Bufferizes into the caller's buffers and the planned workspace; with
