@@ -437,17 +437,20 @@ Value sumOfProducts(OpBuilder &b, Location loc, Value lhs, Value rhs,
   });
 }
 
-/// A grouped (e.g. depthwise) convolution of the padded input by `weight`
-/// (G*F, C/G, K...) as one direct windowed reduction.
-Value groupedConvolution(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+/// A grouped (e.g. depthwise) convolution of `data` by `weight`
+/// (G*F, C/G, K...) as one direct windowed reduction. The input is padded
+/// once grouped, so that the pad feeds the reduction directly and
+/// sym-distribute-threads computes it in the reduction's thread tiles.
+Value groupedConvolution(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
                          int64_t groups, RankedTensorType outType) {
-  RankedTensorType inType = tensorType(padded);
+  RankedTensorType inType = tensorType(data);
   Type element = inType.getElementType();
   unsigned d = w.rank();
   int64_t n = inType.getDimSize(0), cg = inType.getDimSize(1) / groups, fg = outType.getDimSize(1) / groups;
-  SmallVector<int64_t> inShape{n, groups, cg};
+  SmallVector<int64_t> inShape{n, groups, cg}, low(3, 0), high(3, 0);
   llvm::append_range(inShape, inType.getShape().drop_front(2));
-  Value input = reshapeTo(b, loc, padded, inShape);
+  low.append(w.pad), high.append(w.pad);
+  Value input = padConstant(b, loc, reshapeTo(b, loc, data, inShape), low, high, 0.0);
   SmallVector<int64_t> wShape{groups, fg, cg};
   llvm::append_range(wShape, w.kernel);
   Value groupedWeight = reshapeTo(b, loc, weight, wShape);
@@ -491,7 +494,7 @@ Value convolve(OpBuilder &b, Location loc, Value data, Value weight, const Windo
   }
   if (groups == 1 || convolvesDepthwiseByTaps(dataType, w, groups, outType))
     return convolutionByContraction(b, loc, data, weight, w, outType, /*depthwise=*/groups > 1);
-  return groupedConvolution(b, loc, padForWindow(b, loc, data, w), weight, w, groups, outType);
+  return groupedConvolution(b, loc, data, weight, w, groups, outType);
 }
 
 Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {

@@ -85,11 +85,13 @@ def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"
     while the dims inside stay sequential loops that LLVM vectorizes.
     (Running all dims on threads would collapse them into a single
     linearized index that no vectorizer can handle.) Ops are tiled consumers
-    first, each computing in its tiles the producers only it reads, through
-    maps that keep the dims it is cut along (a convolution's fill and
-    windowed reduction under its BatchNorm and activation): a chain runs in
-    one scf.forall, each tile's data still in cache for the next op, and
-    forks threads once. A linalg.transpose that moves the input's
+    first, each computing in its tiles the producers only it reads, where
+    each dim it is cut along is read by that dim alone, so that the tiles
+    partition the producer's work (a grouped convolution's zero padding,
+    fill and windowed reduction under its BatchNorm and activation; a pad
+    is cut only along dims it does not pad, and each tile pads its own
+    slice of the source): a chain runs in one scf.forall, each tile's data
+    still in cache for the next op, and forks threads once. A linalg.transpose that moves the input's
     innermost dim is then tiled by scf.for loops into 16 x 16 squares of the
     two dims it swaps, so that the input lines a square reads serve all of
     its rows. An op of fewer than `min-iterations` iterations (its reduction

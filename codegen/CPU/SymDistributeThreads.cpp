@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace symc::cpu {
 #define GEN_PASS_DEF_SYMDISTRIBUTETHREADS
@@ -109,14 +110,41 @@ Operation *tile(IRRewriter &rewriter, TilingInterface op, ArrayRef<int64_t> size
   return tiled->tiledOps.front();
 }
 
+/// The dims of what `map` reads that are cut where the reader's loop dims
+/// `cutDims` are: each read by a cut dim alone. None where a cut dim is read
+/// otherwise (a window along it: tiles would overlap) or not at all (every
+/// tile would need the whole of the operand).
+std::optional<SmallVector<unsigned>> cutResults(AffineMap map, ArrayRef<unsigned> cutDims) {
+  SmallVector<unsigned> results;
+  llvm::SmallBitVector covered(map.getNumDims());
+  for (auto [index, expr] : llvm::enumerate(map.getResults())) {
+    if (llvm::none_of(cutDims, [&](unsigned dim) { return expr.isFunctionOfDim(dim); }))
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
+      return std::nullopt;
+    results.push_back(index);
+    covered.set(dim.getPosition());
+  }
+  if (!llvm::all_of(cutDims, [&](unsigned dim) { return covered.test(dim); }))
+    return std::nullopt;
+  return results;
+}
+
+/// Whether `pad` pads none of the dims in `dims`.
+bool keepsDims(tensor::PadOp pad, ArrayRef<unsigned> dims) {
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  return llvm::all_of(dims, [&](unsigned dim) { return low[dim] == 0 && high[dim] == 0; });
+}
+
 /// The producers to compute inside `consumer`'s thread tiles (tiled by
-/// `sizes`): linalg ops whose one use is an op of the group, read through a
-/// projected permutation that keeps every dim the user is cut along (at the
-/// consumer: its tiled dims; further up: all of the user's parallel dims),
-/// so that the tiles partition each producer's work rather than redo it.
-/// Each tile then runs the chain (a fill, a reduction, its elementwise
-/// epilogue) on data its thread just wrote, where it is still in cache, and
-/// the chain forks threads once.
+/// `sizes`): ops whose one use is an op of the group, read so that the
+/// tiles partition them (cutResults) rather than redo or overlap their work:
+/// linalg ops (not scheduled contractions), and the zero padding of a
+/// windowed reduction's input along dims it does not pad. Each tile then
+/// runs the chain (a pad, a fill, a reduction, its elementwise epilogue) on
+/// data its thread just wrote, where it is still in cache, and the chain
+/// forks threads once.
 llvm::SmallPtrSet<Operation *, 4> fusableProducers(linalg::LinalgOp consumer, ArrayRef<int64_t> sizes) {
   llvm::SmallPtrSet<Operation *, 4> group;
   SmallVector<std::pair<linalg::LinalgOp, SmallVector<unsigned>>> work;
@@ -128,55 +156,102 @@ llvm::SmallPtrSet<Operation *, 4> fusableProducers(linalg::LinalgOp consumer, Ar
   while (!work.empty()) {
     auto [user, cutDims] = work.pop_back_val();
     for (OpOperand &operand : user->getOpOperands()) {
-      auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
+      Operation *producer = operand.get().getDefiningOp();
       if (!producer || producer->getNumResults() != 1 || !producer->hasOneUse() ||
-          producer->getBlock() != consumer->getBlock() || !producer.hasPureTensorSemantics() ||
-          hasUntileableMaps(producer) || isScheduledContraction(producer))
+          producer->getBlock() != consumer->getBlock())
         continue;
-      AffineMap map = user.getMatchingIndexingMap(&operand);
-      if (!map.isProjectedPermutation() ||
-          !llvm::all_of(cutDims, [&](unsigned dim) { return map.isFunctionOfDim(dim); }))
+      std::optional<SmallVector<unsigned>> cut = cutResults(user.getMatchingIndexingMap(&operand), cutDims);
+      if (!cut)
+        continue;
+      if (auto pad = dyn_cast<tensor::PadOp>(producer)) {
+        if (keepsDims(pad, *cut))
+          group.insert(pad);
+        continue;
+      }
+      auto linalgProducer = dyn_cast<linalg::LinalgOp>(producer);
+      if (!linalgProducer || !linalgProducer.hasPureTensorSemantics() || hasUntileableMaps(linalgProducer) ||
+          isScheduledContraction(linalgProducer))
+        continue;
+      AffineMap resultMap = linalgProducer.getIndexingMapMatchingResult(producer->getResult(0));
+      if (!resultMap.isProjectedPermutation())
         continue;
       group.insert(producer);
-      SmallVector<unsigned> parallelDims;
-      producer.getParallelDims(parallelDims);
-      work.push_back({producer, parallelDims});
+      SmallVector<unsigned> producerCut;
+      for (unsigned result : *cut)
+        producerCut.push_back(resultMap.getDimPosition(result));
+      work.push_back({linalgProducer, producerCut});
     }
   }
   return group;
 }
 
+/// The tile `slice` of `pad`'s result, where `pad` pads none of the dims
+/// the slice cuts (it takes padded dims whole), as the padding of the
+/// source's slice: tensor.pad does not fuse through TilingInterface in
+/// MLIR 19. Returns false where the slice has another form.
+bool padTheSlice(IRRewriter &rewriter, tensor::ExtractSliceOp slice, tensor::PadOp pad) {
+  ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+  ArrayRef<int64_t> padded = pad.getResultType().getShape(), source = pad.getSourceType().getShape();
+  if (!slice.hasUnitStride() || !pad.getConstantPaddingValue())
+    return false;
+  SmallVector<OpFoldResult> offsets(slice.getMixedOffsets()), sizes(slice.getMixedSizes());
+  for (unsigned dim = 0; dim < padded.size(); ++dim) {
+    if (low[dim] == 0 && high[dim] == 0)
+      continue;
+    if (getConstantIntValue(offsets[dim]) != 0 || getConstantIntValue(sizes[dim]) != padded[dim])
+      return false;
+    sizes[dim] = rewriter.getIndexAttr(source[dim]);
+  }
+  rewriter.setInsertionPoint(slice);
+  Location loc = slice.getLoc();
+  SmallVector<OpFoldResult> strides(offsets.size(), rewriter.getIndexAttr(1));
+  Value sourceSlice = rewriter.create<tensor::ExtractSliceOp>(loc, pad.getSource(), offsets, sizes, strides);
+  rewriter.replaceOpWithNewOp<tensor::PadOp>(slice, slice.getType(), sourceSlice, pad.getMixedLowPad(),
+                                             pad.getMixedHighPad(), pad.getConstantPaddingValue());
+  return true;
+}
+
 /// `consumer` tiled by `sizes` in an scf.forall with `producers` computed
-/// in each tile; the op that computes a tile, or null after an error.
+/// in each tile; the op that computes a tile, or null after an error. The
+/// producers now computed in the tiles are added to `fused`.
 Operation *tileAndFuse(IRRewriter &rewriter, TilingInterface consumer, ArrayRef<int64_t> sizes,
-                       const llvm::SmallPtrSet<Operation *, 4> &producers) {
+                       const llvm::SmallPtrSet<Operation *, 4> &producers, llvm::DenseSet<Operation *> &fused) {
   scf::SCFTilingOptions tiling;
   tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
   tiling.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
   options.setFusionControlFn([&](tensor::ExtractSliceOp, OpResult producer, bool) {
-    return std::make_tuple(producers.contains(producer.getOwner()), false);
+    bool fuse = producers.contains(producer.getOwner()) && !isa<tensor::PadOp>(producer.getOwner());
+    return std::make_tuple(fuse, false);
   });
   rewriter.setInsertionPoint(consumer);
-  FailureOr<scf::SCFTileAndFuseResult> fused = scf::tileConsumerAndFuseProducersUsingSCF(rewriter, consumer, options);
-  if (failed(fused)) {
+  FailureOr<scf::SCFTileAndFuseResult> result = scf::tileConsumerAndFuseProducersUsingSCF(rewriter, consumer, options);
+  if (failed(result)) {
     consumer->emitError("internal error: cannot tile this op with its producers");
     return nullptr;
   }
-  for (OpResult result : consumer->getResults())
-    rewriter.replaceAllUsesWith(result, fused->replacements.lookup(result));
+  for (OpResult value : consumer->getResults())
+    rewriter.replaceAllUsesWith(value, result->replacements.lookup(value));
   rewriter.eraseOp(consumer);
+  SmallVector<Operation *> done(result->fusedProducers.begin(), result->fusedProducers.end());
+  result->loops.front()->walk([&](tensor::ExtractSliceOp slice) {
+    auto pad = slice.getSource().getDefiningOp<tensor::PadOp>();
+    if (pad && producers.contains(pad) && padTheSlice(rewriter, slice, pad))
+      done.push_back(pad);
+  });
   // Each fused producer is now read only by slices left unused, nearest
   // the consumer first.
-  for (Operation *producer : fused->fusedProducers) {
+  for (Operation *producer : done) {
+    if (!fused.insert(producer).second)
+      continue;
     for (Operation *user : llvm::make_early_inc_range(producer->getUsers()))
       if (isa<tensor::ExtractSliceOp>(user) && user->use_empty())
         rewriter.eraseOp(user);
     if (producer->use_empty())
       rewriter.eraseOp(producer);
   }
-  return fused->tiledAndFusedOps.front();
+  return result->tiledAndFusedOps.front();
 }
 
 struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeThreadsPass> {
@@ -206,9 +281,8 @@ struct SymDistributeThreadsPass : impl::SymDistributeThreadsBase<SymDistributeTh
         llvm::SmallPtrSet<Operation *, 4> producers;
         if (linalgOp)
           producers = fusableProducers(linalgOp, sizes);
-        fused.insert(producers.begin(), producers.end());
         tiled = producers.empty() ? tile(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp)
-                                  : tileAndFuse(rewriter, op, sizes, producers);
+                                  : tileAndFuse(rewriter, op, sizes, producers, fused);
       }
       if (!tiled)
         return signalPassFailure();

@@ -187,3 +187,41 @@ func.func @unfused(%x: tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<32x64xf3
   } -> tensor<64x32xf32>
   return %abs, %t : tensor<64x32xf32>, tensor<32x64xf32>
 }
+
+// A windowed reduction's zero-padded input, padded along the dims the
+// threads do not split, is padded tile by tile: each tile pads its own
+// rows of the source, in the loop of the reduction and its consumer.
+// CHECK-LABEL: func @padded_window
+// CHECK: scf.forall (%[[I:.*]]) = (0) to (8) step (2)
+// CHECK: %[[ROWS:.*]] = tensor.extract_slice %arg0[%[[I]], 0] [2, 6] [1, 1]
+// CHECK: %[[PADDED:.*]] = tensor.pad %[[ROWS]] low[0, 1] high[0, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[PADDED]], %{{.*}} : tensor<2x8xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<2x6xf32>)
+// CHECK: math.sqrt
+// CHECK-NOT: scf.forall (
+#win = affine_map<(d0, d1, d2) -> (d0, d1 + d2)>
+#tap = affine_map<(d0, d1, d2) -> (d2)>
+#out3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @padded_window(%x: tensor<8x6xf32>, %w: tensor<3xf32>) -> tensor<8x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<8x6xf32> to tensor<8x8xf32>
+  %e = tensor.empty() : tensor<8x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x6xf32>) -> tensor<8x6xf32>
+  %sum = linalg.generic {indexing_maps = [#win, #tap, #out3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%p, %w : tensor<8x8xf32>, tensor<3xf32>) outs(%init : tensor<8x6xf32>) {
+  ^bb0(%a: f32, %k: f32, %o: f32):
+    %m = arith.mulf %a, %k : f32
+    %s = arith.addf %m, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8x6xf32>
+  %e2 = tensor.empty() : tensor<8x6xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sum : tensor<8x6xf32>) outs(%e2 : tensor<8x6xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = math.sqrt %a : f32
+    linalg.yield %q : f32
+  } -> tensor<8x6xf32>
+  return %r : tensor<8x6xf32>
+}

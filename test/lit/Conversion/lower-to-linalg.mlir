@@ -48,11 +48,14 @@ func.func @fully_connected_transposed_product(%x: tensor<32x64xf32>, %w: tensor<
 // -----
 
 // A grouped convolution reads a zero-padded input through
-// `o * stride + k * dilate`, grouped as (N, G, C/G, ...).
+// `o * stride + k * dilate`, grouped as (N, G, C/G, ...) and padded once
+// grouped, so that the pad feeds the reduction.
 // CHECK: affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6 * 2, d4 + d7)>
 // CHECK-LABEL: func @grouped_convolution
-// CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: %[[GROUPED:.*]] = tensor.expand_shape {{.*}} into tensor<1x2x2x9x9xf32>
+// CHECK: %[[PADDED:.*]] = tensor.pad %[[GROUPED]] low[0, 0, 0, 1, 1] high[0, 0, 0, 1, 1]
 // CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+// CHECK-SAME: ins(%[[PADDED]], %{{.*}} : tensor<1x2x2x11x11xf32>
 func.func @grouped_convolution(%x: tensor<1x4x9x9xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x4x9xf32> {
   %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, stride = array<i64: 2, 1>, dilate = array<i64: 2, 1>, pad = array<i64: 1, 1>, num_filter = 6 : i64, num_group = 2 : i64, no_bias = true} : (tensor<1x4x9x9xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x4x9xf32>
   return %0 : tensor<1x6x4x9xf32>
