@@ -66,9 +66,9 @@ void readGroupsDirectly(IRRewriter &rewriter, OpOperand &groupResult) {
   rewriter.modifyOpInPlace(yield, [&] { yield->setOperand(0, loop.getRegionIterArgs()[0]); });
 }
 
-/// The fused consumer writes a fresh tensor, inserted into the batch, rather
-/// than into the batch's slice: the form sym-schedule-matmuls fuses into a
-/// GEMM's tiles (bufferization then writes it into the batch in place).
+/// The fused consumer writes a fresh tensor rather than the batch's slice:
+/// the form sym-schedule-matmuls fuses into a GEMM's tiles (copyIntoBatch
+/// then puts it in the batch).
 void writeFreshTensor(IRRewriter &rewriter, linalg::GenericOp consumer) {
   OpOperand *init = consumer.getDpsInitOperand(0);
   if (consumer.payloadUsesValueFromOperand(init))
