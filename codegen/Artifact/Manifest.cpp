@@ -238,6 +238,7 @@ std::string monitorEntryName(StringRef prefix, bool isTrain) {
   return (prefix + (isTrain ? "_forward_train_monitor" : "_forward_monitor")).str();
 }
 std::string backwardMonitorEntryName(StringRef prefix) { return (prefix + "_backward_monitor").str(); }
+std::string prepareEntryName(StringRef prefix) { return (prefix + "_prepare").str(); }
 std::string manifestEntryName(StringRef prefix) { return (prefix + "_manifest").str(); }
 std::string paramsEntryName(StringRef prefix) { return (prefix + "_params").str(); }
 std::string manifestGlobalName(StringRef prefix) { return manifestEntryName(prefix) + "_json"; }

@@ -31,6 +31,13 @@ inline constexpr llvm::StringLiteral kImplAttr = "symc.entry_impl";
 inline constexpr llvm::StringLiteral kBatchChunkAttr = "symc.batch_chunk";
 inline constexpr llvm::StringLiteral kSmallBatchWorkspaceAttr = "symc.small_batch_workspace";
 
+/// On an op whose result depends only on an argument (a convolution's
+/// weight packed into the kernel's layout), as a string naming what it
+/// computes: sym-outline-prepare moves it into the prepare entry, which the
+/// runtime runs when that argument changed, and the forward reads its
+/// result from a buffer the prepare entry writes.
+inline constexpr llvm::StringLiteral kPrepareAttr = "symc.prepare";
+
 inline constexpr int kArtifactAbiVersion = SYMC_ARTIFACT_ABI_VERSION;
 
 /// Arguments, aux states and outputs of a sym-level @main.
@@ -50,6 +57,8 @@ std::string backwardEntryName(llvm::StringRef prefix);
 std::string monitorEntryName(llvm::StringRef prefix, bool isTrain);
 /// The entry of @main_backward_monitor.
 std::string backwardMonitorEntryName(llvm::StringRef prefix);
+/// The entry computing the prepared arrays (sym-outline-prepare).
+std::string prepareEntryName(llvm::StringRef prefix);
 std::string manifestEntryName(llvm::StringRef prefix);
 std::string paramsEntryName(llvm::StringRef prefix);
 /// The constant global holding the embedded manifest's text.

@@ -273,28 +273,37 @@ bool linkSharedLibrary(const std::vector<std::string> &objects, const std::strin
   return runLinker(args, output, error);
 }
 
-std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams, bool trainingForward,
+/// The parameters every entry point takes (symc/ArtifactABI.h).
+constexpr const char *kEntryParameters =
+    "(void *const *buffers, const int64_t *dims, void *workspace, SymcRunError *error);\n";
+
+std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams, bool prepare, bool trainingForward,
                            bool backward, bool monitor, bool trainingMonitor, bool backwardMonitor) {
   std::string entryPoints;
+  if (prepare)
+    entryPoints += "/* Computes the manifest's \"prepare\" arrays (packed weights) the forward reads:\n"
+                   "   buffers: arguments, aux states, then those arrays. Run it before the first\n"
+                   "   forward and after writing an argument or aux state they are computed from. */\n"
+                   "int32_t " + prepareEntryName(prefix) + kEntryParameters;
   for (auto [present, isTrain] : {std::pair{monitor, false}, std::pair{trainingMonitor, true}})
     if (present)
       entryPoints += "/* The forward that also returns every node's outputs (set_monitor_callback). */\n"
                      "int32_t " + monitorEntryName(prefix, isTrain) +
-                     "(void *const *buffers, const int64_t *dims, void *workspace);\n";
+                     kEntryParameters;
   if (trainingForward)
     entryPoints += "/* forward(is_train=True): same buffers as the forward. */\n"
                    "int32_t " + trainingForwardEntryName(prefix) +
-                   "(void *const *buffers, const int64_t *dims, void *workspace);\n";
+                   kEntryParameters;
   if (backward)
     entryPoints += "/* buffers: arguments, aux states, head gradients, then the gradients and aux\n"
                    "   updates of the manifest's \"backward\" entry. */\n"
                    "int32_t " + backwardEntryName(prefix) +
-                   "(void *const *buffers, const int64_t *dims, void *workspace);\n";
+                   kEntryParameters;
   if (backwardMonitor)
     entryPoints += "/* The backward that also returns every backward node's outputs (set_monitor_callback):\n"
                    "   buffers as the backward's without the saved values, then the monitor's. */\n"
                    "int32_t " + backwardMonitorEntryName(prefix) +
-                   "(void *const *buffers, const int64_t *dims, void *workspace);\n";
+                   kEntryParameters;
   std::string paramsDeclaration = "/* The embedded .params file; its size in bytes is stored in *size. */\n"
                                   "const uint8_t *" + paramsEntryName(prefix) + "(int64_t *size);\n";
   std::string guard = (prefix.upper() + "_ARTIFACT_H");
@@ -302,13 +311,17 @@ std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams, bool tra
 #ifndef {2}
 #define {2}
 #include <stdint.h>
+/* SymcRunError: symc/ArtifactABI.h, installed with libsymrt. */
+#include <symc/ArtifactABI.h>
 #ifdef __cplusplus
 extern "C" {{
 #endif
-/* buffers: arguments, then aux states, then outputs, in the manifest's orders.
+/* buffers: arguments, then aux states, then outputs, in the manifest's orders
+   (then the prepared arrays, where the manifest lists them).
    dims: dims[0] is the batch size where the manifest's shapes have -1 dims
-   (may be null otherwise). Returns 0 on success. */
-int32_t {3}(void *const *buffers, const int64_t *dims, void *workspace);
+   (may be null otherwise). Returns 0 on success, else the number of the
+   manifest's failed run-time check, whose values *error holds. */
+int32_t {3}(void *const *buffers, const int64_t *dims, void *workspace, SymcRunError *error);
 {6}/* The manifest: JSON describing names, shapes, dtypes and entry points. */
 const char *{4}(void);
 {5}#ifdef __cplusplus

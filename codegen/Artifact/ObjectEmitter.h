@@ -45,7 +45,7 @@ bool linkSharedLibrary(const std::vector<std::string> &objects, const std::strin
 
 /// A C header declaring the artifact's entry points for static linking (and the
 /// embedded params' accessor when there is one).
-std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams, bool trainingForward,
+std::string artifactHeader(llvm::StringRef prefix, bool embeddedParams, bool prepare, bool trainingForward,
                            bool backward, bool monitor, bool trainingMonitor, bool backwardMonitor);
 
 } // namespace symc

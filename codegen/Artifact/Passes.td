@@ -31,6 +31,32 @@ def SymArtifactABI : Pass<"sym-artifact-abi", "::mlir::ModuleOp"> {
   ];
 }
 
+def SymOutlinePrepare : Pass<"sym-outline-prepare", "::mlir::ModuleOp"> {
+  let summary = "Move what the inference forward computes from arguments alone into <prefix>_prepare";
+  let description = [{
+    Ops marked `symc.prepare` (by the lowering: a convolution's weight
+    packed into its kernel's layout) whose result depends only on the
+    forward's inputs (arguments and aux states, through their to_tensor and
+    pure ops) move out of `<prefix>_forward_impl` into a new
+    `<prefix>_prepare_impl(inputs..., prepared..., error, workspace)` and
+    its entry point `<prefix>_prepare`, which writes each result into a
+    prepared buffer. The forward, and its monitor variant where it computes
+    the same array, take the prepared buffers after their outputs and read
+    them instead; their entry points are rebuilt. Equal computations share
+    one array. The manifest's `prepare` lists the arrays (shape, dtype, the
+    inputs each reads, what it is): the runtime runs the prepare entry when
+    one of those inputs changed. The training variants keep the marked ops
+    inline, and every mark is dropped.
+  }];
+  let options = [
+    Option<"prefix", "prefix", "std::string", "\"symc\"",
+           "prefix of the exported symbols">,
+  ];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect", "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
 def SymEmbedManifest : Pass<"sym-embed-manifest", "::mlir::ModuleOp"> {
   let summary = "Embed the manifest and export <prefix>_manifest()";
   let description = [{

@@ -10,6 +10,7 @@
 // output gradient; or MXNet's col2im for few data channels).
 //
 //===----------------------------------------------------------------------===//
+#include "codegen/Artifact/Manifest.h"
 #include "codegen/CPU/LayerUtils.h"
 #include "codegen/CPU/OpLowerings.h"
 #include "codegen/CPU/Passes.h"
@@ -394,22 +395,105 @@ bool convolvesDepthwiseByTaps(RankedTensorType dataType, const Window &w, int64_
          t.span * groups * 4 <= kMaxDepthwiseTapImageBytes;
 }
 
+/// Whether the convolution is a FullyConnected layer: a 1x1 window,
+/// unpadded, over 1x1 images (a classifier written as a convolution).
+bool isFullyConnected(RankedTensorType dataType, const Window &w, int64_t groups) {
+  auto ones = [](ArrayRef<int64_t> sizes) { return llvm::all_of(sizes, [](int64_t s) { return s == 1; }); };
+  auto zeros = [](ArrayRef<int64_t> sizes) { return llvm::all_of(sizes, [](int64_t s) { return s == 0; }); };
+  return groups == 1 && ones(w.kernel) && zeros(w.pad) && ones(dataType.getShape().drop_front(2));
+}
+
+/// Filters per strip of packed weights: a 512-bit register tile's columns.
+constexpr int64_t kPackedFilters = 32;
+
+/// Whether an ungrouped convolution runs on packed weights, its output
+/// positions the GEMM's rows (convolveImagePacked): where an image has so
+/// few positions (a 7x7 or 14x14 map) that, as the GEMM's columns, they
+/// would leave register tiles part empty (49 of 64 lanes).
+bool convolvesByPackedWeights(RankedTensorType dataType, const Window &w, int64_t groups,
+                              RankedTensorType outType) {
+  int64_t positions = computeProduct(outType.getShape().drop_front(2));
+  return groups == 1 && outType.getElementType().isF32() && outType.getDimSize(1) % kPackedFilters == 0 &&
+         positions <= 256 && !isFullyConnected(dataType, w, groups);
+}
+
+/// The weight (F, C, K...) packed in strips of kPackedFilters filters,
+/// (F / 32, C*K..., 32): a strip is one contiguous panel, its rows the
+/// filters' values at one (channel, tap).
+Value packWeight(OpBuilder &b, Location loc, Value weight) {
+  RankedTensorType type = tensorType(weight);
+  int64_t f = type.getDimSize(0), k = type.getNumElements() / f;
+  Value rows = reshapeTo(b, loc, weight, {f, k});
+  AffineExpr strip, tap, lane;
+  bindDims(b.getContext(), strip, tap, lane);
+  auto packed = RankedTensorType::get({f / kPackedFilters, k, kPackedFilters}, type.getElementType());
+  Value result = mapWithMaps(b, loc, packed, rows,
+                             AffineMap::get(3, 0, {strip * kPackedFilters + lane, tap}, b.getContext()),
+                             [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  result.getDefiningOp()->setAttr(kPrepareAttr, b.getStringAttr("filter strips of 32"));
+  return result;
+}
+
+/// The im2col matrix transposed, (N*O..., C*K...): a row of window values
+/// per output position of `padded`.
+Value imagePatchRows(OpBuilder &b, Location loc, Value padded, const Window &w, ArrayRef<int64_t> outSpatial) {
+  RankedTensorType in = tensorType(padded);
+  unsigned d = w.rank();
+  int64_t c = in.getDimSize(1);
+  // The rows tensor is (N, O..., C, K...); the loops run over exactly its dims.
+  SmallVector<int64_t> shape{in.getDimSize(0)};
+  llvm::append_range(shape, outSpatial);
+  shape.push_back(c);
+  llvm::append_range(shape, w.kernel);
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineExpr> inExprs{dim(0), dim(1 + d)};
+  for (unsigned i = 0; i < d; ++i)
+    inExprs.push_back(windowExpr(b, w, i, 1 + i, 2 + d + i));
+  auto type = RankedTensorType::get(shape, in.getElementType());
+  Value rows = mapWithMaps(b, loc, type, padded, AffineMap::get(shape.size(), 0, inExprs, b.getContext()),
+                           [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  int64_t ck = c * computeProduct(w.kernel);
+  return reshapeTo(b, loc, rows, {type.getNumElements() / ck, ck});
+}
+
+/// One image (1, C, S...) convolved by the packed weight (packWeight): its
+/// patch rows (P, C*K) times each strip gives (P, F / 32, 32), a tap
+/// contraction whose register tiles hold output positions by filters, the
+/// filters in the vector lanes; then transposed to (1, F, O...).
+Value convolveImagePacked(OpBuilder &b, Location loc, Value padded, Value packed, const Window &w,
+                          RankedTensorType outType) {
+  Value rows = imagePatchRows(b, loc, padded, w, outType.getShape().drop_front(2));
+  int64_t positions = tensorType(rows).getDimSize(0), strips = tensorType(packed).getDimSize(0);
+  AffineExpr p, strip, lane, k;
+  bindDims(b.getContext(), p, strip, lane, k);
+  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(4, 0, results, b.getContext()); };
+  Value product = tapContraction(b, loc, {rows, packed}, {positions, strips, kPackedFilters},
+                                 {map({p, k}), map({strip, k, lane}), map({p, strip, lane})},
+                                 {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+                                  IteratorType::reduction});
+  Value filterMajor = transposeTo(b, loc, reshapeTo(b, loc, product, {positions, strips * kPackedFilters}), {1, 0});
+  return reshapeTo(b, loc, filterMajor, outType.getShape());
+}
+
 /// Groups of images are convolved one after the other (one im2col buffer of
 /// a group's size), each group by one parallel GEMM; by taps (always, for
 /// a depthwise convolution), each image is padded on its own, in the flat
 /// layout the taps read.
 Value convolutionByContraction(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
-                               RankedTensorType outType, bool depthwise) {
+                               RankedTensorType outType, bool depthwise, bool packWeights) {
   int64_t n = outType.getDimSize(0);
   bool byTaps = depthwise || convolvesByTaps(tensorType(data), w, outType);
-  int64_t group = byTaps ? 1 : imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
+  bool packed = packWeights && !byTaps && convolvesByPackedWeights(tensorType(data), w, 1, outType);
+  int64_t group = byTaps || packed ? 1 : imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
   SmallVector<int64_t> groupShape(outType.getShape());
   groupShape[0] = group;
   auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
   Value source = byTaps ? data : padForWindow(b, loc, data, w);
+  Value packedWeight = packed ? packWeight(b, loc, weight) : Value();
   return foldImageGroups(b, loc, source, group, emptyLike(b, loc, outType),
                          [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
                            Value result = byTaps ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut, depthwise)
+                                          : packed ? convolveImagePacked(nested, l, images[0], packedWeight, w, groupOut)
                                           : group == 1 ? convolveImageByRowBlocks(nested, l, images[0], weight, w, groupOut)
                                                        : convolveImages(nested, l, images[0], weight, w, groupOut);
                            return group == n ? result : insertImages(nested, l, result, acc, first);
@@ -472,20 +556,12 @@ Value groupedConvolution(OpBuilder &b, Location loc, Value data, Value weight, c
   return reshapeTo(b, loc, out, outType.getShape());
 }
 
-/// Whether the convolution is a FullyConnected layer: a 1x1 window,
-/// unpadded, over 1x1 images (a classifier written as a convolution).
-bool isFullyConnected(RankedTensorType dataType, const Window &w, int64_t groups) {
-  auto ones = [](ArrayRef<int64_t> sizes) { return llvm::all_of(sizes, [](int64_t s) { return s == 1; }); };
-  auto zeros = [](ArrayRef<int64_t> sizes) { return llvm::all_of(sizes, [](int64_t s) { return s == 0; }); };
-  return groups == 1 && ones(w.kernel) && zeros(w.pad) && ones(dataType.getShape().drop_front(2));
-}
-
 /// Ungrouped convolutions are GEMMs over im2col columns (or, over 1x1
 /// images, the product FullyConnected computes, which streams the weight
 /// once for few images); depthwise ones contractions by taps where they
 /// can be; other grouped ones stay direct.
 Value convolve(OpBuilder &b, Location loc, Value data, Value weight, const Window &w, int64_t groups,
-               RankedTensorType outType) {
+               RankedTensorType outType, bool packWeights = false) {
   RankedTensorType dataType = tensorType(data);
   if (isFullyConnected(dataType, w, groups)) {
     int64_t n = dataType.getDimSize(0), c = dataType.getDimSize(1), f = outType.getDimSize(1);
@@ -493,17 +569,18 @@ Value convolve(OpBuilder &b, Location loc, Value data, Value weight, const Windo
     return reshapeTo(b, loc, product, outType.getShape());
   }
   if (groups == 1 || convolvesDepthwiseByTaps(dataType, w, groups, outType))
-    return convolutionByContraction(b, loc, data, weight, w, outType, /*depthwise=*/groups > 1);
+    return convolutionByContraction(b, loc, data, weight, w, outType, /*depthwise=*/groups > 1, packWeights);
   return groupedConvolution(b, loc, data, weight, w, groups, outType);
 }
 
-Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op) {
+Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op, const LoweringOptions &options) {
   Location loc = op.getLoc();
   if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW"}, *op.getLayout()))
     return op.emitError("the CPU backend supports channel-first layouts only, got ")
            << *op.getLayout();
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
-  Value out = convolve(b, loc, op.getData(), op.getWeight(), w, op.getNumGroup(), tensorType(op.getOutput()));
+  Value out = convolve(b, loc, op.getData(), op.getWeight(), w, op.getNumGroup(), tensorType(op.getOutput()),
+                       options.packWeights);
   if (op.getBias())
     out = addBias(b, loc, out, op.getBias());
   return SmallVector<Value>{out};
@@ -1137,9 +1214,9 @@ Lowered lowerBilinearUpSampling(OpBuilder &b, sym::UpSamplingOp op) {
 
 } // namespace
 
-std::optional<Lowered> lowerConvolutionOp(Operation *op, OpBuilder &b) {
+std::optional<Lowered> lowerConvolutionOp(Operation *op, OpBuilder &b, const LoweringOptions &options) {
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
-      .Case([&](sym::ConvolutionOp o) { return lowerConvolution(b, o); })
+      .Case([&](sym::ConvolutionOp o) { return lowerConvolution(b, o, options); })
       .Case([&](sym::BackwardConvolutionOp o) { return lowerConvolutionBackward(b, o); })
       .Case([&](sym::DeconvolutionOp o) { return lowerDeconvolution(b, o); })
       .Case([&](sym::BackwardDeconvolutionOp o) { return lowerDeconvolutionBackward(b, o); })

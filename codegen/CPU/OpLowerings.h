@@ -24,7 +24,13 @@ std::optional<Lowered> lowerElementwiseOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerLayerOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerAttentionOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerResamplingOp(mlir::Operation *op, OpBuilder &b);
-std::optional<Lowered> lowerConvolutionOp(mlir::Operation *op, OpBuilder &b);
+/// What the target's lowering may do beyond MXNet's semantics.
+struct LoweringOptions {
+  /// Convolutions may read their weights packed (marked kPrepareAttr):
+  /// CPU code, whose prepare entry packs them once.
+  bool packWeights = false;
+};
+std::optional<Lowered> lowerConvolutionOp(mlir::Operation *op, OpBuilder &b, const LoweringOptions &options);
 std::optional<Lowered> lowerShapeOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerReductionOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerDetectionOp(mlir::Operation *op, OpBuilder &b);

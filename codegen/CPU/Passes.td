@@ -14,7 +14,14 @@ def SymLowerToLinalg : Pass<"sym-lower-to-linalg", "::mlir::ModuleOp"> {
     the CPU backend cannot lower is an error at its node. Sequential,
     data-dependent ops (non-maximum suppression, sorting) call kernels of
     symc's kernel library on buffers, which the pass declares in the module.
+    With `pack-weights`, convolutions over small maps read their weights
+    packed into filter strips, by ops marked for the prepare entry
+    (sym-outline-prepare).
   }];
+  let options = [
+    Option<"packWeights", "pack-weights", "bool", "false",
+           "let convolutions read weights packed by marked ops (CPU code)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect", "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"

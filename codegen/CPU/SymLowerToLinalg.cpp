@@ -30,18 +30,24 @@ LogicalResult checkTypes(Operation *op) {
   return success();
 }
 
-Lowered lowerOp(Operation *op, OpBuilder &b) {
+Lowered lowerOp(Operation *op, OpBuilder &b, const LoweringOptions &options) {
   if (failed(checkTypes(op)))
     return failure();
-  for (auto lower : {lowerRandomOp, lowerElementwiseOp, lowerLayerOp, lowerAttentionOp, lowerResamplingOp, lowerConvolutionOp, lowerShapeOp, lowerReductionOp,
-                     lowerDetectionOp, lowerIndexingOp, lowerRecurrentOp})
+  if (std::optional<Lowered> lowered = lowerConvolutionOp(op, b, options))
+    return *lowered;
+  for (auto lower : {lowerRandomOp, lowerElementwiseOp, lowerLayerOp, lowerAttentionOp, lowerResamplingOp, lowerShapeOp,
+                     lowerReductionOp, lowerDetectionOp, lowerIndexingOp, lowerRecurrentOp})
     if (std::optional<Lowered> lowered = lower(op, b))
       return *lowered;
   return op->emitError("the CPU backend has no lowering for '") << op->getName().stripDialect() << "'";
 }
 
 struct SymLowerToLinalgPass : impl::SymLowerToLinalgBase<SymLowerToLinalgPass> {
+  using SymLowerToLinalgBase::SymLowerToLinalgBase;
+
   void runOnOperation() override {
+    LoweringOptions options;
+    options.packWeights = packWeights;
     SmallVector<Operation *> symOps;
     getOperation().walk([&](Operation *op) {
       if (isa<sym::SymDialect>(op->getDialect()))
@@ -50,7 +56,7 @@ struct SymLowerToLinalgPass : impl::SymLowerToLinalgBase<SymLowerToLinalgPass> {
     OpBuilder b(&getContext());
     for (Operation *op : symOps) {
       b.setInsertionPoint(op);
-      Lowered replacements = lowerOp(op, b);
+      Lowered replacements = lowerOp(op, b, options);
       if (failed(replacements))
         return signalPassFailure();
       op->replaceAllUsesWith(*replacements);

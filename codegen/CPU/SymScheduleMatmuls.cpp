@@ -38,7 +38,7 @@ struct MicroKernel {
 /// the register file (16 zmm on AVX-512, 12 ymm on AVX2), largest first.
 SmallVector<MicroKernel> microKernels(unsigned vectorBits) {
   if (vectorBits >= 512)
-    return {{8, 32}, {6, 32}, {4, 32}, {2, 32}, {1, 32}};
+    return {{8, 32}, {7, 32}, {6, 32}, {4, 32}, {2, 32}, {1, 32}};
   return {{6, 16}, {4, 16}, {2, 16}, {1, 16}};
 }
 

@@ -342,13 +342,14 @@ bool symc::emitArtifact(ModuleOp module, const ArtifactOptions &options) {
   timer.done("optimize and emit object code");
   if (options.emit == EmitKind::Object) {
     std::string headerPath = llvm::StringRef(objectPath).rsplit('.').first.str() + ".h";
+    bool prepare = module.lookupSymbol(prepareEntryName(options.prefix));
     bool trainingForward = module.lookupSymbol(trainingForwardEntryName(options.prefix));
     bool backward = module.lookupSymbol(backwardEntryName(options.prefix));
     bool monitor = module.lookupSymbol(monitorEntryName(options.prefix, false));
     bool trainingMonitor = module.lookupSymbol(monitorEntryName(options.prefix, true));
     bool backwardMonitor = module.lookupSymbol(backwardMonitorEntryName(options.prefix));
     return writeText(headerPath, [&](llvm::raw_ostream &os) {
-      os << artifactHeader(options.prefix, !options.embeddedParams.empty(), trainingForward, backward, monitor,
+      os << artifactHeader(options.prefix, !options.embeddedParams.empty(), prepare, trainingForward, backward, monitor,
                            trainingMonitor, backwardMonitor);
     });
   }

@@ -58,11 +58,21 @@ void symc::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &optio
   pm.addPass(sym::createSymSaveActivations(saving));
 }
 
-static void addTensorPasses(OpPassManager &pm, int64_t batchChunk) {
+/// Lowers to linalg on tensors; `preparePrefix`, given for CPU code, lets
+/// convolutions read packed weights, packed by the artifact's prepare entry.
+static void addTensorPasses(OpPassManager &pm, int64_t batchChunk,
+                            std::optional<std::string> preparePrefix = std::nullopt) {
   symc::cpu::SymChunkBatchOptions chunking;
   chunking.chunk = batchChunk;
   pm.addNestedPass<func::FuncOp>(symc::cpu::createSymChunkBatch(chunking));
-  pm.addPass(symc::cpu::createSymLowerToLinalg());
+  symc::cpu::SymLowerToLinalgOptions lowering;
+  lowering.packWeights = preparePrefix.has_value();
+  pm.addPass(symc::cpu::createSymLowerToLinalg(lowering));
+  if (preparePrefix) {
+    symc::SymOutlinePrepareOptions prepare;
+    prepare.prefix = *preparePrefix;
+    pm.addPass(symc::createSymOutlinePrepare(prepare));
+  }
   OpPassManager &func = pm.nest<func::FuncOp>();
   func.addPass(createCanonicalizerPass());
   func.addPass(symc::cpu::createSymFuseElementwise());
@@ -141,7 +151,7 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   SymArtifactABIOptions abi;
   abi.prefix = options.prefix;
   pm.addPass(createSymArtifactABI(abi));
-  addTensorPasses(pm, options.batchChunk);
+  addTensorPasses(pm, options.batchChunk, options.prefix);
   cpu::SymScheduleMatmulsOptions schedule;
   schedule.vectorBits = options.vectorBits;
   pm.addPass(cpu::createSymScheduleMatmuls(schedule));

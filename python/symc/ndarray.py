@@ -83,6 +83,11 @@ class NDArray:
     def _data(self):
         data = ctypes.c_void_p()
         check_call(lib.SymcNDArrayGetData(self.handle, ctypes.byref(data)))
+        # Fetching memory counts as writing it (an executor repacks a weight
+        # written since its last forward), a view's as writing its owner's.
+        owner = self._keep[1] if isinstance(self._keep, tuple) else None
+        if isinstance(owner, NDArray):
+            owner._data  # pylint: disable=pointless-statement
         return data.value or 0
 
     @property

@@ -11,6 +11,7 @@ from conftest import REPO
 
 AXPB = os.path.join(REPO, "test", "e2e", "axpb-symbol.json")
 LENET = os.path.join(REPO, "examples", "lenet-symbol.json")
+CONV_PACKED = os.path.join(REPO, "test", "e2e", "conv-packed-symbol.json")
 
 
 def test_compile_load_and_lists(tmp_path):
@@ -90,6 +91,47 @@ def test_bind_numpy_arrays_without_copies():
     np.testing.assert_array_equal(exe.forward()[0].asnumpy(), [12, 7])
     exe.arg_dict["b"][:] = 0
     np.testing.assert_array_equal(b, [0, 0])
+
+
+def _conv3x3_relu(x, w, b):
+    """relu(conv(x, w) + b) with zero padding 1, in numpy."""
+    padded = np.pad(x[0], ((0, 0), (1, 1), (1, 1)))
+    out = np.zeros((w.shape[0],) + x.shape[2:], "float64")
+    for i in range(3):
+        for j in range(3):
+            out += np.einsum("fc,chw->fhw", w[:, :, i, j], padded[:, i:i + x.shape[2], j:j + x.shape[3]])
+    return np.maximum(out + b[:, None, None], 0)[None]
+
+
+def test_packed_weights_see_every_write():
+    """The convolution reads its weight packed once per change of the
+    weight: every way of writing it is seen by the next forward."""
+    art = symc.compile(CONV_PACKED, data=(1, 3, 5, 5))
+    exe = art.simple_bind(symc.cpu(), grad_req="null")
+    rng = np.random.default_rng(0)
+    x, b = rng.uniform(-1, 1, (1, 3, 5, 5)).astype("f4"), rng.uniform(-1, 1, 32).astype("f4")
+    w = rng.uniform(-1, 1, (32, 3, 3, 3)).astype("f4")
+    exe.arg_dict["data"][:] = x
+    exe.arg_dict["conv_weight"][:] = w
+    exe.arg_dict["conv_bias"][:] = b
+
+    def check(executor, weight):
+        np.testing.assert_allclose(executor.forward()[0].asnumpy(), _conv3x3_relu(x, weight, b), rtol=1e-4, atol=1e-4)
+
+    check(exe, w)
+    first = exe.arg_dict["conv_weight"][0:4]  # a view, taken before the forward
+    exe.forward()
+    first[:] = 0.5
+    w[0:4] = 0.5
+    check(exe, w)
+    exe.arg_dict["conv_weight"][:] *= 2  # as the README's training loop writes
+    check(exe, 2 * w)
+    # Numpy memory bound as the weight: writes there are seen too.
+    mine = w.copy()
+    bound = art.bind(symc.cpu(), {"data": x, "conv_weight": mine, "conv_bias": b})
+    check(bound, mine)
+    mine *= -1
+    check(bound, mine)
 
 
 def test_ndarray_basics(tmp_path):

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <thread>
 
@@ -369,6 +370,65 @@ TEST(Executor, CopyParamsFrom) {
   std::vector<double> mean{1, 2, 3, 4};
   exec.copyParamsFrom({}, ArrayDict{{"bn_moving_mean", NDArray::fromData({4}, DType::Float64, mean.data())}});
   EXPECT_EQ(values(exec.auxMap().at("bn_moving_mean")), (std::vector<float>{1, 2, 3, 4}));
+}
+
+/// relu(conv(x, w) + bias) of conv-packed: 3 channels of 5x5, 32 filters
+/// of 3x3, zero padding 1, computed directly.
+std::vector<float> packedConvolution(const NDArray &x, const NDArray &w, const NDArray &bias) {
+  const float *in = x.data<float>(), *filter = w.data<float>(), *b = bias.data<float>();
+  std::vector<float> out(32 * 25);
+  for (int f = 0; f < 32; ++f)
+    for (int i = 0; i < 5; ++i)
+      for (int j = 0; j < 5; ++j) {
+        double sum = b[f];
+        for (int c = 0; c < 3; ++c)
+          for (int ki = 0; ki < 3; ++ki)
+            for (int kj = 0; kj < 3; ++kj) {
+              int y = i + ki - 1, z = j + kj - 1;
+              if (y >= 0 && y < 5 && z >= 0 && z < 5)
+                sum += double(filter[((f * 3 + c) * 3 + ki) * 3 + kj]) * in[(c * 5 + y) * 5 + z];
+            }
+        out[(f * 5 + i) * 5 + j] = std::max(0.0, sum);
+      }
+  return out;
+}
+
+NDArray sequence(std::vector<int64_t> shape, float scale) {
+  NDArray a(std::move(shape));
+  for (size_t i = 0; i < a.size(); ++i)
+    a.data<float>()[i] = scale * float(int(i * 37 % 23) - 11);
+  return a;
+}
+
+void expectNear(const std::vector<float> &got, const std::vector<float> &want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], 1e-4f * (1 + std::abs(want[i]))) << "element " << i;
+}
+
+TEST(Executor, PreparedWeightsFollowEveryWriteToTheWeight) {
+  std::shared_ptr<const Artifact> artifact = load("conv-packed");
+  ASSERT_TRUE(artifact->manifest().prepare) << "the convolution no longer reads a prepared weight";
+  Executor exec = Executor::simpleBind(artifact, Context::cpu(), {{"data", {1, 3, 5, 5}}});
+  NDArray x = exec.argMap().at("data"), w = exec.argMap().at("conv_weight"), bias = exec.argMap().at("conv_bias");
+  x.copyFrom(sequence({1, 3, 5, 5}, 0.5f));
+  w.copyFrom(sequence({32, 3, 3, 3}, 0.01f));
+  bias.fill(0.25);
+  expectNear(values(exec.forward()[0]), packedConvolution(x, w, bias));
+  // Through each way of writing: a copy, a fill, the pointer, copy_params_from.
+  w.copyFrom(sequence({32, 3, 3, 3}, -0.02f));
+  expectNear(values(exec.forward()[0]), packedConvolution(x, w, bias));
+  w.fill(0.125);
+  expectNear(values(exec.forward()[0]), packedConvolution(x, w, bias));
+  w.data<float>()[7] = 3;
+  expectNear(values(exec.forward()[0]), packedConvolution(x, w, bias));
+  exec.copyParamsFrom({{"conv_weight", sequence({32, 3, 3, 3}, 0.03f)}});
+  expectNear(values(exec.forward()[0]), packedConvolution(x, w, bias));
+  // The training forward packs its own; both agree after a write.
+  w.reshape({32 * 27}).data<float>()[100] = -2;
+  std::vector<float> want = packedConvolution(x, w, bias);
+  expectNear(values(exec.forward(true)[0]), want);
+  expectNear(values(exec.forward(false)[0]), want);
 }
 
 TEST(Executor, FixGammaForwardWritesOnesIntoGamma) {

@@ -118,6 +118,23 @@ struct MonitorSpec {
   std::optional<BackwardMonitorSpec> backward;
 };
 
+/// An array the prepare entry computes from inputs alone (a convolution's
+/// weight packed into its kernel's layout), which the inference forward reads.
+struct PreparedArraySpec {
+  TensorSpec spec;
+  /// The inputs it is computed from: positions among the arguments, then
+  /// the aux states.
+  std::vector<int> inputs;
+  std::string what;
+};
+/// `<prefix>_prepare`: buffers are the arguments, the aux states, then the
+/// prepared arrays it writes; the inference forward (and its monitor
+/// variant) take those arrays after their outputs (and monitored values).
+struct PrepareSpec {
+  EntryPoint entry = nullptr;
+  std::vector<PreparedArraySpec> arrays;
+};
+
 struct Manifest {
   int abiVersion = 0;
   std::string prefix;
@@ -158,6 +175,8 @@ struct Manifest {
   bool embeddedParams = false;
   std::optional<BackwardSpec> backward;
   std::optional<MonitorSpec> monitor;
+  /// Present where the inference forward reads prepared arrays.
+  std::optional<PrepareSpec> prepare;
   /// The prefixes of the same symbol compiled for other shapes into the
   /// same file (`symc compile --shape data=?,3,224|320,224|320`).
   std::vector<std::string> shapeVariants;
@@ -178,10 +197,12 @@ public:
                                               const std::string &sha256 = "");
   /// The functions of an artifact linked into the program (`symc compile
   /// --emit=obj`): `<prefix>_forward`, and where the manifest lists them
-  /// `<prefix>_forward_train`, `<prefix>_backward`, `<prefix>_params` and
-  /// the monitor entries.
+  /// `<prefix>_prepare`, `<prefix>_forward_train`, `<prefix>_backward`,
+  /// `<prefix>_params` and the monitor entries.
   struct LinkedEntryPoints {
     EntryPoint forward = nullptr, trainingForward = nullptr, backward = nullptr;
+    /// `<prefix>_prepare`, which the manifest lists where the forward needs it.
+    EntryPoint prepare = nullptr;
     /// `<prefix>_forward_monitor` / `_forward_train_monitor` / `_backward_monitor`; without them the
     /// linked-in artifact has no monitor.
     EntryPoint monitor = nullptr, trainingMonitor = nullptr, backwardMonitor = nullptr;

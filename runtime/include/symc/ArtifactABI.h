@@ -4,15 +4,20 @@
  * (which loads them). An artifact exports, under its prefix (default "symc"):
  *
  *   const char *<prefix>_manifest(void);        the JSON manifest
+ *   int32_t <prefix>_prepare(...);               the prepared arrays (packed
+ *                                                weights), where listed
  *   int32_t <prefix>_forward(...);               forward(is_train=False)
  *   int32_t <prefix>_forward_train(...);         forward(is_train=True), --train
  *   int32_t <prefix>_backward(...);              the gradients, --train
  *   const uint8_t *<prefix>_params(int64_t *);   the .params file, --embed-params
  *
  * Every entry point is a SymcEntryPoint: `buffers` are the arguments, aux
- * states and outputs in manifest order (the training forward then the saved
- * values; the backward: arguments, aux states, head gradients, saved values,
- * gradients, aux updates), `dims[0]` the batch size of the manifest's -1
+ * states and outputs in manifest order (the inference forward then the
+ * prepared arrays of the manifest's "prepare", which the prepare entry
+ * writes from the arguments and aux states, and reruns only when those it
+ * reads change; the training forward then the saved values; the backward:
+ * arguments, aux states, head gradients, saved values, gradients, aux
+ * updates), `dims[0]` the batch size of the manifest's -1
  * dims, `dims[1]` the step seed of ops that draw random numbers,
  * `workspace` an arena of the manifest's workspace_bytes, and `error` where
  * the code reports a failed run-time check (an index out of bounds where
@@ -26,7 +31,7 @@
 #include <stdint.h>
 
 /* Bumped whenever the entry-point signature or the manifest layout changes. */
-#define SYMC_ARTIFACT_ABI_VERSION 8
+#define SYMC_ARTIFACT_ABI_VERSION 9
 
 /* A failed run-time check: `check` numbers the manifest's "checks" entry
    from 1 (0: none failed), `values` are what its message reports ({0}, {1},

@@ -250,9 +250,25 @@ private:
   Context ctx_;
   std::vector<NDArray> args_, grads_, aux_, outputs_;
   std::vector<GradReq> gradReqs_;
+  /// The inference forward's frame: arguments, aux states, outputs, then
+  /// the prepared arrays.
   std::vector<void *> frame_;
-  /// The training forward's frame: frame_, then the saved values.
+  /// The training forward's frame: arguments, aux states, outputs, then the
+  /// saved values.
   std::vector<void *> trainingFrame_;
+  /// What the prepare entry computes from inputs alone (packed weights), its
+  /// frame (arguments, aux states, then these), the inputs they read
+  /// (positions among arguments then aux states) and those inputs'
+  /// versions when they were computed (empty: not yet).
+  std::vector<NDArray> prepared_;
+  std::vector<void *> prepareFrame_;
+  std::vector<size_t> preparedInputs_;
+  std::vector<uint64_t> preparedVersions_;
+  /// The versions of preparedInputs_.
+  std::vector<uint64_t> preparedInputVersions() const;
+  /// Runs the prepare entry where an input it reads changed since it last ran.
+  void prepareIfStale();
+  void bindPrepared();
   /// The backward entry's frame: arguments, aux states, head gradients,
   /// saved values, the computed gradients (then written or added to grads_)
   /// and the aux updates.
@@ -273,7 +289,8 @@ private:
   void call(EntryPoint entry, void *const *frame);
   MonitorCallback monitorCallback_;
   bool monitorAll_ = false;
-  /// Every node's outputs, and the monitored forward's frame: frame_ then these.
+  /// Every node's outputs, and the monitored forward's frame: arguments, aux
+  /// states, outputs, these, then the prepared arrays.
   std::vector<NDArray> monitorValues_;
   std::vector<void *> monitorFrame_;
   /// The instrumented backward's arrays and frame: the backward's without

@@ -4,6 +4,7 @@
 
 #include "symc/Params.h"
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -59,7 +60,15 @@ public:
   bool onDevice() const { return ctx_.devType == Context::kGPU; }
   size_t size() const;
   size_t nbytes() const { return size() * dtypeSize(dtype_); }
+  /// The storage. Fetching it counts as a write (version()), since the
+  /// caller may write through it.
   void *data() const;
+  /// How many times the storage was fetched for writing, counted across
+  /// views of it: an executor recomputes its prepared arrays (packed
+  /// weights) from an input whose version changed since it prepared them.
+  /// Memory the array does not own (wrap) may be written unseen: each call
+  /// then gives a new version.
+  uint64_t version() const;
   template <typename T> T *data() const { return static_cast<T *>(data()); }
 
   /// A view of the same storage with another shape of the same size.
@@ -86,6 +95,8 @@ private:
   DType dtype_ = DType::Float32;
   Context ctx_;
   std::shared_ptr<uint8_t> storage_;
+  std::shared_ptr<std::atomic<uint64_t>> writes_;
+  bool wrapped_ = false;
 };
 
 } // namespace symc

@@ -111,7 +111,11 @@ int SymcNDArrayFree(SymcNDArrayHandle array);
 int SymcNDArrayGetShape(SymcNDArrayHandle array, int *ndim, const int64_t **shape);
 int SymcNDArrayGetDType(SymcNDArrayHandle array, int *dtype);
 /* The array's memory: a host pointer, or for a gpu(i) array a device
-   pointer (as MXNDArrayGetData gives). */
+   pointer (as MXNDArrayGetData gives). Getting it counts as writing the
+   array: an executor repacks a weight written since its last forward. Write
+   through a pointer got before that forward only after getting it again.
+   Memory the array wraps (SymcNDArrayCreateFromData) is repacked at every
+   forward, since it may be written unseen. */
 int SymcNDArrayGetData(SymcNDArrayHandle array, void **data);
 /* Copies `size` elements (the array's size) between the array, in any
    context, and host memory `data`, as MXNDArraySyncCopyToCPU/FromCPU. */

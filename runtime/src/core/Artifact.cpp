@@ -165,6 +165,25 @@ template <typename Resolve> MonitorSpec readMonitor(const json::Value &monitor, 
   return spec;
 }
 
+/// The prepare entry and its arrays; each reads inputs among the
+/// manifest's `inputs` arguments and aux states.
+template <typename Resolve> PrepareSpec readPrepare(const json::Value &prepare, size_t inputs, Resolve resolve) {
+  PrepareSpec spec{resolve(prepare.at("entry").str()), {}};
+  for (const json::Value &a : prepare.at("arrays").list()) {
+    PreparedArraySpec array;
+    array.what = a.at("what").str();
+    array.spec.name = array.what;
+    for (const json::Value &d : a.at("shape").list())
+      array.spec.shape.push_back(d.integer(0, kMaxBytes));
+    if (!dtypeFromName(a.at("dtype").str(), array.spec.dtype))
+      throw Error("MXNetError", "manifest: unknown dtype '" + a.at("dtype").str() + "' of a prepared array");
+    for (const json::Value &input : a.at("inputs").list())
+      array.inputs.push_back(static_cast<int>(input.integer(0, static_cast<int64_t>(inputs) - 1)));
+    spec.arrays.push_back(std::move(array));
+  }
+  return spec;
+}
+
 /// Parses the manifest; `resolve` maps an entry-point name to its address.
 template <typename Resolve> Manifest readManifest(const std::string &text, Resolve resolve) {
   json::Value root = json::parse(text);
@@ -209,6 +228,8 @@ template <typename Resolve> Manifest readManifest(const std::string &text, Resol
   m.variants = readVariants(root.at("variants"), resolve);
   if (root.has("monitor"))
     m.monitor = readMonitor(root.at("monitor"), resolve);
+  if (root.has("prepare"))
+    m.prepare = readPrepare(root.at("prepare"), m.arguments.size() + m.auxStates.size(), resolve);
   if (root.has("shape_variants"))
     for (const json::Value &prefix : root.at("shape_variants").list())
       m.shapeVariants.push_back(prefix.str());
@@ -343,7 +364,8 @@ std::shared_ptr<const Artifact> Artifact::fromEntryPoints(const char *manifestJs
   };
   artifact->manifest_ = readManifest(manifestJson, [&](const std::string &name) {
     bool isMonitor = endsWith(name, "_monitor");
-    EntryPoint entry = endsWith(name, "_forward_train_monitor") ? entries.trainingMonitor
+    EntryPoint entry = endsWith(name, "_prepare")               ? entries.prepare
+                       : endsWith(name, "_forward_train_monitor") ? entries.trainingMonitor
                        : endsWith(name, "_backward_monitor")   ? entries.backwardMonitor
                        : isMonitor                             ? entries.monitor
                        : endsWith(name, "_backward")           ? entries.backward

@@ -278,6 +278,7 @@ void Executor::finishBinding(const Executor *shared) {
   for (auto *group : {&args_, &aux_, &outputs_})
     for (const NDArray &a : *group)
       frame_.push_back(a.data());
+  bindPrepared();
   // A reshaped executor runs in its parent's workspace where it fits.
   size_t workspaceBytes = manifest().workspaceFor(batch_);
   workspace_ = shared && shared->workspace_.nbytes() >= workspaceBytes
@@ -300,12 +301,48 @@ void Executor::finishBinding(const Executor *shared) {
     // Not shared with a parent: its in-place gradients are the caller's arrays.
     computedGrads_.push_back(inPlace ? grads_[arg] : NDArray(resolveShape(spec, batch_), spec.dtype, ctx_));
   }
-  trainingFrame_ = frame_;
+  trainingFrame_.assign(frame_.begin(), frame_.end() - prepared_.size());
   for (const NDArray &a : saved_)
     trainingFrame_.push_back(a.data());
   for (auto *group : {&args_, &aux_, &headGrads_, &saved_, &computedGrads_, &auxUpdates_})
     for (const NDArray &a : *group)
       backwardFrame_.push_back(a.data());
+}
+
+/// The prepared arrays (not shared with a parent executor: a reshape may
+/// pick a shape variant that prepares other arrays), which the forward's
+/// frame ends with.
+void Executor::bindPrepared() {
+  if (!manifest().prepare)
+    return;
+  for (auto *group : {&args_, &aux_})
+    for (const NDArray &a : *group)
+      prepareFrame_.push_back(a.data());
+  for (const PreparedArraySpec &array : manifest().prepare->arrays) {
+    prepared_.emplace_back(array.spec.shape, array.spec.dtype, ctx_);
+    prepareFrame_.push_back(prepared_.back().data());
+    frame_.push_back(prepared_.back().data());
+    preparedInputs_.insert(preparedInputs_.end(), array.inputs.begin(), array.inputs.end());
+  }
+  std::sort(preparedInputs_.begin(), preparedInputs_.end());
+  preparedInputs_.erase(std::unique(preparedInputs_.begin(), preparedInputs_.end()), preparedInputs_.end());
+}
+
+std::vector<uint64_t> Executor::preparedInputVersions() const {
+  std::vector<uint64_t> versions;
+  for (size_t input : preparedInputs_)
+    versions.push_back(input < args_.size() ? args_[input].version() : aux_[input - args_.size()].version());
+  return versions;
+}
+
+void Executor::prepareIfStale() {
+  if (!manifest().prepare)
+    return;
+  std::vector<uint64_t> versions = preparedInputVersions();
+  if (versions == preparedVersions_)
+    return;
+  call(manifest().prepare->entry, prepareFrame_.data());
+  preparedVersions_ = std::move(versions);
 }
 
 Executor Executor::forShapes(const std::shared_ptr<const Artifact> &artifact, Context ctx, const ShapeDict &shapes) {
@@ -628,6 +665,8 @@ bool Executor::runForward(bool isTrain, bool newSeed, bool instrumented) {
   // Only the training variant writes the saved values (and has them in its frame).
   bool training = !monitored && variant->isTrain && !trainingFrame_.empty();
   void *const *frame = monitored ? monitorFrame_.data() : training ? trainingFrame_.data() : frame_.data();
+  if (!variant->isTrain) // the training variants compute what they read
+    prepareIfStale();
   call(variant->entry, frame);
   savedFromTraining_ = training;
   return monitored;
@@ -666,11 +705,12 @@ void Executor::setMonitorCallback(MonitorCallback callback, bool monitorAll) {
     backwardMonitorFrame_.clear();
     backwardMonitorValues_.clear();
   } else if (monitorFrame_.empty()) { // the instrumented variants' buffers
-    monitorFrame_ = frame_;
+    monitorFrame_.assign(frame_.begin(), frame_.end() - prepared_.size());
     for (const TensorSpec &spec : m.monitor->values) {
       monitorValues_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
       monitorFrame_.push_back(monitorValues_.back().data());
     }
+    monitorFrame_.insert(monitorFrame_.end(), frame_.end() - prepared_.size(), frame_.end());
     if (m.monitor->backward && m.backward) {
       for (auto *group : {&args_, &aux_, &headGrads_, &computedGrads_, &auxUpdates_})
         for (const NDArray &a : *group)

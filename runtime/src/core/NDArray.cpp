@@ -40,6 +40,7 @@ NDArray::NDArray(std::vector<int64_t> shape, DType dtype, Context ctx)
     : shape_(std::move(shape)), dtype_(dtype), ctx_(ctx) {
   checkShape(shape_, dtype_);
   storage_ = onDevice() ? allocateOnDevice(ctx, nbytes()) : allocateZeroed(nbytes());
+  writes_ = std::make_shared<std::atomic<uint64_t>>(0);
 }
 
 NDArray NDArray::fromData(std::vector<int64_t> shape, DType dtype, const void *data) {
@@ -66,12 +67,24 @@ NDArray NDArray::wrap(void *data, std::vector<int64_t> shape, DType dtype,
     if (release)
       release(p);
   });
+  a.writes_ = std::make_shared<std::atomic<uint64_t>>(0);
+  a.wrapped_ = true;
   return a;
 }
 
 size_t NDArray::size() const { return product(shape_); }
 
-void *NDArray::data() const { return storage_.get(); }
+void *NDArray::data() const {
+  if (writes_)
+    writes_->fetch_add(1, std::memory_order_relaxed);
+  return storage_.get();
+}
+
+uint64_t NDArray::version() const {
+  if (!writes_)
+    return 0;
+  return wrapped_ ? writes_->fetch_add(1, std::memory_order_relaxed) + 1 : writes_->load(std::memory_order_relaxed);
+}
 
 NDArray NDArray::reshape(std::vector<int64_t> shape) const {
   checkShape(shape, dtype_);
