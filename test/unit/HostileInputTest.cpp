@@ -43,9 +43,11 @@ std::string withShape(const std::string &shape) {
 
 int32_t doNothing(void *const *, const int64_t *, void *, SymcRunError *) { return 0; }
 
-std::string manifestError(const std::string &manifest) {
+std::string manifestError(const std::string &manifest, bool withPrepare = false) {
   Artifact::LinkedEntryPoints entries;
   entries.forward = doNothing;
+  if (withPrepare)
+    entries.prepare = doNothing;
   try {
     Artifact::fromEntryPoints(manifest.c_str(), entries);
   } catch (const Error &e) {
@@ -92,6 +94,18 @@ TEST(HostileNpy, DeclaredSizeIsCheckedBeforeAllocating) {
 
 TEST(HostileNpy, NegativeDimIsAnError) {
   EXPECT_EQ(npyError(npy(withShape("(-1, 4)"), 16)), "x.npy: byte 61: negative dim in 'shape'");
+}
+
+TEST(HostileManifest, PreparedArraysNeedTheirEntryAndExistingInputs) {
+  auto prepare = [](const std::string &inputs) {
+    return R"("prepare": {"entry": "m_prepare", "arrays": [{"shape": [2], "dtype": "float32", "inputs": )" + inputs +
+           R"(, "what": "w"}]}, )";
+  };
+  EXPECT_EQ(manifestError(manifest(prepare("[0]"))), "the linked-in artifact's entry point m_prepare was not given");
+  EXPECT_EQ(manifestError(manifest(prepare("[1]")), /*withPrepare=*/true),
+            "manifest: prepared array 'w' reads input 1 of 1 (arguments and aux states)");
+  EXPECT_EQ(manifestError(manifest(prepare("[-1]")), /*withPrepare=*/true),
+            "manifest: prepared array 'w' reads input -1 of 1 (arguments and aux states)");
 }
 
 TEST(HostileManifest, BadUnicodeEscapeIsASymcError) {

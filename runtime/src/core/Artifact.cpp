@@ -177,8 +177,14 @@ template <typename Resolve> PrepareSpec readPrepare(const json::Value &prepare, 
       array.spec.shape.push_back(d.integer(0, kMaxBytes));
     if (!dtypeFromName(a.at("dtype").str(), array.spec.dtype))
       throw Error("MXNetError", "manifest: unknown dtype '" + a.at("dtype").str() + "' of a prepared array");
-    for (const json::Value &input : a.at("inputs").list())
-      array.inputs.push_back(static_cast<int>(input.integer(0, static_cast<int64_t>(inputs) - 1)));
+    for (const json::Value &input : a.at("inputs").list()) {
+      int64_t index = input.integer(INT32_MIN, INT32_MAX);
+      if (index < 0 || index >= static_cast<int64_t>(inputs))
+        throw Error("MXNetError", "manifest: prepared array '" + array.what + "' reads input " +
+                                      std::to_string(index) + " of " + std::to_string(inputs) +
+                                      " (arguments and aux states)");
+      array.inputs.push_back(static_cast<int>(index));
+    }
     spec.arrays.push_back(std::move(array));
   }
   return spec;
