@@ -54,7 +54,7 @@ TEST(CApi, Version) {
   int abi;
   ASSERT_OK(SymcGetVersion(&version, &abi));
   EXPECT_STREQ(version, SYMC_VERSION_STRING);
-  EXPECT_EQ(abi, 8);
+  EXPECT_EQ(abi, 9);
 }
 
 TEST(CApi, ListsTensors) {
