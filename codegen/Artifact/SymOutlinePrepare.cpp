@@ -47,20 +47,22 @@ struct PreparedArray {
   }
 };
 
-/// Whether `op` can move out of `impl`: one static result, in the entry
-/// block, computed from the first `inputs` arguments alone by pure ops
-/// there. Sets `slice` to those ops (in order) and `read` to the arguments.
+/// Whether `op` can move out of `impl`: one static result computed from
+/// the first `inputs` arguments alone by pure ops, wherever they are (a
+/// loop over the chunks of a dynamic batch computes the same packed weight
+/// at every step). Sets `slice` to those ops (in order) and `read` to the
+/// arguments.
 bool computesFromInputs(Operation *op, func::FuncOp impl, unsigned inputs, SetVector<Operation *> &slice,
                         SmallVector<unsigned> &read) {
   auto type = op->getNumResults() == 1 ? dyn_cast<RankedTensorType>(op->getResult(0).getType()) : nullptr;
-  if (!type || !type.hasStaticShape() || op->getBlock() != &impl.getBody().front())
+  if (!type || !type.hasStaticShape())
     return false;
   BackwardSliceOptions options;
   options.omitBlockArguments = true;
   getBackwardSlice(op, &slice, options);
   for (Operation *producer : slice) {
     bool reads = isa<bufferization::ToTensorOp>(producer);
-    if (producer->getBlock() != op->getBlock() || !(reads || isMemoryEffectFree(producer)))
+    if (!(reads || isMemoryEffectFree(producer)))
       return false;
     for (Value operand : producer->getOperands()) {
       auto arg = dyn_cast<BlockArgument>(operand);

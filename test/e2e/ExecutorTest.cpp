@@ -431,6 +431,24 @@ TEST(Executor, PreparedWeightsFollowEveryWriteToTheWeight) {
   expectNear(values(exec.forward(false)[0]), want);
 }
 
+TEST(Executor, PreparedWeightsServeEveryChunkOfADynamicBatch) {
+  // Three images: a chunk of two, then one row, both reading the weight packed once.
+  std::shared_ptr<const Artifact> artifact = load("conv-packed-dynamic");
+  ASSERT_TRUE(artifact->manifest().prepare);
+  Executor exec = Executor::simpleBind(artifact, Context::cpu(), {{"data", {3, 3, 5, 5}}});
+  NDArray image = sequence({1, 3, 5, 5}, 0.5f), w = exec.argMap().at("conv_weight"),
+          bias = exec.argMap().at("conv_bias");
+  float *data = exec.argMap().at("data").data<float>();
+  for (int i = 0; i < 3; ++i)
+    std::copy(image.data<float>(), image.data<float>() + image.size(), data + i * image.size());
+  for (float scale : {0.01f, -0.03f}) {
+    w.copyFrom(sequence({32, 3, 3, 3}, scale));
+    std::vector<float> want = packedConvolution(image, w, bias), got = values(exec.forward()[0]);
+    for (int i = 0; i < 3; ++i)
+      expectNear(std::vector<float>(got.begin() + i * want.size(), got.begin() + (i + 1) * want.size()), want);
+  }
+}
+
 TEST(Executor, FixGammaForwardWritesOnesIntoGamma) {
   // BatchNorm's fix_gamma (the default) treats gamma as 1, and MXNet's
   // forward writes 1 into the gamma array.

@@ -1,4 +1,4 @@
-// RUN: symc-opt %s -split-input-file -sym-artifact-abi=prefix=net -sym-lower-to-linalg=pack-weights=1 -sym-outline-prepare=prefix=net | FileCheck %s
+// RUN: symc-opt %s -split-input-file -sym-artifact-abi=prefix=net -sym-chunk-batch=chunk=2 -sym-lower-to-linalg=pack-weights=1 -sym-outline-prepare=prefix=net | FileCheck %s
 
 // Two convolutions of one weight over a 4x4 map read it packed in filter
 // strips: one prepared array, computed by net_prepare from the weight (input
@@ -42,9 +42,26 @@ func.func @main(%x: tensor<1x8x4x4xf32> {sym.name = "x"}, %w: tensor<32x8x3x3xf3
 
 // -----
 
+// A dynamic batch runs in loops over chunks of rows and single rows: the
+// weight packed in each is the same array, computed once by net_prepare.
+// CHECK-LABEL: func.func private @net_forward_impl(
+// CHECK-SAME: %[[PACKED:[a-z0-9]*]]: memref<1x72x32xf32>, %{{.*}}: memref<4xi64> {sym.run_error}
+// CHECK: %[[READ:.*]] = bufferization.to_tensor %[[PACKED]] restrict
+// CHECK: scf.for
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[READ]] : tensor<16x72xf32>, tensor<1x72x32xf32>)
+// CHECK: scf.for
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[READ]] : tensor<16x72xf32>, tensor<1x72x32xf32>)
+// CHECK-LABEL: func.func private @net_prepare_impl(
+func.func @main(%x: tensor<?x8x4x4xf32> {sym.name = "x"}, %w: tensor<32x8x3x3xf32> {sym.name = "w"}) -> (tensor<?x32x4x4xf32> {sym.name = "y"}) {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 32 : i64, no_bias = true} : (tensor<?x8x4x4xf32>, tensor<32x8x3x3xf32>) -> tensor<?x32x4x4xf32> loc("conv0")
+  return %0 : tensor<?x32x4x4xf32>
+}
+
+// -----
+
 // Without pack-weights (CUDA code) nothing is prepared: the convolution is
 // an im2col GEMM and the artifact has no prepare entry.
-// RUN: symc-opt %s -split-input-file -sym-artifact-abi=prefix=net -sym-lower-to-linalg -sym-outline-prepare=prefix=net | FileCheck %s --check-prefix=UNPACKED
+// RUN: symc-opt %s -split-input-file -sym-artifact-abi=prefix=net -sym-chunk-batch=chunk=2 -sym-lower-to-linalg -sym-outline-prepare=prefix=net | FileCheck %s --check-prefix=UNPACKED
 // UNPACKED-NOT: prepare
 // UNPACKED: linalg.matmul
 // UNPACKED-NOT: prepare
