@@ -1053,7 +1053,7 @@ ArrayDict Executor::outputMap() const { return zipUnique(manifest().outputs, out
 
 size_t Executor::plannedBytes() const {
   size_t bytes = workspace_.nbytes();
-  for (const auto *group : {&outputs_, &headGrads_, &saved_, &auxUpdates_})
+  for (const auto *group : {&outputs_, &prepared_, &headGrads_, &saved_, &auxUpdates_})
     for (const NDArray &a : *group)
       bytes += a.nbytes();
   for (size_t g = 0; g < computedGrads_.size(); ++g)
