@@ -417,11 +417,10 @@ constexpr int64_t kPackedFilters = 32;
 /// time; 1x1 at 14x14: 1024 -> 256 0.89x, 384 -> 64 0.85x, 512 -> 512 1.0x
 /// (in MobileNet slower), 256 -> 1024 1.1x; at 7x7: 1024 -> 1024 0.92x,
 /// 512 -> 1024 0.89x, 160 -> 960 1.05x.
-bool convolvesByPackedWeights(RankedTensorType dataType, const Window &w, int64_t groups,
-                              RankedTensorType outType) {
+bool convolvesByPackedWeights(RankedTensorType dataType, const Window &w, RankedTensorType outType) {
   int64_t positions = computeProduct(outType.getShape().drop_front(2)), filters = outType.getDimSize(1);
-  if (groups != 1 || !outType.getElementType().isF32() || filters % kPackedFilters != 0 || positions > 256 ||
-      isFullyConnected(dataType, w, groups))
+  if (!outType.getElementType().isF32() || filters % kPackedFilters != 0 || positions > 256 ||
+      isFullyConnected(dataType, w, /*groups=*/1))
     return false;
   double lanesFilled = double(positions) / llvm::alignTo(positions, kPackedFilters);
   int64_t products = dataType.getDimSize(1) * computeProduct(w.kernel);
@@ -508,7 +507,7 @@ Value convolveImagePacked(OpBuilder &b, Location loc, Value padded, Value packed
 Value convolutionByContraction(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
                                RankedTensorType outType, bool depthwise, bool packWeights) {
   int64_t n = outType.getDimSize(0);
-  bool packed = packWeights && !depthwise && convolvesByPackedWeights(tensorType(data), w, 1, outType);
+  bool packed = packWeights && !depthwise && convolvesByPackedWeights(tensorType(data), w, outType);
   bool byTaps = depthwise || (!packed && convolvesByTaps(tensorType(data), w, outType));
   int64_t group = byTaps || packed ? 1 : imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
   SmallVector<int64_t> groupShape(outType.getShape());

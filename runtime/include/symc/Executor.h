@@ -264,8 +264,6 @@ private:
   std::vector<void *> prepareFrame_;
   std::vector<size_t> preparedInputs_;
   std::vector<uint64_t> preparedVersions_;
-  /// The versions of preparedInputs_.
-  std::vector<uint64_t> preparedInputVersions() const;
   /// Runs the prepare entry where an input it reads changed since it last ran.
   void prepareIfStale();
   void bindPrepared();

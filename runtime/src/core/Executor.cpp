@@ -328,21 +328,21 @@ void Executor::bindPrepared() {
   preparedInputs_.erase(std::unique(preparedInputs_.begin(), preparedInputs_.end()), preparedInputs_.end());
 }
 
-std::vector<uint64_t> Executor::preparedInputVersions() const {
-  std::vector<uint64_t> versions;
-  for (size_t input : preparedInputs_)
-    versions.push_back(input < args_.size() ? args_[input].version() : aux_[input - args_.size()].version());
-  return versions;
-}
-
 void Executor::prepareIfStale() {
   if (!manifest().prepare)
     return;
-  std::vector<uint64_t> versions = preparedInputVersions();
-  if (versions == preparedVersions_)
+  auto versionOf = [&](size_t input) {
+    return input < args_.size() ? args_[input].version() : aux_[input - args_.size()].version();
+  };
+  bool fresh = preparedVersions_.size() == preparedInputs_.size();
+  for (size_t i = 0; fresh && i < preparedInputs_.size(); ++i)
+    fresh = versionOf(preparedInputs_[i]) == preparedVersions_[i];
+  if (fresh)
     return;
   call(manifest().prepare->entry, prepareFrame_.data());
-  preparedVersions_ = std::move(versions);
+  preparedVersions_.clear(); // recorded once the run succeeded
+  for (size_t input : preparedInputs_)
+    preparedVersions_.push_back(versionOf(input));
 }
 
 Executor Executor::forShapes(const std::shared_ptr<const Artifact> &artifact, Context ctx, const ShapeDict &shapes) {
