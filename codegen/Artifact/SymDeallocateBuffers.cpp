@@ -6,7 +6,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/CallInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/MapVector.h"
@@ -59,8 +58,9 @@ Value ownedBuffer(memref::AllocOp alloc) {
   return buffer;
 }
 
-/// The op of `buffer`'s block after which nothing uses `buffer` or a view of
-/// it; failure where a use lets it escape the block (a terminator, a call).
+/// The op of `buffer`'s block after which nothing uses `buffer` or a memref
+/// that may alias it; failure where a use lets it escape the block (a
+/// terminator, a call).
 /// `handedToIf`: `buffer` is a branch's allocation, which its yield hands to
 /// the if.
 FailureOr<Operation *> lastUseInBlock(Value buffer, bool handedToIf) {
@@ -74,8 +74,12 @@ FailureOr<Operation *> lastUseInBlock(Value buffer, bool handedToIf) {
         continue;
       if (user->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(user))
         return failure();
-      if (auto viewLike = dyn_cast<ViewLikeOpInterface>(user); viewLike && viewLike.getViewSource() == view)
-        views.push_back(viewLike->getResult(0));
+      // Any memref a user returns may alias the buffer: a view, or a loop
+      // carrying it (an scf.for of vector steps writing into it), whose
+      // result a later op reads.
+      for (Value result : user->getResults())
+        if (isa<BaseMemRefType>(result.getType()))
+          views.push_back(result);
       Operation *ancestor = block->findAncestorOpInBlock(*user);
       if (!ancestor)
         return failure();

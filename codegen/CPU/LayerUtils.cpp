@@ -22,6 +22,16 @@ Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs, Value init,
       .getResult(0);
 }
 
+Value tapContraction(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<int64_t> shape, ArrayRef<AffineMap> maps,
+                     ArrayRef<IteratorType> iterators) {
+  Value init = zeros(b, loc, shape, tensorType(inputs[0]).getElementType());
+  Value out = buildGeneric(b, loc, inputs, init, maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
+    return nb.create<math::FmaOp>(l, args[0], args[1], args[2]).getResult();
+  });
+  out.getDefiningOp()->setAttr(kTapContractionAttr, b.getUnitAttr());
+  return out;
+}
+
 Value generateElements(OpBuilder &b, Location loc, RankedTensorType type,
                        function_ref<Value(OpBuilder &, Location, ValueRange indices)> body) {
   unsigned rank = type.getRank();

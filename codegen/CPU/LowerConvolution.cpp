@@ -14,6 +14,7 @@
 #include "codegen/CPU/LayerUtils.h"
 #include "codegen/CPU/OpLowerings.h"
 #include "codegen/CPU/Passes.h"
+#include "codegen/CPU/WinogradConvolution.h"
 
 #include "dialects/Sym/IR/SymOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -278,18 +279,6 @@ AffineExpr tapPosition(OpBuilder &b, const TapLayout &t, const Window &w, unsign
   return position;
 }
 
-/// sum of products of `inputs` into zeros of `shape`, marked as a tap
-/// contraction for sym-schedule-matmuls.
-Value tapContraction(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<int64_t> shape, ArrayRef<AffineMap> maps,
-                     ArrayRef<IteratorType> iterators) {
-  Value init = zeros(b, loc, shape, tensorType(inputs[0]).getElementType());
-  Value out = buildGeneric(b, loc, inputs, init, maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
-    return nb.create<math::FmaOp>(l, args[0], args[1], args[2]).getResult();
-  });
-  out.getDefiningOp()->setAttr(kTapContractionAttr, b.getUnitAttr());
-  return out;
-}
-
 bool convolvesByTaps(RankedTensorType dataType, const Window &w, RankedTensorType outType) {
   if (!outType.getElementType().isF32() || llvm::any_of(w.stride, [](int64_t s) { return s != 1; }))
     return false;
@@ -403,9 +392,6 @@ bool isFullyConnected(RankedTensorType dataType, const Window &w, int64_t groups
   return groups == 1 && ones(w.kernel) && zeros(w.pad) && ones(dataType.getShape().drop_front(2));
 }
 
-/// Filters per strip of packed weights: a 512-bit register tile's columns.
-constexpr int64_t kPackedFilters = 32;
-
 /// Whether an ungrouped convolution runs on packed weights, its output
 /// positions the GEMM's rows (convolveImagePacked): where an image has so
 /// few positions (a 7x7 or 14x14 map) that, as the GEMM's columns, they
@@ -507,20 +493,29 @@ Value convolveImagePacked(OpBuilder &b, Location loc, Value padded, Value packed
 Value convolutionByContraction(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
                                RankedTensorType outType, bool depthwise, bool packWeights) {
   int64_t n = outType.getDimSize(0);
-  bool packed = packWeights && !depthwise && convolvesByPackedWeights(tensorType(data), w, outType);
-  bool byTaps = depthwise || (!packed && convolvesByTaps(tensorType(data), w, outType));
-  int64_t group = byTaps || packed ? 1 : imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
+  std::optional<int64_t> winograd =
+      packWeights && !depthwise ? winogradTileSide(tensorType(data), w, /*groups=*/1, outType) : std::nullopt;
+  bool packed = packWeights && !depthwise && !winograd && convolvesByPackedWeights(tensorType(data), w, outType);
+  bool byTaps = depthwise || (!packed && !winograd && convolvesByTaps(tensorType(data), w, outType));
+  int64_t group = winograd ? winogradImagesPerGemm(n, outType, *winograd)
+                  : byTaps || packed
+                      ? 1
+                      : imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
   SmallVector<int64_t> groupShape(outType.getShape());
   groupShape[0] = group;
   auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
-  Value source = byTaps ? data : padForWindow(b, loc, data, w);
-  Value packedWeight = packed ? packWeight(b, loc, weight) : Value();
+  Value source = byTaps || winograd ? data : padForWindow(b, loc, data, w);
+  Value preparedWeight = winograd ? winogradWeight(b, loc, weight, *winograd)
+                         : packed ? packWeight(b, loc, weight)
+                                  : Value();
   return foldImageGroups(b, loc, source, group, emptyLike(b, loc, outType),
                          [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
-                           Value result = byTaps ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut, depthwise)
-                                          : packed ? convolveImagePacked(nested, l, images[0], packedWeight, w, groupOut)
-                                          : group == 1 ? convolveImageByRowBlocks(nested, l, images[0], weight, w, groupOut)
-                                                       : convolveImages(nested, l, images[0], weight, w, groupOut);
+                           Value result =
+                               winograd ? convolveByWinograd(nested, l, images[0], preparedWeight, w, groupOut, *winograd)
+                               : byTaps ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut, depthwise)
+                               : packed ? convolveImagePacked(nested, l, images[0], preparedWeight, w, groupOut)
+                               : group == 1 ? convolveImageByRowBlocks(nested, l, images[0], weight, w, groupOut)
+                                            : convolveImages(nested, l, images[0], weight, w, groupOut);
                            return group == n ? result : insertImages(nested, l, result, acc, first);
                          });
 }

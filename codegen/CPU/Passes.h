@@ -34,6 +34,14 @@ inline bool isScheduledContraction(mlir::Operation *op) {
          op->hasAttr(kTapContractionAttr) || op->hasAttr(kLaneContractionAttr);
 }
 
+/// The loop dim sym-vectorize-elementwise vectorizes an elementwise
+/// generic along: its innermost of more than one index, if every operand
+/// reads or writes that dim contiguously or not at all.
+std::optional<unsigned> elementwiseVectorDim(mlir::linalg::GenericOp op);
+/// Lanes of the widest vector of f32 any target has: thread tiles keep a
+/// vector dim in multiples of them.
+constexpr int64_t kMaxVectorLanes = 16;
+
 #define GEN_PASS_DECL
 #include "codegen/CPU/Passes.h.inc"
 #define GEN_PASS_REGISTRATION

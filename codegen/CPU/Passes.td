@@ -114,6 +114,30 @@ def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def SymVectorizeElementwise : Pass<"sym-vectorize-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Vectorize elementwise linalg.generic ops along their innermost dim";
+  let description = [{
+    LLVM does not vectorize the loops of an elementwise linalg.generic once
+    they are scalar code over memrefs: it unrolls short ones fully first, and
+    cannot rule out that the operands alias. So every all-parallel generic
+    on buffers (a residual add and its relu, a transform of Winograd's) is
+    cut into scf.for loops whose steps cover one vector along its innermost
+    dim of more than one index (the most lanes up to `vector-bits` at its
+    widest element type that divide that dim, so that no step needs masks),
+    and each step vectorized, where every operand reads or writes that dim
+    contiguously or not at all. Matmul schedules have vectorized their own
+    ops by then; generics that linalg cannot vectorize (gathers by
+    tensor.extract), whose math LLVM lowers for scalars only (tan, erf),
+    or with masks of i1 (a byte per element in memory) stay as they are. On buffers, so that bufferization
+    still writes each generic in place.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "256",
+           "width of the target's vector registers (256 or 512)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"];
+}
+
 def SymOutlineParallelLoops : Pass<"sym-outline-parallel-loops", "::mlir::ModuleOp"> {
   let summary = "Run parallel loops on libsymrt's threads, through symcParallelFor";
   let description = [{

@@ -31,6 +31,9 @@ SmallVector<int64_t> threadTileSizes(TilingInterface op, int64_t chunks, int64_t
   if (iterations < minIterations)
     return {};
   SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  std::optional<unsigned> vectorDim =
+      generic && generic.getNumReductionLoops() == 0 ? elementwiseVectorDim(generic) : std::nullopt;
   SmallVector<int64_t> sizes(ranges.size(), 0);
   int64_t pieces = 1;
   for (unsigned i = 0; i < ranges.size() && pieces < chunks; ++i) {
@@ -42,6 +45,9 @@ SmallVector<int64_t> threadTileSizes(TilingInterface op, int64_t chunks, int64_t
     if (want <= 1)
       continue;
     sizes[i] = (ranges[i] + want - 1) / want;
+    // A vector dim is cut into whole vectors.
+    if (i == vectorDim && ranges[i] % kMaxVectorLanes == 0)
+      sizes[i] = llvm::alignTo(sizes[i], kMaxVectorLanes);
     pieces *= (ranges[i] + sizes[i] - 1) / sizes[i];
   }
   if (pieces < 2)

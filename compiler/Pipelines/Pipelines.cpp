@@ -160,6 +160,9 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   if (options.stopAtLinalg)
     return;
   addBufferizationPasses(pm);
+  cpu::SymVectorizeElementwiseOptions vectorize;
+  vectorize.vectorBits = options.vectorBits;
+  pm.addNestedPass<func::FuncOp>(cpu::createSymVectorizeElementwise(vectorize));
   symc::SymEmbedManifestOptions manifest;
   manifest.cpuFeatures = options.cpuFeatures; // copied by the pass constructor
   manifest.paramsFile = options.embeddedParams;

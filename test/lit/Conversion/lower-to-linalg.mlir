@@ -1,4 +1,5 @@
 // RUN: symc-opt %s -split-input-file -verify-diagnostics -sym-lower-to-linalg | FileCheck %s
+// RUN: symc-opt %s -split-input-file -verify-diagnostics -sym-lower-to-linalg=pack-weights=1 | FileCheck %s --check-prefix=WINOGRAD
 
 // FullyConnected with a weight smaller than its data is a matmul against
 // the transposed weight plus a bias broadcast along dim 1; transposes are
@@ -360,4 +361,31 @@ func.func @take_raise(%a: tensor<4x2xf32>, %i: tensor<3xf32>, %error: memref<4xi
 func.func @gather_nd_check(%a: tensor<3x4xf32>, %i: tensor<2x3xf32>, %error: memref<4xi64> {sym.run_error}) -> tensor<3xf32> {
   %0 = sym.gather_nd %a, %i {sym.check = 1 : i64} : (tensor<3x4xf32>, tensor<2x3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
+}
+
+// -----
+
+// With weights prepared (CPU code), a 3x3 stride-1 convolution over a map
+// of 24x24 (6 x 6 tiles of F(4 x 4, 3 x 3), 32 channels) goes by Winograd:
+// its filters transformed in filter strips of 32 (marked for the prepare
+// entry), the padded input transposed channels-last and transformed by rows
+// then columns of its tiles, 36 GEMMs of (tiles, channels) by (channels,
+// filters), then the output transform, transposed back channels-first.
+// Without prepared weights, it is a contraction by taps.
+// CHECK-LABEL: func @winograd
+// CHECK-NOT: symc.prepare
+// CHECK: symc.tap_contraction
+// WINOGRAD-LABEL: func @winograd
+// WINOGRAD: %[[U:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<36x3xf32>, tensor<36x3xf32>, tensor<64x32x3x3xf32>) outs(%{{.*}} : tensor<36x2x32x32xf32>) attrs = {{.*}}symc.prepare = "Winograd F(4x4, 3x3) filter transform, filter strips of 32"
+// WINOGRAD: linalg.transpose ins(%{{.*}} : tensor<1x32x26x26xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// WINOGRAD: tensor.extract_slice %{{.*}}[0, 0, 5, 0] [1, 26, 6, 32] [1, 1, 4, 1]
+// WINOGRAD: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x26x6x6x32xf32>)
+// WINOGRAD: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x6x6x6x6x32xf32>)
+// WINOGRAD: linalg.generic {{.*}} ins(%{{.*}}, %[[U]] : tensor<36x36x32xf32>, tensor<36x2x32x32xf32>) {{.*}}symc.tap_contraction
+// WINOGRAD: linalg.generic {{.*}} outs(%{{.*}} : tensor<36x6x4x64xf32>)
+// WINOGRAD: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x6x4x6x4x64xf32>)
+// WINOGRAD: linalg.transpose ins(%{{.*}} : tensor<1x24x24x64xf32>) {{.*}} permutation = [0, 3, 1, 2]
+func.func @winograd(%x: tensor<1x32x24x24xf32>, %w: tensor<64x32x3x3xf32>) -> tensor<1x64x24x24xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 64 : i64, no_bias = true} : (tensor<1x32x24x24xf32>, tensor<64x32x3x3xf32>) -> tensor<1x64x24x24xf32> loc("conv")
+  return %0 : tensor<1x64x24x24xf32>
 }

@@ -1,0 +1,146 @@
+//===- SymVectorizeElementwise.cpp - the sym-vectorize-elementwise pass ---===//
+#include "codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace symc::cpu {
+#define GEN_PASS_DEF_SYMVECTORIZEELEMENTWISE
+#include "codegen/CPU/Passes.h.inc"
+} // namespace symc::cpu
+
+using namespace mlir;
+
+namespace symc::cpu {
+namespace {
+
+/// The widest element of `op`'s operands, in bits; 0 if one is not a
+/// number of whole bytes (an i1 mask: memory holds a byte per element, a
+/// vector of i1 loads packed bits).
+unsigned widestElementBits(linalg::GenericOp op) {
+  unsigned widest = 0;
+  for (Value operand : op->getOperands()) {
+    Type element = getElementTypeOrSelf(operand.getType());
+    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+      return 0;
+    widest = std::max(widest, element.getIntOrFloatBitWidth());
+  }
+  return widest;
+}
+
+/// Whether LLVM lowers `op` on vectors: math ops that become libm calls
+/// (tan, atan, erf, ...) are lowered for scalars only.
+bool lowersOnVectors(Operation *op) {
+  if (!isa<math::MathDialect>(op->getDialect()))
+    return true;
+  return isa<math::AbsFOp, math::AbsIOp, math::CeilOp, math::CopySignOp, math::CosOp, math::SinOp, math::ExpOp,
+             math::Exp2Op, math::ExpM1Op, math::FloorOp, math::FmaOp, math::LogOp, math::Log10Op, math::Log1pOp,
+             math::Log2Op, math::PowFOp, math::RoundEvenOp, math::RoundOp, math::RsqrtOp, math::SqrtOp,
+             math::TruncOp>(op);
+}
+
+bool isElementwiseOnBuffers(linalg::GenericOp op) {
+  return op.hasPureBufferSemantics() && op.getNumReductionLoops() == 0 && op.getNumLoops() > 0 &&
+         !op.getBody()
+              ->walk([](Operation *inner) {
+                return isa<tensor::ExtractOp>(inner) || !lowersOnVectors(inner) ? WalkResult::interrupt()
+                                                                                 : WalkResult::advance();
+              })
+              .wasInterrupted();
+}
+
+/// Tile sizes that leave one vector along `dim` of `ranges`, of the most
+/// lanes up to `lanes` that divide it (so that every step is whole: masked
+/// steps are slower, and linalg cannot mask every body), unit steps along
+/// the others (dynamic ones, a thread's share, included); empty when that
+/// dim is dynamic or has no divisor to make a vector of.
+SmallVector<int64_t> vectorTileSizes(ArrayRef<int64_t> ranges, unsigned dim, int64_t lanes) {
+  if (ShapedType::isDynamic(ranges[dim]))
+    return {};
+  SmallVector<int64_t> sizes(ranges.size(), 1);
+  sizes[dim] = std::min(lanes, ranges[dim]);
+  while (ranges[dim] % sizes[dim] != 0)
+    --sizes[dim];
+  if (sizes[dim] == 1)
+    return {};
+  return sizes;
+}
+
+struct SymVectorizeElementwisePass : impl::SymVectorizeElementwiseBase<SymVectorizeElementwisePass> {
+  using SymVectorizeElementwiseBase::SymVectorizeElementwiseBase;
+
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (isElementwiseOnBuffers(op) && widestElementBits(op) > 0)
+        generics.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp op : generics)
+      if (failed(vectorizeInSteps(rewriter, op)))
+        return signalPassFailure();
+    // Steps are static: their transfers fold to in-bounds ones (no bounds
+    // checks), and reads of outputs the body never reads go away.
+    RewritePatternSet patterns(&getContext());
+    vector::TransferReadOp::getCanonicalizationPatterns(patterns, &getContext());
+    vector::TransferWriteOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+
+  LogicalResult vectorizeInSteps(IRRewriter &rewriter, linalg::GenericOp op) {
+    std::optional<unsigned> dim = elementwiseVectorDim(op);
+    if (!dim)
+      return success();
+    SmallVector<int64_t> sizes = vectorTileSizes(op.getStaticLoopRanges(), *dim, vectorBits / widestElementBits(op));
+    if (sizes.empty())
+      return success();
+    scf::SCFTilingOptions options;
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+    options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled))
+      return op->emitError("internal error: cannot cut this op into vector steps");
+    rewriter.eraseOp(op);
+    Operation *step = tiled->tiledOps.front();
+    // Every dim of a step is static.
+    SmallVector<bool> scalable(sizes.size(), false);
+    if (failed(linalg::vectorizeOpPrecondition(step, sizes, scalable)))
+      return success();
+    if (failed(linalg::vectorize(rewriter, step, sizes, scalable)))
+      return step->emitError("internal error: cannot vectorize this step");
+    return success();
+  }
+};
+
+} // namespace
+
+// Only a dim every operand reads either contiguously (as its innermost
+// index) or not at all: a vector that strides through memory would gather
+// or scatter lane by lane, no faster than scalar code, and MLIR 19 lowers
+// some such transfers wrongly.
+std::optional<unsigned> elementwiseVectorDim(linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto inner = llvm::find_if(llvm::reverse(ranges), [](int64_t range) { return range != 1; });
+  if (inner == llvm::reverse(ranges).end())
+    return std::nullopt;
+  unsigned dim = ranges.size() - 1 - std::distance(llvm::reverse(ranges).begin(), inner);
+  for (OpOperand &operand : op->getOpOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [index, result] : llvm::enumerate(map.getResults())) {
+      if (!result.isFunctionOfDim(dim))
+        continue;
+      auto read = dyn_cast<AffineDimExpr>(result);
+      if (index + 1 != map.getNumResults() || !read || read.getPosition() != dim)
+        return std::nullopt;
+    }
+  }
+  return dim;
+}
+
+} // namespace symc::cpu

@@ -1,0 +1,262 @@
+//===- WinogradConvolution.cpp - 3x3 convolutions by F(m x m, 3 x 3) ------===//
+//
+// The transforms are generics with channels (filters) innermost, so that
+// they vectorize along contiguous memory: the input is transposed once into
+// channels-last order, and the output once back; each transform is one 1-d
+// pass (rows, then columns) that sums m + 2 (or m) strided views of its
+// input, weighed by a constant column of its matrix indexed by the loop of
+// the transformed dim.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/CPU/WinogradConvolution.h"
+#include "codegen/Artifact/Manifest.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+
+using namespace mlir;
+
+namespace symc::cpu {
+namespace {
+
+using utils::IteratorType;
+
+/// The matrices of F(m x m, 3 x 3), row-major, from Lavin and Gray's
+/// choice of interpolation points (0, +-1, +-2 and infinity for m = 4;
+/// 0, +-1 and infinity for m = 2).
+struct WinogradMatrices {
+  int64_t m;
+  ArrayRef<double> inputT;  // B^T, (m + 2, m + 2)
+  ArrayRef<double> filter;  // G, (m + 2, 3)
+  ArrayRef<double> outputT; // A^T, (m, m + 2)
+  int64_t alpha() const { return m + 2; }
+};
+
+constexpr double kInputT4[] = {4, 0, -5, 0, 1, 0, 0, -4, -4, 1,  1, 0, 0, 4, -4, -1, 1, 0,
+                               0, -2, -1, 2, 1, 0, 0, 2,  -1, -2, 1, 0, 0, 4, 0,  -5, 0, 1};
+constexpr double kFilter4[] = {1.0 / 4,  0,        0,       -1.0 / 6, -1.0 / 6, -1.0 / 6,
+                               -1.0 / 6, 1.0 / 6,  -1.0 / 6, 1.0 / 24, 1.0 / 12, 1.0 / 6,
+                               1.0 / 24, -1.0 / 12, 1.0 / 6, 0,        0,        1};
+constexpr double kOutputT4[] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0, 0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
+constexpr double kInputT2[] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
+constexpr double kFilter2[] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
+constexpr double kOutputT2[] = {1, 1, 1, 0, 0, 1, -1, -1};
+
+WinogradMatrices matrices(int64_t tileSide) {
+  if (tileSide == 4)
+    return {4, kInputT4, kFilter4, kOutputT4};
+  assert(tileSide == 2 && "F(m x m, 3 x 3) is built for m = 2 and 4");
+  return {2, kInputT2, kFilter2, kOutputT2};
+}
+
+/// Column `j` of the row-major `matrix` of `rows` rows, a constant vector.
+Value matrixColumn(OpBuilder &b, Location loc, ArrayRef<double> matrix, int64_t rows, int64_t j, Type element) {
+  int64_t columns = matrix.size() / rows;
+  SmallVector<float> values;
+  for (int64_t i = 0; i < rows; ++i)
+    values.push_back(float(matrix[i * columns + j]));
+  auto type = RankedTensorType::get({rows}, element);
+  return b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(type, ArrayRef<float>(values)));
+}
+
+/// Every `stride`-th of `count` elements of dim `dim` of `value` from
+/// `offset` on, the other dims whole: a view.
+Value everyNth(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t offset, int64_t count, int64_t stride) {
+  RankedTensorType type = tensorType(value);
+  SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()), strides(type.getRank(), 1);
+  offsets[dim] = offset, sizes[dim] = count, strides[dim] = stride;
+  return b.create<tensor::ExtractSliceOp>(loc, value, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                          getAsIndexOpFoldResult(b.getContext(), sizes),
+                                          getAsIndexOpFoldResult(b.getContext(), strides));
+}
+
+/// `value` at `index` of dim `dim`, that dim dropped: a view.
+Value sliceAt(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t index) {
+  RankedTensorType type = tensorType(value);
+  SmallVector<int64_t> offsets(type.getRank(), 0), sizes(type.getShape()), strides(type.getRank(), 1);
+  offsets[dim] = index, sizes[dim] = 1;
+  SmallVector<int64_t> reduced(type.getShape());
+  reduced.erase(reduced.begin() + dim);
+  return b.create<tensor::ExtractSliceOp>(loc, RankedTensorType::get(reduced, type.getElementType()), value,
+                                          getAsIndexOpFoldResult(b.getContext(), offsets),
+                                          getAsIndexOpFoldResult(b.getContext(), sizes),
+                                          getAsIndexOpFoldResult(b.getContext(), strides));
+}
+
+/// The tensor of `shape` whose element at loops i is the sum over k of
+/// terms[k][termMap(i)] * coefficients[k][i_coefficientDim]: one pass of
+/// a transform, its matrix given by columns.
+Value weightedSum(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ValueRange terms, AffineMap termMap,
+                  ValueRange coefficients, unsigned coefficientDim) {
+  SmallVector<AffineMap> maps(terms.size(), termMap);
+  maps.append(coefficients.size(), AffineMap::get(shape.size(), 0, b.getAffineDimExpr(coefficientDim)));
+  SmallVector<Value> inputs(terms);
+  llvm::append_range(inputs, coefficients);
+  auto type = RankedTensorType::get(shape, tensorType(terms.front()).getElementType());
+  size_t count = terms.size();
+  return mapWithMaps(b, loc, type, inputs, maps, [count](OpBuilder &nb, Location l, ValueRange args) {
+    Value sum = mul(nb, l, args[0], args[count]);
+    for (size_t k = 1; k < count; ++k)
+      sum = nb.create<math::FmaOp>(l, args[k], args[count + k], sum);
+    return sum;
+  });
+}
+
+AffineMap dimsMap(OpBuilder &b, unsigned loops, ArrayRef<unsigned> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d : dims)
+    exprs.push_back(b.getAffineDimExpr(d));
+  return AffineMap::get(loops, 0, exprs, b.getContext());
+}
+
+/// B^T d B of every input tile d of the images (N, C, H, W), padded by
+/// `pad`: (N * tiles, (m + 2)^2, C), a row per tile.
+Value transformInput(OpBuilder &b, Location loc, Value images, ArrayRef<int64_t> pad, const WinogradMatrices &t,
+                     int64_t tileRows, int64_t tileColumns) {
+  RankedTensorType in = tensorType(images);
+  int64_t n = in.getDimSize(0), c = in.getDimSize(1), a = t.alpha();
+  Type element = in.getElementType();
+  Value padded = padConstant(b, loc, images, {0, 0, pad[0], pad[1]}, {0, 0, pad[0], pad[1]}, 0.0);
+  Value channelsLast = transposeTo(b, loc, padded, {0, 2, 3, 1});
+  int64_t height = tensorType(channelsLast).getDimSize(1);
+  // Rows: (N, H, tile columns, nu, C), loops (n, y, x, nu, c).
+  SmallVector<Value> terms, coefficients;
+  for (int64_t j = 0; j < a; ++j) {
+    terms.push_back(everyNth(b, loc, channelsLast, 2, j, tileColumns, t.m));
+    coefficients.push_back(matrixColumn(b, loc, t.inputT, a, j, element));
+  }
+  Value rows = weightedSum(b, loc, {n, height, tileColumns, a, c}, terms, dimsMap(b, 5, {0, 1, 2, 4}), coefficients, 3);
+  // Columns: (N, tile rows, tile columns, xi, nu, C), loops (n, y, x, xi, nu, c).
+  terms.clear(), coefficients.clear();
+  for (int64_t i = 0; i < a; ++i) {
+    terms.push_back(everyNth(b, loc, rows, 1, i, tileRows, t.m));
+    coefficients.push_back(matrixColumn(b, loc, t.inputT, a, i, element));
+  }
+  Value tiles = weightedSum(b, loc, {n, tileRows, tileColumns, a, a, c}, terms, dimsMap(b, 6, {0, 1, 2, 4, 5}),
+                            coefficients, 3);
+  return reshapeTo(b, loc, tiles, {n * tileRows * tileColumns, a * a, c});
+}
+
+/// A^T M A of the products M (tiles, (m + 2)^2, F) of the images' tiles:
+/// the output (N, F, H', W'), written channels-first.
+Value transformOutput(OpBuilder &b, Location loc, Value products, const WinogradMatrices &t, RankedTensorType outType) {
+  int64_t n = outType.getDimSize(0), f = outType.getDimSize(1), a = t.alpha(), m = t.m;
+  int64_t tileRows = outType.getDimSize(2) / m, tileColumns = outType.getDimSize(3) / m,
+          tiles = n * tileRows * tileColumns;
+  Type element = outType.getElementType();
+  Value perTap = reshapeTo(b, loc, products, {tiles, a, a, f});
+  // Along nu: (tiles, xi, m, F), loops (t, xi, col, f).
+  SmallVector<Value> terms, coefficients;
+  for (int64_t nu = 0; nu < a; ++nu) {
+    terms.push_back(sliceAt(b, loc, perTap, 2, nu));
+    coefficients.push_back(matrixColumn(b, loc, t.outputT, m, nu, element));
+  }
+  Value half = weightedSum(b, loc, {tiles, a, m, f}, terms, dimsMap(b, 4, {0, 1, 3}), coefficients, 2);
+  // Along xi: (N, tile rows, m, tile columns, m, F), loops (n, y, row, x,
+  // col, f), channels last like every step before, so that each reads and
+  // writes whole vectors; then one transpose to channels-first.
+  Value perImage = reshapeTo(b, loc, half, {n, tileRows, tileColumns, a, m, f});
+  terms.clear(), coefficients.clear();
+  for (int64_t xi = 0; xi < a; ++xi) {
+    terms.push_back(sliceAt(b, loc, perImage, 3, xi));
+    coefficients.push_back(matrixColumn(b, loc, t.outputT, m, xi, element));
+  }
+  Value rows = weightedSum(b, loc, {n, tileRows, m, tileColumns, m, f}, terms, dimsMap(b, 6, {0, 1, 3, 4, 5}),
+                           coefficients, 2);
+  Value channelsLast = reshapeTo(b, loc, rows, {n, outType.getDimSize(2), outType.getDimSize(3), f});
+  return transposeTo(b, loc, channelsLast, {0, 3, 1, 2});
+}
+
+/// Tiles per Winograd GEMM worth its register and thread tiles: a 56x56
+/// image's 14 x 14 of F(4 x 4, 3 x 3).
+constexpr int64_t kTilesPerGemm = 196;
+/// Fewer tiles would leave each GEMM's register tiles part empty while its
+/// transformed weight, (m + 2)^2 / 9 times the weight's size, streams from
+/// memory for them (a 4x4 map at batch 1: 4 tiles).
+constexpr int64_t kMinTilesPerGemm = 32;
+/// Fewer channels give each GEMM too short a reduction for the transforms
+/// to pay off (a stem over 3 colour channels).
+constexpr int64_t kMinWinogradChannels = 32;
+
+} // namespace
+
+std::optional<int64_t> winogradTileSide(RankedTensorType dataType, const Window &w, int64_t groups,
+                                        RankedTensorType outType) {
+  auto is = [](ArrayRef<int64_t> values, int64_t v) { return llvm::all_of(values, [v](int64_t x) { return x == v; }); };
+  if (groups != 1 || w.rank() != 2 || !outType.getElementType().isF32() || !is(w.kernel, 3) || !is(w.stride, 1) ||
+      !is(w.dilate, 1) || outType.getDimSize(1) % kPackedFilters != 0 ||
+      dataType.getDimSize(1) < kMinWinogradChannels)
+    return std::nullopt;
+  int64_t n = outType.getDimSize(0), height = outType.getDimSize(2), width = outType.getDimSize(3);
+  for (int64_t m : {4, 2})
+    if (height % m == 0 && width % m == 0 &&
+        winogradImagesPerGemm(n, outType, m) * height * width / (m * m) >= kMinTilesPerGemm)
+      return m;
+  return std::nullopt;
+}
+
+int64_t winogradImagesPerGemm(int64_t batch, RankedTensorType outType, int64_t tileSide) {
+  int64_t tiles = outType.getDimSize(2) * outType.getDimSize(3) / (tileSide * tileSide);
+  int64_t want = std::max<int64_t>(1, kTilesPerGemm / tiles), group = 1;
+  for (int64_t g = 1; g <= std::min(batch, want); ++g)
+    if (batch % g == 0)
+      group = g;
+  return group;
+}
+
+Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide) {
+  WinogradMatrices t = matrices(tileSide);
+  RankedTensorType type = tensorType(weight);
+  int64_t f = type.getDimSize(0), c = type.getDimSize(1), a = t.alpha();
+  Type element = type.getElementType();
+  // left[e, i] = G[e / a, i] and right[e, j] = G[e % a, j] for e = (xi, nu).
+  SmallVector<float> left, right;
+  for (int64_t xi = 0; xi < a; ++xi)
+    for (int64_t nu = 0; nu < a; ++nu)
+      for (int64_t k = 0; k < 3; ++k) {
+        left.push_back(float(t.filter[xi * 3 + k]));
+        right.push_back(float(t.filter[nu * 3 + k]));
+      }
+  auto factorType = RankedTensorType::get({a * a, 3}, element);
+  Value leftFactor = b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(factorType, ArrayRef<float>(left)));
+  Value rightFactor = b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(factorType, ArrayRef<float>(right)));
+  // Loops (e, strip, c, lane, i, j).
+  AffineExpr e, strip, channel, lane, i, j;
+  bindDims(b.getContext(), e, strip, channel, lane, i, j);
+  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(6, 0, results, b.getContext()); };
+  Value result = buildGeneric(
+      b, loc, {leftFactor, rightFactor, weight},
+      zeros(b, loc, {a * a, f / kPackedFilters, c, kPackedFilters}, element),
+      {map({e, i}), map({e, j}), map({strip * kPackedFilters + lane, channel, i, j}), map({e, strip, channel, lane})},
+      {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+       IteratorType::reduction, IteratorType::reduction},
+      [](OpBuilder &nb, Location l, ValueRange args) {
+        return nb.create<math::FmaOp>(l, mul(nb, l, args[0], args[1]), args[2], args[3]).getResult();
+      });
+  std::string what = "Winograd F(" + std::to_string(tileSide) + "x" + std::to_string(tileSide) +
+                     ", 3x3) filter transform, filter strips of 32";
+  result.getDefiningOp()->setAttr(kPrepareAttr, b.getStringAttr(what));
+  return result;
+}
+
+Value convolveByWinograd(OpBuilder &b, Location loc, Value images, Value transformed, const Window &w,
+                         RankedTensorType outType, int64_t tileSide) {
+  WinogradMatrices t = matrices(tileSide);
+  int64_t tileRows = outType.getDimSize(2) / t.m, tileColumns = outType.getDimSize(3) / t.m;
+  Value tiles = transformInput(b, loc, images, w.pad, t, tileRows, tileColumns);
+  RankedTensorType tilesType = tensorType(tiles), weightType = tensorType(transformed);
+  int64_t rows = tilesType.getDimSize(0), taps = tilesType.getDimSize(1), strips = weightType.getDimSize(1);
+  // products[tile, e, strip, lane] = sum over c of tiles[tile, e, c] * U[e, strip, c, lane].
+  AffineExpr tile, e, strip, lane, c;
+  bindDims(b.getContext(), tile, e, strip, lane, c);
+  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(5, 0, results, b.getContext()); };
+  Value products = tapContraction(b, loc, {tiles, transformed}, {rows, taps, strips, kPackedFilters},
+                                  {map({tile, e, c}), map({e, strip, c, lane}), map({tile, e, strip, lane})},
+                                  {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+                                   IteratorType::parallel, IteratorType::reduction});
+  return transformOutput(b, loc, products, t, outType);
+}
+
+} // namespace symc::cpu

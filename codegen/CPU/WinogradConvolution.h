@@ -1,0 +1,42 @@
+//===- WinogradConvolution.h - 3x3 convolutions by F(m x m, 3 x 3) -*- C++ -*-===//
+//
+// Winograd's minimal filtering (Lavin and Gray, 2016): an output tile of m x m
+// positions of a 3x3, stride-1 convolution is A^T [(G g G^T) . (B^T d B)] A
+// of the (m + 2) x (m + 2) input tile d around it, so that the products per
+// tile and (filter, channel) pair fall from 9 m^2 to (m + 2)^2, a batch of
+// (m + 2)^2 GEMMs over the channels. The filter transform G g G^T runs in
+// the artifact's prepare entry, once per weight.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SYMC_CODEGEN_CPU_WINOGRADCONVOLUTION_H
+#define SYMC_CODEGEN_CPU_WINOGRADCONVOLUTION_H
+
+#include "codegen/CPU/LayerUtils.h"
+
+#include <optional>
+
+namespace symc::cpu {
+
+/// The output tile side m of the F(m x m, 3 x 3) that an ungrouped
+/// convolution of `dataType` into `outType` runs by, if it runs by one.
+std::optional<int64_t> winogradTileSide(RankedTensorType dataType, const Window &w, int64_t groups,
+                                        RankedTensorType outType);
+
+/// Images per Winograd GEMM for a batch of `batch` images of `outType`'s
+/// (F, H, W): enough tiles for full register and thread tiles.
+int64_t winogradImagesPerGemm(int64_t batch, RankedTensorType outType, int64_t tileSide);
+
+/// The weight (F, C, 3, 3) transformed for F(m x m, 3 x 3), G g G^T per
+/// (filter, channel), laid out ((m + 2)^2, F / 32, C, 32): for each of the
+/// GEMMs, strips of 32 filters, each a contiguous panel. Marked for the
+/// prepare entry.
+Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide);
+
+/// A group of images (N, C, H, W) convolved by the transformed weight
+/// (winogradWeight) into `outType` (N, F, H', W'), H' and W' multiples of m.
+Value convolveByWinograd(OpBuilder &b, Location loc, Value images, Value transformed, const Window &w,
+                         RankedTensorType outType, int64_t tileSide);
+
+} // namespace symc::cpu
+
+#endif // SYMC_CODEGEN_CPU_WINOGRADCONVOLUTION_H

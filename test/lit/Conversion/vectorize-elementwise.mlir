@@ -1,0 +1,117 @@
+// RUN: symc-opt %s -split-input-file -sym-vectorize-elementwise=vector-bits=512 | FileCheck %s
+
+// A residual add and its relu over a thread's rows (a dynamic count) steps
+// through each row in 16-float vectors; a per-channel vector broadcasts.
+// CHECK-LABEL: func @add_relu
+// CHECK-SAME: (%[[X:.*]]: memref<?x48xf32>, %[[Y:.*]]: memref<?x48xf32>, %[[B:.*]]: memref<48xf32>, %[[OUT:.*]]: memref<?x48xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %c1
+// CHECK:   scf.for %[[COLUMN:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK:     vector.transfer_read {{.*}} : memref<1x16xf32, {{.*}}>, vector<1x16xf32>
+// CHECK:     vector.transfer_read {{.*}} : memref<1x16xf32, {{.*}}>, vector<1x16xf32>
+// CHECK:     vector.transfer_read {{.*}} : memref<16xf32, {{.*}}>, vector<1x16xf32>
+// CHECK:     arith.maximumf {{.*}} : vector<1x16xf32>
+// CHECK:     vector.transfer_write {{.*}} : vector<1x16xf32>, memref<1x16xf32, {{.*}}>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @add_relu(%x: memref<?x48xf32>, %y: memref<?x48xf32>, %b: memref<48xf32>, %out: memref<?x48xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id, #id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y, %b : memref<?x48xf32>, memref<?x48xf32>, memref<48xf32>) outs(%out : memref<?x48xf32>) {
+  ^bb0(%a: f32, %c: f32, %d: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %t = arith.addf %s, %d : f32
+    %r = arith.maximumf %t, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A dim of 12 goes in vectors of 12 lanes: no step needs a mask.
+// CHECK-LABEL: func @twelve
+// CHECK: scf.for {{.*}} step %c12
+// CHECK: vector.transfer_write {{.*}} : vector<12xf32>, memref<12xf32
+#id1 = affine_map<(d0) -> (d0)>
+func.func @twelve(%x: memref<24xf32>, %out: memref<24xf32>) {
+  linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+      ins(%x : memref<24xf32>) outs(%out : memref<24xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A transposing generic would gather along its innermost dim: it stays.
+// CHECK-LABEL: func @transposing
+// CHECK-NOT: vector.transfer_read
+// CHECK: linalg.generic
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transposing(%x: memref<32x32xf32>, %out: memref<32x32xf32>) {
+  linalg.generic {indexing_maps = [#tr, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<32x32xf32>) outs(%out : memref<32x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.negf %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// So does a reduction.
+// CHECK-LABEL: func @reduction
+// CHECK-NOT: vector.transfer_read
+// CHECK: linalg.generic
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+#r = affine_map<(d0, d1) -> (d0)>
+func.func @reduction(%x: memref<32x32xf32>, %out: memref<32xf32>) {
+  linalg.generic {indexing_maps = [#id3, #r], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<32x32xf32>) outs(%out : memref<32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.addf %a, %o : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A mask of i1 stays scalar: memory holds a byte per element, where a
+// vector of i1 would load packed bits.
+// CHECK-LABEL: func @mask
+// CHECK-NOT: vector.transfer_read
+// CHECK: linalg.generic
+#id4 = affine_map<(d0) -> (d0)>
+func.func @mask(%x: memref<32xf32>, %m: memref<32xi1>, %out: memref<32xf32>) {
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel"]}
+      ins(%x, %m : memref<32xf32>, memref<32xi1>) outs(%out : memref<32xf32>) {
+  ^bb0(%a: f32, %k: i1, %o: f32):
+    %zero = arith.constant 0.0 : f32
+    %r = arith.select %k, %a, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// So does math that becomes a libm call, for scalars only.
+// CHECK-LABEL: func @tan
+// CHECK-NOT: vector.transfer_read
+// CHECK: math.tan
+#id5 = affine_map<(d0) -> (d0)>
+func.func @tan(%x: memref<32xf32>, %out: memref<32xf32>) {
+  linalg.generic {indexing_maps = [#id5, #id5], iterator_types = ["parallel"]}
+      ins(%x : memref<32xf32>) outs(%out : memref<32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.tan %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
