@@ -37,6 +37,30 @@ func.func @planned(%arena: memref<?xi8>, %out: memref<f32>) {
 
 // -----
 
+// A loop that carries the buffer returns it: the copy that reads the loop's
+// result is a use too, and the buffer is freed after it, not after the loop.
+
+// CHECK-LABEL: func.func @carried
+// CHECK: %[[BUFFER:.*]] = memref.alloc() : memref<16xf32>
+// CHECK: %[[RESULT:.*]] = scf.for
+// CHECK: memref.copy %[[RESULT]]
+// CHECK-NEXT: memref.dealloc %[[BUFFER]]
+func.func @carried(%out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %one = arith.constant 1.0 : f32
+  %buffer = memref.alloc() : memref<16xf32>
+  %filled = scf.for %i = %c0 to %c16 step %c1 iter_args(%b = %buffer) -> (memref<16xf32>) {
+    memref.store %one, %b[%i] : memref<16xf32>
+    scf.yield %b : memref<16xf32>
+  }
+  memref.copy %filled, %out : memref<16xf32> to memref<16xf32>
+  return
+}
+
+// -----
+
 // A tiled tensor.pad's padded tile: an allocation from each branch of an
 // scf.if, freed as the if's result after its last use.
 
