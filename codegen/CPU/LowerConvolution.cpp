@@ -1,6 +1,8 @@
 //===- LowerConvolution.cpp - Convolution and its backward -> linalg ------===//
 //
-// Ungrouped convolutions are contractions over the kernel taps of each
+// Ungrouped convolutions are, where weights are prepared (CPU code), 3x3
+// stride-1 ones by Winograd (WinogradConvolution.cpp) and those over small
+// maps on packed weights; else contractions over the kernel taps of each
 // padded, flattened image where that computes few junk columns, else GEMMs
 // over im2col columns, a group of images per GEMM; grouped ones are direct
 // windowed reductions. The backward follows MXNet's formulations: the weight
