@@ -44,6 +44,10 @@ constexpr double kInputT2[] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1
 constexpr double kFilter2[] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
 constexpr double kOutputT2[] = {1, 1, 1, 0, 0, 1, -1, -1};
 
+/// Tiles of side m covering `size` output positions, the last maybe part
+/// past the end.
+int64_t tilesAlong(int64_t size, int64_t m) { return llvm::divideCeil(size, m); }
+
 WinogradMatrices matrices(int64_t tileSide) {
   if (tileSide == 4)
     return {4, kInputT4, kFilter4, kOutputT4};
@@ -112,13 +116,16 @@ AffineMap dimsMap(OpBuilder &b, unsigned loops, ArrayRef<unsigned> dims) {
 }
 
 /// B^T d B of every input tile d of the images (N, C, H, W), padded by
-/// `pad`: (N * tiles, (m + 2)^2, C), a row per tile.
+/// `pad` (and at the end, for the last tiles' positions past the output's):
+/// (N * tiles, (m + 2)^2, C), a row per tile.
 Value transformInput(OpBuilder &b, Location loc, Value images, ArrayRef<int64_t> pad, const WinogradMatrices &t,
                      int64_t tileRows, int64_t tileColumns) {
   RankedTensorType in = tensorType(images);
   int64_t n = in.getDimSize(0), c = in.getDimSize(1), a = t.alpha();
   Type element = in.getElementType();
-  Value padded = padConstant(b, loc, images, {0, 0, pad[0], pad[1]}, {0, 0, pad[0], pad[1]}, 0.0);
+  int64_t highRows = tileRows * t.m + 2 - in.getDimSize(2) - pad[0],
+          highColumns = tileColumns * t.m + 2 - in.getDimSize(3) - pad[1];
+  Value padded = padConstant(b, loc, images, {0, 0, pad[0], pad[1]}, {0, 0, highRows, highColumns}, 0.0);
   Value channelsLast = transposeTo(b, loc, padded, {0, 2, 3, 1});
   int64_t height = tensorType(channelsLast).getDimSize(1);
   // Rows: (N, H, tile columns, nu, C), loops (n, y, x, nu, c).
@@ -143,7 +150,7 @@ Value transformInput(OpBuilder &b, Location loc, Value images, ArrayRef<int64_t>
 /// the output (N, F, H', W'), written channels-first.
 Value transformOutput(OpBuilder &b, Location loc, Value products, const WinogradMatrices &t, RankedTensorType outType) {
   int64_t n = outType.getDimSize(0), f = outType.getDimSize(1), a = t.alpha(), m = t.m;
-  int64_t tileRows = outType.getDimSize(2) / m, tileColumns = outType.getDimSize(3) / m,
+  int64_t tileRows = tilesAlong(outType.getDimSize(2), m), tileColumns = tilesAlong(outType.getDimSize(3), m),
           tiles = n * tileRows * tileColumns;
   Type element = outType.getElementType();
   Value perTap = reshapeTo(b, loc, products, {tiles, a, a, f});
@@ -165,7 +172,12 @@ Value transformOutput(OpBuilder &b, Location loc, Value products, const Winograd
   }
   Value rows = weightedSum(b, loc, {n, tileRows, m, tileColumns, m, f}, terms, dimsMap(b, 6, {0, 1, 3, 4, 5}),
                            coefficients, 2);
-  Value channelsLast = reshapeTo(b, loc, rows, {n, outType.getDimSize(2), outType.getDimSize(3), f});
+  Value channelsLast = reshapeTo(b, loc, rows, {n, tileRows * m, tileColumns * m, f});
+  if (tileRows * m != outType.getDimSize(2) || tileColumns * m != outType.getDimSize(3))
+    channelsLast = b.create<tensor::ExtractSliceOp>(
+        loc, channelsLast, getAsIndexOpFoldResult(b.getContext(), {0, 0, 0, 0}),
+        getAsIndexOpFoldResult(b.getContext(), {n, outType.getDimSize(2), outType.getDimSize(3), f}),
+        getAsIndexOpFoldResult(b.getContext(), {1, 1, 1, 1}));
   return transposeTo(b, loc, channelsLast, {0, 3, 1, 2});
 }
 
@@ -176,6 +188,11 @@ constexpr int64_t kTilesPerGemm = 196;
 /// transformed weight, (m + 2)^2 / 9 times the weight's size, streams from
 /// memory for them (a 4x4 map at batch 1: 4 tiles).
 constexpr int64_t kMinTilesPerGemm = 32;
+/// Positions computed past the output's, at most, as a share of its own: a
+/// 14x14 map in 4x4 tiles computes 16x16 (1.31), so it goes by F(2x2,
+/// 3x3); a 7x7 one computes 8x8 either way, still 1.7 times fewer products
+/// than the direct convolution by F(2x2, 3x3).
+constexpr double kMostWasteOfF4 = 1.15, kMostWasteOfF2 = 1.35;
 /// Fewer channels give each GEMM too short a reduction for the transforms
 /// to pay off (a stem over 3 colour channels).
 constexpr int64_t kMinWinogradChannels = 32;
@@ -190,15 +207,16 @@ std::optional<int64_t> winogradTileSide(RankedTensorType dataType, const Window 
       dataType.getDimSize(1) < kMinWinogradChannels)
     return std::nullopt;
   int64_t n = outType.getDimSize(0), height = outType.getDimSize(2), width = outType.getDimSize(3);
-  for (int64_t m : {4, 2})
-    if (height % m == 0 && width % m == 0 &&
-        winogradImagesPerGemm(n, outType, m) * height * width / (m * m) >= kMinTilesPerGemm)
+  for (auto [m, mostWaste] : {std::pair<int64_t, double>{4, kMostWasteOfF4}, {2, kMostWasteOfF2}}) {
+    int64_t tiles = tilesAlong(height, m) * tilesAlong(width, m);
+    if (tiles * m * m <= mostWaste * height * width && winogradImagesPerGemm(n, outType, m) * tiles >= kMinTilesPerGemm)
       return m;
+  }
   return std::nullopt;
 }
 
 int64_t winogradImagesPerGemm(int64_t batch, RankedTensorType outType, int64_t tileSide) {
-  int64_t tiles = outType.getDimSize(2) * outType.getDimSize(3) / (tileSide * tileSide);
+  int64_t tiles = tilesAlong(outType.getDimSize(2), tileSide) * tilesAlong(outType.getDimSize(3), tileSide);
   int64_t want = std::max<int64_t>(1, kTilesPerGemm / tiles), group = 1;
   for (int64_t g = 1; g <= std::min(batch, want); ++g)
     if (batch % g == 0)
@@ -244,7 +262,7 @@ Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide)
 Value convolveByWinograd(OpBuilder &b, Location loc, Value images, Value transformed, const Window &w,
                          RankedTensorType outType, int64_t tileSide) {
   WinogradMatrices t = matrices(tileSide);
-  int64_t tileRows = outType.getDimSize(2) / t.m, tileColumns = outType.getDimSize(3) / t.m;
+  int64_t tileRows = tilesAlong(outType.getDimSize(2), t.m), tileColumns = tilesAlong(outType.getDimSize(3), t.m);
   Value tiles = transformInput(b, loc, images, w.pad, t, tileRows, tileColumns);
   RankedTensorType tilesType = tensorType(tiles), weightType = tensorType(transformed);
   int64_t rows = tilesType.getDimSize(0), taps = tilesType.getDimSize(1), strips = weightType.getDimSize(1);

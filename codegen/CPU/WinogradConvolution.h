@@ -33,7 +33,8 @@ int64_t winogradImagesPerGemm(int64_t batch, RankedTensorType outType, int64_t t
 Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide);
 
 /// A group of images (N, C, H, W) convolved by the transformed weight
-/// (winogradWeight) into `outType` (N, F, H', W'), H' and W' multiples of m.
+/// (winogradWeight) into `outType` (N, F, H', W'): tiles of m x m cover
+/// the output, the last ones maybe past its end (computed, then dropped).
 Value convolveByWinograd(OpBuilder &b, Location loc, Value images, Value transformed, const Window &w,
                          RankedTensorType outType, int64_t tileSide);
 

@@ -389,3 +389,19 @@ func.func @winograd(%x: tensor<1x32x24x24xf32>, %w: tensor<64x32x3x3xf32>) -> te
   %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 64 : i64, no_bias = true} : (tensor<1x32x24x24xf32>, tensor<64x32x3x3xf32>) -> tensor<1x64x24x24xf32> loc("conv")
   return %0 : tensor<1x64x24x24xf32>
 }
+
+// -----
+
+// A 7x7 map goes in 2x2 tiles that cover 8x8: the input is padded one more
+// row and column at its end, and the extra outputs are dropped before the
+// transpose back. Eight images share each GEMM (128 tiles).
+// WINOGRAD-LABEL: func @winograd_ragged
+// WINOGRAD: symc.prepare = "Winograd F(2x2, 3x3) filter transform, filter strips of 32"
+// WINOGRAD: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 2, 2]
+// WINOGRAD: symc.tap_contraction
+// WINOGRAD: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [8, 7, 7, 32] [1, 1, 1, 1] : tensor<8x8x8x32xf32> to tensor<8x7x7x32xf32>
+// WINOGRAD: linalg.transpose ins(%{{.*}} : tensor<8x7x7x32xf32>) {{.*}} permutation = [0, 3, 1, 2]
+func.func @winograd_ragged(%x: tensor<8x32x7x7xf32>, %w: tensor<32x32x3x3xf32>) -> tensor<8x32x7x7xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 32 : i64, no_bias = true} : (tensor<8x32x7x7xf32>, tensor<32x32x3x3xf32>) -> tensor<8x32x7x7xf32> loc("conv")
+  return %0 : tensor<8x32x7x7xf32>
+}
