@@ -496,7 +496,7 @@ Value convolutionByContraction(OpBuilder &b, Location loc, Value data, Value wei
                                RankedTensorType outType, bool depthwise, bool packWeights) {
   int64_t n = outType.getDimSize(0);
   std::optional<int64_t> winograd =
-      packWeights && !depthwise ? winogradTileSide(tensorType(data), w, /*groups=*/1, outType) : std::nullopt;
+      packWeights && !depthwise ? winogradTileSide(tensorType(data), w, outType) : std::nullopt;
   bool packed = packWeights && !depthwise && !winograd && convolvesByPackedWeights(tensorType(data), w, outType);
   bool byTaps = depthwise || (!packed && !winograd && convolvesByTaps(tensorType(data), w, outType));
   int64_t group = winograd ? winogradImagesPerGemm(n, outType, *winograd)

@@ -98,7 +98,9 @@ def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"
     fill and windowed reduction under its BatchNorm and activation; a pad
     is cut only along dims it does not pad, and each tile pads its own
     slice of the source): a chain runs in one scf.forall, each tile's data
-    still in cache for the next op, and forks threads once. A linalg.transpose that moves the input's
+    still in cache for the next op, and forks threads once. An elementwise
+    generic cut along the dim sym-vectorize-elementwise will vectorize is cut
+    into multiples of 16 there, whole vectors. A linalg.transpose that moves the input's
     innermost dim is then tiled by scf.for loops into 16 x 16 squares of the
     two dims it swaps, so that the input lines a square reads serve all of
     its rows. An op of fewer than `min-iterations` iterations (its reduction

@@ -199,10 +199,9 @@ constexpr int64_t kMinWinogradChannels = 32;
 
 } // namespace
 
-std::optional<int64_t> winogradTileSide(RankedTensorType dataType, const Window &w, int64_t groups,
-                                        RankedTensorType outType) {
+std::optional<int64_t> winogradTileSide(RankedTensorType dataType, const Window &w, RankedTensorType outType) {
   auto is = [](ArrayRef<int64_t> values, int64_t v) { return llvm::all_of(values, [v](int64_t x) { return x == v; }); };
-  if (groups != 1 || w.rank() != 2 || !outType.getElementType().isF32() || !is(w.kernel, 3) || !is(w.stride, 1) ||
+  if (w.rank() != 2 || !outType.getElementType().isF32() || !is(w.kernel, 3) || !is(w.stride, 1) ||
       !is(w.dilate, 1) || outType.getDimSize(1) % kPackedFilters != 0 ||
       dataType.getDimSize(1) < kMinWinogradChannels)
     return std::nullopt;

@@ -19,8 +19,7 @@ namespace symc::cpu {
 
 /// The output tile side m of the F(m x m, 3 x 3) that an ungrouped
 /// convolution of `dataType` into `outType` runs by, if it runs by one.
-std::optional<int64_t> winogradTileSide(RankedTensorType dataType, const Window &w, int64_t groups,
-                                        RankedTensorType outType);
+std::optional<int64_t> winogradTileSide(RankedTensorType dataType, const Window &w, RankedTensorType outType);
 
 /// Images per Winograd GEMM for a batch of `batch` images of `outType`'s
 /// (F, H, W): enough tiles for full register and thread tiles.
