@@ -24,12 +24,14 @@ namespace symc::cpu {
 namespace {
 
 /// What a dim of a value reshaped from the contraction's result indexes in
-/// that result: one of its dims, whole (from position 0); nothing (a unit
-/// dim); or something no per-dim map follows (part of a dim, several dims,
-/// a shifted dim).
+/// that result: one of its dims, whole (from position 0); consecutive dims
+/// whole, flattened (a channels-last output's filters, strips by lanes);
+/// nothing (a unit dim); or something no per-dim map follows (part of a
+/// dim, dims out of order, a shifted dim).
 struct Origin {
-  enum Kind { Whole, Unit, Mixed } kind;
-  unsigned dim = 0;
+  enum Kind { Whole, Flattened, Unit, Mixed } kind;
+  unsigned dim = 0;   // the first, if flattened
+  unsigned count = 1; // dims flattened
 };
 
 /// The reshapes and slices from the contraction's result to the generic
@@ -51,7 +53,8 @@ SmallVector<Origin> throughSlice(tensor::ExtractSliceOp slice, ArrayRef<Origin> 
   for (auto [i, origin] : llvm::enumerate(out)) {
     if (slice.getType().getDimSize(i) == 1)
       origin = {Origin::Unit};
-    else if (slice.getStaticOffsets()[i] != 0)
+    else if (slice.getStaticOffsets()[i] != 0 ||
+             (origin.kind == Origin::Flattened && slice.getType().getDimSize(i) != slice.getSourceType().getDimSize(i)))
       origin = {Origin::Mixed};
   }
   return out;
@@ -69,12 +72,26 @@ SmallVector<Origin> throughExpand(tensor::ExpandShapeOp expand, ArrayRef<Origin>
   return out;
 }
 
+/// The origin of wide dims `wide` flattened: consecutive whole dims in
+/// order flatten to one origin, anything else is mixed.
+Origin flattened(ArrayRef<Origin> wide) {
+  unsigned next = wide.front().dim, count = 0;
+  for (const Origin &origin : wide) {
+    if ((origin.kind != Origin::Whole && origin.kind != Origin::Flattened) || origin.dim != next)
+      return {Origin::Mixed};
+    next += origin.count, count += origin.count;
+  }
+  return {Origin::Flattened, wide.front().dim, count};
+}
+
 SmallVector<Origin> throughCollapse(tensor::CollapseShapeOp collapse, ArrayRef<Origin> in) {
   SmallVector<Origin> out;
   for (ReassociationIndices group : collapse.getReassociationIndices()) {
-    auto wide = llvm::make_filter_range(group, [&](int64_t i) { return in[i].kind != Origin::Unit; });
-    int64_t count = llvm::range_size(wide);
-    out.push_back(count == 0 ? Origin{Origin::Unit} : count == 1 ? in[*wide.begin()] : Origin{Origin::Mixed});
+    SmallVector<Origin> wide;
+    for (int64_t i : group)
+      if (in[i].kind != Origin::Unit)
+        wide.push_back(in[i]);
+    out.push_back(wide.empty() ? Origin{Origin::Unit} : wide.size() == 1 ? wide.front() : flattened(wide));
   }
   return out;
 }
@@ -131,12 +148,15 @@ std::optional<Chain> findChain(Value result) {
 
 /// How an operand of the consumer is read in the contraction's index
 /// space: either by its own dims, each following one dim of the result
-/// (unit dims dropped, each kept dim padded to the result's size), or, laid
-/// out like the consumed value, through the chain undone.
+/// (unit dims dropped, each kept dim padded to the result's size) or
+/// several (the kept dim split into them), or, laid out like the consumed
+/// value, through the chain undone.
 struct Reindexing {
   bool undoChain = false;
   SmallVector<int64_t> kept;     // the operand dims read (the others are unit)
-  SmallVector<AffineExpr> exprs; // of the kept dims, over the result's dims
+  SmallVector<AffineExpr> exprs; // of the kept dims, split, over the result's dims
+  SmallVector<ReassociationIndices> splits; // of the kept dims into the exprs
+  bool split() const { return splits.size() != exprs.size(); }
 };
 
 /// The per-dim reindexing of an operand read by `map`, if every dim it
@@ -148,18 +168,27 @@ std::optional<Reindexing> reindexByDims(AffineMap map, const Chain &chain, Ranke
   llvm::SmallBitVector used(resultType.getRank());
   for (auto [i, expr] : llvm::enumerate(map.getResults())) {
     Origin origin = chain.origins[cast<AffineDimExpr>(expr).getPosition()];
-    if (origin.kind == Origin::Mixed || (origin.kind == Origin::Whole && used.test(origin.dim)))
+    if (origin.kind == Origin::Mixed || (origin.kind != Origin::Unit && used.test(origin.dim)))
       return std::nullopt;
     if (origin.kind == Origin::Unit)
       continue;
-    used.set(origin.dim);
     r.kept.push_back(i);
-    r.exprs.push_back(getAffineDimExpr(origin.dim, map.getContext()));
+    ReassociationIndices split;
+    for (unsigned dim = origin.dim; dim < origin.dim + origin.count; ++dim) {
+      used.set(dim);
+      split.push_back(r.exprs.size());
+      r.exprs.push_back(getAffineDimExpr(dim, map.getContext()));
+    }
+    r.splits.push_back(split);
   }
-  for (auto [dim, expr] : llvm::zip(r.kept, r.exprs))
-    if (operandType.getDimSize(dim) != resultType.getDimSize(cast<AffineDimExpr>(expr).getPosition()) &&
-        r.kept.size() > 1)
+  // Only a vector read by one result dim may need padding to its size.
+  for (auto [dim, split] : llvm::zip(r.kept, r.splits)) {
+    int64_t size = 1;
+    for (int64_t e : split)
+      size *= resultType.getDimSize(cast<AffineDimExpr>(r.exprs[e]).getPosition());
+    if (operandType.getDimSize(dim) != size && (r.kept.size() > 1 || r.split()))
       return std::nullopt;
+  }
   return r;
 }
 
@@ -202,6 +231,13 @@ Value reindexed(OpBuilder &b, Location loc, Value operand, const Reindexing &r, 
     SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), strides(type.getRank(), b.getIndexAttr(1));
     operand = b.create<tensor::ExtractSliceOp>(loc, reduced, operand, offsets,
                                                getAsIndexOpFoldResult(b.getContext(), type.getShape()), strides);
+  }
+  if (r.split()) {
+    SmallVector<int64_t> shape;
+    for (AffineExpr e : r.exprs)
+      shape.push_back(resultType.getDimSize(cast<AffineDimExpr>(e).getPosition()));
+    return b.create<tensor::ExpandShapeOp>(loc, RankedTensorType::get(shape, type.getElementType()), operand,
+                                           r.splits);
   }
   if (r.kept.size() != 1)
     return operand;

@@ -228,8 +228,8 @@ Value matmulTransposedB(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   return transposeTo(b, loc, matmul(b, loc, rhs, lhs, false, /*transB=*/true), {1, 0});
 }
 
-Value addBias(OpBuilder &b, Location loc, Value data, Value bias) {
-  return mapAlongAxis(b, loc, data, 1, bias, addFn);
+Value addBias(OpBuilder &b, Location loc, Value data, Value bias, int64_t axis) {
+  return mapAlongAxis(b, loc, data, axis, bias, addFn);
 }
 
 Window::Window(ArrayRef<int64_t> k, ArrayRef<int64_t> s, ArrayRef<int64_t> d, ArrayRef<int64_t> p) : kernel(k) {

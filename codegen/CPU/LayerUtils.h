@@ -30,8 +30,8 @@ Value tapContraction(OpBuilder &b, Location loc, ValueRange inputs, llvm::ArrayR
                      llvm::ArrayRef<mlir::AffineMap> maps, llvm::ArrayRef<mlir::utils::IteratorType> iterators);
 /// Filters per strip of packed weights: a 512-bit register tile's columns.
 constexpr int64_t kPackedFilters = 32;
-/// Adds a per-channel `bias` along dim 1.
-Value addBias(OpBuilder &b, Location loc, Value data, Value bias);
+/// Adds a per-channel `bias` along dim `axis`.
+Value addBias(OpBuilder &b, Location loc, Value data, Value bias, int64_t axis = 1);
 
 /// Per-spatial-dim window parameters, defaulted as MXNet does.
 struct Window {

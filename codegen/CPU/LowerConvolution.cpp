@@ -507,13 +507,14 @@ Value convolutionByContraction(OpBuilder &b, Location loc, Value data, Value wei
   groupShape[0] = group;
   auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
   Value source = byTaps || winograd ? data : padForWindow(b, loc, data, w);
-  Value preparedWeight = winograd ? winogradWeight(b, loc, weight, *winograd)
+  Value preparedWeight = winograd ? winogradWeight(b, loc, weight, *winograd, /*channelsLast=*/false)
                          : packed ? packWeight(b, loc, weight)
                                   : Value();
   return foldImageGroups(b, loc, source, group, emptyLike(b, loc, outType),
                          [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
                            Value result =
-                               winograd ? convolveByWinograd(nested, l, images[0], preparedWeight, w, groupOut, *winograd)
+                               winograd ? convolveByWinograd(nested, l, images[0], preparedWeight, w, groupOut, *winograd,
+                                                             /*channelsLast=*/false)
                                : byTaps ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut, depthwise)
                                : packed ? convolveImagePacked(nested, l, images[0], preparedWeight, w, groupOut)
                                : group == 1 ? convolveImageByRowBlocks(nested, l, images[0], weight, w, groupOut)
@@ -578,6 +579,162 @@ Value groupedConvolution(OpBuilder &b, Location loc, Value data, Value weight, c
   return reshapeTo(b, loc, out, outType.getShape());
 }
 
+//===----------------------------------------------------------------------===//
+// Channels-last (NHWC) convolutions
+//===----------------------------------------------------------------------===//
+
+/// `type` (N, H, W, C) as channels-first (N, C, H, W): the shape that the
+/// choices made channels-first (Winograd's) are made on.
+RankedTensorType channelsFirst(RankedTensorType type) {
+  ArrayRef<int64_t> s = type.getShape();
+  return RankedTensorType::get({s[0], s[3], s[1], s[2]}, type.getElementType());
+}
+
+/// `data` (N, H, W, C) zero-padded around its spatial dims for the window.
+Value padChannelsLast(OpBuilder &b, Location loc, Value data, const Window &w) {
+  SmallVector<int64_t> pad{0, w.pad[0], w.pad[1], 0};
+  return padConstant(b, loc, data, pad, pad, 0.0);
+}
+
+/// The depthwise weight (C, kh, kw, 1) as rows of taps (kh * kw, C), each
+/// tap's weights one vector along the channels. Marked for the prepare entry.
+Value depthwiseTapRows(OpBuilder &b, Location loc, Value weight) {
+  RankedTensorType type = tensorType(weight);
+  int64_t c = type.getDimSize(0);
+  Value rows = transposeTo(b, loc, reshapeTo(b, loc, weight, {c, type.getNumElements() / c}), {1, 0});
+  rows.getDefiningOp()->setAttr(kPrepareAttr, b.getStringAttr("depthwise taps, channels last"));
+  return rows;
+}
+
+/// A depthwise convolution channels-last: out[n, y, x, c] = sum over taps
+/// (i, j) of in[n, y s + i d, x s + j d, c] * W[c, i, j], the input padded.
+/// One elementwise op over the output, its taps unrolled, each reading a
+/// strided view of the input the output's shape and a vector of weights
+/// along the channels; the BatchNorm and activation after it fuse into it.
+Value depthwiseChannelsLast(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
+                            RankedTensorType outType) {
+  Value padded = padChannelsLast(b, loc, data, w);
+  Value taps = depthwiseTapRows(b, loc, weight);
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), outType.getShape()),
+                            strides = getAsIndexOpFoldResult(b.getContext(), {1, w.stride[0], w.stride[1], 1});
+  AffineMap identity = b.getMultiDimIdentityMap(4);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (int64_t i = 0; i < w.kernel[0]; ++i)
+    for (int64_t j = 0; j < w.kernel[1]; ++j) {
+      SmallVector<int64_t> offsets{0, i * w.dilate[0], j * w.dilate[1], 0};
+      inputs.push_back(b.create<tensor::ExtractSliceOp>(loc, padded, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                                        sizes, strides));
+      maps.push_back(identity);
+    }
+  size_t count = inputs.size();
+  for (size_t t = 0; t < count; ++t) {
+    inputs.push_back(taps);
+    maps.push_back(AffineMap::get(4, 0, {b.getAffineConstantExpr(t), b.getAffineDimExpr(3)}, b.getContext()));
+  }
+  return mapWithMaps(b, loc, outType, inputs, maps, [count](OpBuilder &nb, Location l, ValueRange args) {
+    Value sum = mul(nb, l, args[0], args[count]);
+    for (size_t k = 1; k < count; ++k)
+      sum = nb.create<math::FmaOp>(l, args[k], args[count + k], sum);
+    return sum;
+  });
+}
+
+/// A 1x1, stride-1, unpadded window: its rows are the image's positions.
+bool isPointwise(const Window &w) {
+  auto ones = [](ArrayRef<int64_t> v) { return llvm::all_of(v, [](int64_t x) { return x == 1; }); };
+  return ones(w.kernel) && ones(w.stride) && llvm::all_of(w.pad, [](int64_t p) { return p == 0; });
+}
+
+/// The rows of the window values of each output position of `images` (N,
+/// H, W, C): (N * H' * W', kh * kw * C), in the order of the weight (F, kh,
+/// kw, C)'s rows, each a run of whole channel vectors.
+Value channelsLastPatchRows(OpBuilder &b, Location loc, Value images, const Window &w, RankedTensorType outType) {
+  Value padded = padChannelsLast(b, loc, images, w);
+  ArrayRef<int64_t> out = outType.getShape();
+  int64_t c = tensorType(images).getDimSize(3);
+  // Loops (n, y, x, i, j, c), the rows tensor's dims.
+  SmallVector<int64_t> shape{out[0], out[1], out[2], w.kernel[0], w.kernel[1], c};
+  AffineMap read = AffineMap::get(6, 0,
+                                  {b.getAffineDimExpr(0), windowExpr(b, w, 0, 1, 3), windowExpr(b, w, 1, 2, 4),
+                                   b.getAffineDimExpr(5)},
+                                  b.getContext());
+  Value rows = mapWithMaps(b, loc, RankedTensorType::get(shape, outType.getElementType()), padded, read,
+                           [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  return reshapeTo(b, loc, rows, {out[0] * out[1] * out[2], w.kernel[0] * w.kernel[1] * c});
+}
+
+/// The weight (F, kh, kw, C) as the channels-last kernels read it: packed
+/// in strips of filters (packWeight) where they are whole, else as the
+/// matrix (kh * kw * C, F). Marked for the prepare entry.
+Value channelsLastWeight(OpBuilder &b, Location loc, Value weight) {
+  RankedTensorType type = tensorType(weight);
+  int64_t f = type.getDimSize(0);
+  if (f % kPackedFilters == 0)
+    return packWeight(b, loc, weight);
+  Value columns = transposeTo(b, loc, reshapeTo(b, loc, weight, {f, type.getNumElements() / f}), {1, 0});
+  columns.getDefiningOp()->setAttr(kPrepareAttr, b.getStringAttr("filters last"));
+  return columns;
+}
+
+/// Images (N, H, W, C) convolved by the weight as channelsLastWeight lays
+/// it out: their rows (the images themselves for a pointwise window) times
+/// each strip, (P, F / 32, 32), or times the matrix, (P, F), is the output
+/// (N, H', W', F) as it is laid out: no transpose on either side.
+Value convolveRowsChannelsLast(OpBuilder &b, Location loc, Value images, Value packed, const Window &w,
+                               RankedTensorType outType) {
+  Value rows = isPointwise(w) ? b.create<tensor::CollapseShapeOp>(loc, images,
+                                                                  SmallVector<ReassociationIndices>{{0, 1, 2}, {3}})
+                              : channelsLastPatchRows(b, loc, images, w, outType);
+  if (tensorType(packed).getRank() == 2)
+    return b.create<tensor::ExpandShapeOp>(loc, outType, matmul(b, loc, rows, packed, false, false),
+                                           SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+  int64_t positions = tensorType(rows).getDimSize(0), strips = tensorType(packed).getDimSize(0);
+  AffineExpr p, strip, lane, k;
+  bindDims(b.getContext(), p, strip, lane, k);
+  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(4, 0, results, b.getContext()); };
+  Value product = tapContraction(b, loc, {rows, packed}, {positions, strips, kPackedFilters},
+                                 {map({p, k}), map({strip, k, lane}), map({p, strip, lane})},
+                                 {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+                                  IteratorType::reduction});
+  // (P, F / 32, 32) -> (N, H', W', F / 32, 32) -> (N, H', W', F): reshapes
+  // that keep the filters' dims apart from the positions', which the
+  // epilogue's per-filter operands follow (Epilogues.cpp).
+  ArrayRef<int64_t> out = outType.getShape();
+  auto split = RankedTensorType::get({out[0], out[1], out[2], strips, kPackedFilters}, outType.getElementType());
+  Value perImage = b.create<tensor::ExpandShapeOp>(loc, split, product,
+                                                 SmallVector<ReassociationIndices>{{0, 1, 2}, {3}, {4}});
+  return b.create<tensor::CollapseShapeOp>(loc, outType, perImage,
+                                           SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+}
+
+/// An ungrouped convolution channels-last: by Winograd where the
+/// channels-first one would go by it, else by rows of packed filters; a
+/// group of images at a time where each needs a copy of its windows.
+Value ungroupedChannelsLast(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
+                            RankedTensorType outType) {
+  int64_t n = outType.getDimSize(0);
+  RankedTensorType firstOut = channelsFirst(outType);
+  std::optional<int64_t> winograd = winogradTileSide(channelsFirst(tensorType(data)), w, firstOut);
+  int64_t group = winograd              ? winogradImagesPerGemm(n, firstOut, *winograd)
+                  : isPointwise(w)      ? n
+                                        : imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(3)));
+  Value prepared = winograd ? winogradWeight(b, loc, weight, *winograd, /*channelsLast=*/true)
+                            : channelsLastWeight(b, loc, weight);
+  SmallVector<int64_t> groupShape(outType.getShape());
+  groupShape[0] = group;
+  auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
+  return foldImageGroups(b, loc, data, group, emptyLike(b, loc, outType),
+                         [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
+                           Value result = winograd ? convolveByWinograd(nested, l, images[0], prepared, w,
+                                                                        channelsFirst(groupOut), *winograd,
+                                                                        /*channelsLast=*/true)
+                                                   : convolveRowsChannelsLast(nested, l, images[0], prepared, w,
+                                                                              groupOut);
+                           return group == n ? result : insertImages(nested, l, result, acc, first);
+                         });
+}
+
 /// Ungrouped convolutions are GEMMs over im2col columns (or, over 1x1
 /// images, the product FullyConnected computes, which streams the weight
 /// once for few images); depthwise ones contractions by taps where they
@@ -595,16 +752,37 @@ Value convolve(OpBuilder &b, Location loc, Value data, Value weight, const Windo
   return groupedConvolution(b, loc, data, weight, w, groups, outType);
 }
 
+/// A channels-last convolution through the channels-first one: data and
+/// weight transposed to it, its result transposed back.
+Value throughChannelsFirst(OpBuilder &b, Location loc, Value data, Value weight, const Window &w, int64_t groups,
+                           RankedTensorType outType, bool packWeights) {
+  SmallVector<int64_t> toFirst{0, 3, 1, 2};
+  Value out = convolve(b, loc, transposeTo(b, loc, data, toFirst), transposeTo(b, loc, weight, toFirst), w, groups,
+                       channelsFirst(outType), packWeights);
+  return transposeTo(b, loc, out, {0, 2, 3, 1});
+}
+
+Value convolveChannelsLast(OpBuilder &b, Location loc, sym::ConvolutionOp op, const Window &w,
+                           const LoweringOptions &options) {
+  Value data = op.getData(), weight = op.getWeight();
+  RankedTensorType outType = tensorType(op.getOutput());
+  int64_t groups = op.getNumGroup();
+  if (!options.packWeights || !hasChannelsLastKernel(op))
+    return throughChannelsFirst(b, loc, data, weight, w, groups, outType, options.packWeights);
+  return groups > 1 ? depthwiseChannelsLast(b, loc, data, weight, w, outType)
+                    : ungroupedChannelsLast(b, loc, data, weight, w, outType);
+}
+
 Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op, const LoweringOptions &options) {
   Location loc = op.getLoc();
-  if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW"}, *op.getLayout()))
-    return op.emitError("the CPU backend supports channel-first layouts only, got ")
-           << *op.getLayout();
+  if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW", "NHWC"}, *op.getLayout()))
+    return op.emitError("the CPU backend supports channel-first layouts and NHWC only, got ") << *op.getLayout();
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
-  Value out = convolve(b, loc, op.getData(), op.getWeight(), w, op.getNumGroup(), tensorType(op.getOutput()),
-                       options.packWeights);
+  Value out = op.isChannelsLast() ? convolveChannelsLast(b, loc, op, w, options)
+                                  : convolve(b, loc, op.getData(), op.getWeight(), w, op.getNumGroup(),
+                                             tensorType(op.getOutput()), options.packWeights);
   if (op.getBias())
-    out = addBias(b, loc, out, op.getBias());
+    out = addBias(b, loc, out, op.getBias(), op.channelDim());
   return SmallVector<Value>{out};
 }
 
@@ -1235,6 +1413,17 @@ Lowered lowerBilinearUpSampling(OpBuilder &b, sym::UpSamplingOp op) {
 }
 
 } // namespace
+
+bool hasChannelsLastKernel(sym::ConvolutionOp op) {
+  auto data = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (op.getKernel().size() != 2 || !data || !data.hasStaticShape() || !data.getElementType().isF32())
+    return false;
+  int64_t channels = data.getDimSize(op.channelDim()), filters = op.getNumFilter(), groups = op.getNumGroup();
+  bool depthwise = groups > 1 && groups == channels && groups == filters;
+  // Over 1x1 images both layouts are one: FullyConnected's product serves.
+  bool singlePosition = data.getDimSize(op.spatialDim(0)) == 1 && data.getDimSize(op.spatialDim(1)) == 1;
+  return depthwise || (groups == 1 && !singlePosition);
+}
 
 std::optional<Lowered> lowerConvolutionOp(Operation *op, OpBuilder &b, const LoweringOptions &options) {
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)

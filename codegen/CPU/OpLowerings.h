@@ -10,6 +10,10 @@
 #include "codegen/CPU/LoweringUtils.h"
 #include <optional>
 
+namespace mlir::sym {
+class ConvolutionOp;
+} // namespace mlir::sym
+
 namespace symc::cpu {
 
 /// Ops that draw random numbers where they run (LowerRandom.cpp); the
@@ -31,6 +35,10 @@ struct LoweringOptions {
   bool packWeights = false;
 };
 std::optional<Lowered> lowerConvolutionOp(mlir::Operation *op, OpBuilder &b, const LoweringOptions &options);
+/// Whether a convolution, either layout, has a channels-last kernel of its
+/// own (on prepared weights): 2-d f32 depthwise and ungrouped ones. Others
+/// run channels-last through transposes.
+bool hasChannelsLastKernel(mlir::sym::ConvolutionOp op);
 std::optional<Lowered> lowerShapeOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerReductionOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerDetectionOp(mlir::Operation *op, OpBuilder &b);

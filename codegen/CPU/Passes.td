@@ -28,6 +28,23 @@ def SymLowerToLinalg : Pass<"sym-lower-to-linalg", "::mlir::ModuleOp"> {
   ];
 }
 
+def SymChannelsLast : Pass<"sym-channels-last", "::mlir::func::FuncOp"> {
+  let summary = "Run convolutions channels-last (NHWC) and the layers between them too";
+  let description = [{
+    Each 2-d convolution the CPU lowering has a channels-last kernel for
+    (hasChannelsLastKernel: depthwise ones, ungrouped ones over whole strips
+    of filters) becomes an NHWC Convolution between transposes: its data and
+    weight to NHWC, its result back to NCHW. The transposes back then sink
+    through the elementwise ops and BatchNorms after it (which go
+    channels-last themselves, BatchNorm's axis moved), and a transpose of a
+    transpose folds, so that between consecutive such layers none is left:
+    transposes remain only where the graph enters and leaves channels-last
+    (the input, a pooling, the outputs). Functions that train (ops marked
+    sym.is_train, backward ops) are left as they are: their saved
+    activations are read channels-first.
+  }];
+}
+
 def SymChunkBatch : Pass<"sym-chunk-batch", "::mlir::func::FuncOp"> {
   let summary = "Run the sym ops that see a dynamic batch dim in loops over static chunks";
   let description = [{

@@ -119,10 +119,12 @@ std::string sizes(unsigned batchDims, std::initializer_list<int64_t> rest, int64
 
 /// An epilogue (fuseEpilogue) scheduled with its contraction: the operand
 /// number of its init (the contraction's result), its thread tile sizes
-/// (the contraction's rows and columns), and the columns of its vectors.
+/// (the contraction's, over the rows, any middle dims and the columns), and
+/// the columns of its vectors.
 struct EpilogueTiling {
   unsigned initOperand;
-  int64_t mt, nt, nr;
+  SmallVector<int64_t> threadSizes;
+  int64_t nr;
 };
 
 /// Marks an epilogue, for its schedule to find it among its thread tile's ops.
@@ -138,19 +140,23 @@ std::string epilogueThreadTileScript(int64_t id, const EpilogueTiling &e) {
     %init{0} = transform.get_producer_of_operand %op{0}[2] : (!transform.any_op) -> !transform.any_op
     %thread{0}, %forall{0} = transform.structured.fuse_into_containing_op %op{0} into %forall{0}e : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )",
-                       id, e.initOperand, joined({e.mt, e.nt}))
+                       id, e.initOperand, joined(e.threadSizes))
       .str();
 }
 
 /// The script fragment that vectorizes the epilogue of thread tile `id`,
 /// a row of NR columns at a time.
 std::string epilogueVectorizeScript(int64_t id, const EpilogueTiling &e) {
+  size_t rank = e.threadSizes.size();
+  SmallVector<int64_t> rowSizes(rank, 1);
+  rowSizes.back() = e.nr;
   return llvm::formatv(R"(
     %epitile{0} = transform.structured.match attributes {{{1}} in %forall{0}b : (!transform.any_op) -> !transform.any_op
-    %epirow{0}, %epiloops{0}:2 = transform.structured.tile_using_for %epitile{0} tile_sizes [1, {2}] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
-    transform.structured.vectorize %epirow{0} vector_sizes [1, {2}] : !transform.any_op
+    %epirow{0}, %epiloops{0}:{3} = transform.structured.tile_using_for %epitile{0} tile_sizes {2} : (!transform.any_op) -> ({4})
+    transform.structured.vectorize %epirow{0} vector_sizes {2} : !transform.any_op
 )",
-                       id, kEpilogueAttr, e.nr)
+                       id, kEpilogueAttr, joined(rowSizes), rank,
+                       llvm::join(SmallVector<std::string>(rank + 1, "!transform.any_op"), ", "))
       .str();
 }
 
@@ -561,15 +567,22 @@ std::string vectorizeFoldedScript(int64_t id) {
       .str();
 }
 
+/// A tap contraction's thread tile: MT rows by NT columns, one of each
+/// middle dim.
+SmallVector<int64_t> tapThreadSizes(const TapTiling &t) {
+  SmallVector<int64_t> sizes(t.parallel, 1);
+  sizes.front() = t.mt, sizes.back() = t.nt;
+  return sizes;
+}
+
 /// The script fragment that tiles tap contraction `id`: thread tiles (one
 /// tap each), maybe a chunk of the last reduction, register tiles (j outside
 /// i), unit steps over every reduction loop, which then fold away with the
 /// taps' unit dims to leave an MR x NR outer product to vectorize.
 std::string tapTileScript(int64_t id, const TapTiling &t, const std::optional<EpilogueTiling> &epilogue) {
   unsigned loops = t.parallel + t.reductions;
-  SmallVector<int64_t> threadSizes(t.parallel, 1), registerSizes(t.parallel, 0), steps(t.parallel, 0),
+  SmallVector<int64_t> threadSizes = tapThreadSizes(t), registerSizes(t.parallel, 0), steps(t.parallel, 0),
       order{t.parallel - 1, 0};
-  threadSizes.front() = t.mt, threadSizes.back() = t.nt;
   registerSizes.front() = t.mr, registerSizes.back() = t.nr;
   steps.append(t.reductions, 1);
   for (unsigned i = 1; i < loops; ++i)
@@ -719,9 +732,9 @@ struct Scheduled {
 
 /// Marks `epilogue` for its schedule and tiles it as its contraction's
 /// thread tiles, `mt` x `nt`, in vectors of `nr` columns.
-EpilogueTiling epilogueTilingOf(linalg::GenericOp epilogue, int64_t mt, int64_t nt, int64_t nr) {
+EpilogueTiling epilogueTilingOf(linalg::GenericOp epilogue, ArrayRef<int64_t> threadSizes, int64_t nr) {
   epilogue->setAttr(kEpilogueAttr, UnitAttr::get(epilogue.getContext()));
-  return {epilogue.getDpsInitOperand(0)->getOperandNumber(), mt, nt, nr};
+  return {epilogue.getDpsInitOperand(0)->getOperandNumber(), SmallVector<int64_t>(threadSizes), nr};
 }
 
 struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsPass> {
@@ -767,7 +780,7 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
       // (Whole thread tiles only: the epilogue's vectors have no masks.)
       if (tiling.batchDims == 0 && !tiling.peelI && !tiling.peelJ && !tiling.chunkK && epilogues)
         if (linalg::GenericOp epilogue = fuseEpilogue(op))
-          root = epilogue, epilogueTiling = epilogueTilingOf(epilogue, tiling.mt, tiling.nt, tiling.nr);
+          root = epilogue, epilogueTiling = epilogueTilingOf(epilogue, {tiling.mt, tiling.nt}, tiling.nr);
       add(op, root, [&](int64_t id) { return tileScript(id, tiling, epilogueTiling); });
     }
     for (linalg::LinalgOp original : taps) {
@@ -775,9 +788,9 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
       linalg::LinalgOp op = padTapContraction(original, tiling);
       std::optional<EpilogueTiling> epilogueTiling;
       Operation *root = op;
-      if (tiling.parallel == 2 && epilogues)
+      if (epilogues)
         if (linalg::GenericOp epilogue = fuseEpilogue(op))
-          root = epilogue, epilogueTiling = epilogueTilingOf(epilogue, tiling.mt, tiling.nt, tiling.nr);
+          root = epilogue, epilogueTiling = epilogueTilingOf(epilogue, tapThreadSizes(tiling), tiling.nr);
       add(op, root, [&](int64_t id) { return tapTileScript(id, tiling, epilogueTiling); });
     }
     for (linalg::LinalgOp op : lanes) {

@@ -115,23 +115,29 @@ AffineMap dimsMap(OpBuilder &b, unsigned loops, ArrayRef<unsigned> dims) {
   return AffineMap::get(loops, 0, exprs, b.getContext());
 }
 
-/// B^T d B of every input tile d of the images (N, C, H, W), padded by
-/// `pad` (and at the end, for the last tiles' positions past the output's):
-/// (N * tiles, (m + 2)^2, C), a row per tile.
+/// B^T d B of every input tile d of the images (N, C, H, W), or (N, H, W,
+/// C) if `channelsLast`, padded by `pad` (and at the end, for the last
+/// tiles' positions past the output's): (N * tiles, (m + 2)^2, C), a row
+/// per tile.
 Value transformInput(OpBuilder &b, Location loc, Value images, ArrayRef<int64_t> pad, const WinogradMatrices &t,
-                     int64_t tileRows, int64_t tileColumns) {
+                     int64_t tileRows, int64_t tileColumns, bool channelsLast) {
   RankedTensorType in = tensorType(images);
-  int64_t n = in.getDimSize(0), c = in.getDimSize(1), a = t.alpha();
+  unsigned rowDim = channelsLast ? 1 : 2;
+  int64_t n = in.getDimSize(0), c = in.getDimSize(channelsLast ? 3 : 1), a = t.alpha();
   Type element = in.getElementType();
-  int64_t highRows = tileRows * t.m + 2 - in.getDimSize(2) - pad[0],
-          highColumns = tileColumns * t.m + 2 - in.getDimSize(3) - pad[1];
-  Value padded = padConstant(b, loc, images, {0, 0, pad[0], pad[1]}, {0, 0, highRows, highColumns}, 0.0);
-  Value channelsLast = transposeTo(b, loc, padded, {0, 2, 3, 1});
-  int64_t height = tensorType(channelsLast).getDimSize(1);
+  int64_t highRows = tileRows * t.m + 2 - in.getDimSize(rowDim) - pad[0],
+          highColumns = tileColumns * t.m + 2 - in.getDimSize(rowDim + 1) - pad[1];
+  SmallVector<int64_t> low(4, 0), high(4, 0);
+  low[rowDim] = pad[0], low[rowDim + 1] = pad[1];
+  high[rowDim] = highRows, high[rowDim + 1] = highColumns;
+  Value padded = padConstant(b, loc, images, low, high, 0.0);
+  if (!channelsLast)
+    padded = transposeTo(b, loc, padded, {0, 2, 3, 1});
+  int64_t height = tensorType(padded).getDimSize(1);
   // Rows: (N, H, tile columns, nu, C), loops (n, y, x, nu, c).
   SmallVector<Value> terms, coefficients;
   for (int64_t j = 0; j < a; ++j) {
-    terms.push_back(everyNth(b, loc, channelsLast, 2, j, tileColumns, t.m));
+    terms.push_back(everyNth(b, loc, padded, 2, j, tileColumns, t.m));
     coefficients.push_back(matrixColumn(b, loc, t.inputT, a, j, element));
   }
   Value rows = weightedSum(b, loc, {n, height, tileColumns, a, c}, terms, dimsMap(b, 5, {0, 1, 2, 4}), coefficients, 3);
@@ -147,8 +153,10 @@ Value transformInput(OpBuilder &b, Location loc, Value images, ArrayRef<int64_t>
 }
 
 /// A^T M A of the products M (tiles, (m + 2)^2, F) of the images' tiles:
-/// the output (N, F, H', W'), written channels-first.
-Value transformOutput(OpBuilder &b, Location loc, Value products, const WinogradMatrices &t, RankedTensorType outType) {
+/// the output (N, F, H', W'), written channels-first unless `channelsLast`
+/// (N, H', W', F).
+Value transformOutput(OpBuilder &b, Location loc, Value products, const WinogradMatrices &t, RankedTensorType outType,
+                      bool channelsLast) {
   int64_t n = outType.getDimSize(0), f = outType.getDimSize(1), a = t.alpha(), m = t.m;
   int64_t tileRows = tilesAlong(outType.getDimSize(2), m), tileColumns = tilesAlong(outType.getDimSize(3), m),
           tiles = n * tileRows * tileColumns;
@@ -163,7 +171,7 @@ Value transformOutput(OpBuilder &b, Location loc, Value products, const Winograd
   Value half = weightedSum(b, loc, {tiles, a, m, f}, terms, dimsMap(b, 4, {0, 1, 3}), coefficients, 2);
   // Along xi: (N, tile rows, m, tile columns, m, F), loops (n, y, row, x,
   // col, f), channels last like every step before, so that each reads and
-  // writes whole vectors; then one transpose to channels-first.
+  // writes whole vectors; then, channels-first, one transpose.
   Value perImage = reshapeTo(b, loc, half, {n, tileRows, tileColumns, a, m, f});
   terms.clear(), coefficients.clear();
   for (int64_t xi = 0; xi < a; ++xi) {
@@ -172,13 +180,13 @@ Value transformOutput(OpBuilder &b, Location loc, Value products, const Winograd
   }
   Value rows = weightedSum(b, loc, {n, tileRows, m, tileColumns, m, f}, terms, dimsMap(b, 6, {0, 1, 3, 4, 5}),
                            coefficients, 2);
-  Value channelsLast = reshapeTo(b, loc, rows, {n, tileRows * m, tileColumns * m, f});
+  Value result = reshapeTo(b, loc, rows, {n, tileRows * m, tileColumns * m, f});
   if (tileRows * m != outType.getDimSize(2) || tileColumns * m != outType.getDimSize(3))
-    channelsLast = b.create<tensor::ExtractSliceOp>(
-        loc, channelsLast, getAsIndexOpFoldResult(b.getContext(), {0, 0, 0, 0}),
+    result = b.create<tensor::ExtractSliceOp>(
+        loc, result, getAsIndexOpFoldResult(b.getContext(), {0, 0, 0, 0}),
         getAsIndexOpFoldResult(b.getContext(), {n, outType.getDimSize(2), outType.getDimSize(3), f}),
         getAsIndexOpFoldResult(b.getContext(), {1, 1, 1, 1}));
-  return transposeTo(b, loc, channelsLast, {0, 3, 1, 2});
+  return channelsLast ? result : transposeTo(b, loc, result, {0, 3, 1, 2});
 }
 
 /// Tiles per Winograd GEMM worth its register and thread tiles: a 56x56
@@ -223,10 +231,10 @@ int64_t winogradImagesPerGemm(int64_t batch, RankedTensorType outType, int64_t t
   return group;
 }
 
-Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide) {
+Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide, bool channelsLast) {
   WinogradMatrices t = matrices(tileSide);
   RankedTensorType type = tensorType(weight);
-  int64_t f = type.getDimSize(0), c = type.getDimSize(1), a = t.alpha();
+  int64_t f = type.getDimSize(0), c = type.getDimSize(channelsLast ? 3 : 1), a = t.alpha();
   Type element = type.getElementType();
   // left[e, i] = G[e / a, i] and right[e, j] = G[e % a, j] for e = (xi, nu).
   SmallVector<float> left, right;
@@ -246,7 +254,10 @@ Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide)
   Value result = buildGeneric(
       b, loc, {leftFactor, rightFactor, weight},
       zeros(b, loc, {a * a, f / kPackedFilters, c, kPackedFilters}, element),
-      {map({e, i}), map({e, j}), map({strip * kPackedFilters + lane, channel, i, j}), map({e, strip, channel, lane})},
+      {map({e, i}), map({e, j}),
+       map(channelsLast ? ArrayRef<AffineExpr>{strip * kPackedFilters + lane, i, j, channel}
+                        : ArrayRef<AffineExpr>{strip * kPackedFilters + lane, channel, i, j}),
+       map({e, strip, channel, lane})},
       {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
        IteratorType::reduction, IteratorType::reduction},
       [](OpBuilder &nb, Location l, ValueRange args) {
@@ -259,10 +270,10 @@ Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide)
 }
 
 Value convolveByWinograd(OpBuilder &b, Location loc, Value images, Value transformed, const Window &w,
-                         RankedTensorType outType, int64_t tileSide) {
+                         RankedTensorType outType, int64_t tileSide, bool channelsLast) {
   WinogradMatrices t = matrices(tileSide);
   int64_t tileRows = tilesAlong(outType.getDimSize(2), t.m), tileColumns = tilesAlong(outType.getDimSize(3), t.m);
-  Value tiles = transformInput(b, loc, images, w.pad, t, tileRows, tileColumns);
+  Value tiles = transformInput(b, loc, images, w.pad, t, tileRows, tileColumns, channelsLast);
   RankedTensorType tilesType = tensorType(tiles), weightType = tensorType(transformed);
   int64_t rows = tilesType.getDimSize(0), taps = tilesType.getDimSize(1), strips = weightType.getDimSize(1);
   // products[tile, e, strip, lane] = sum over c of tiles[tile, e, c] * U[e, strip, c, lane].
@@ -273,7 +284,7 @@ Value convolveByWinograd(OpBuilder &b, Location loc, Value images, Value transfo
                                   {map({tile, e, c}), map({e, strip, c, lane}), map({tile, e, strip, lane})},
                                   {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
                                    IteratorType::parallel, IteratorType::reduction});
-  return transformOutput(b, loc, products, t, outType);
+  return transformOutput(b, loc, products, t, outType, channelsLast);
 }
 
 } // namespace symc::cpu

@@ -25,17 +25,19 @@ std::optional<int64_t> winogradTileSide(RankedTensorType dataType, const Window 
 /// (F, H, W): enough tiles for full register and thread tiles.
 int64_t winogradImagesPerGemm(int64_t batch, RankedTensorType outType, int64_t tileSide);
 
-/// The weight (F, C, 3, 3) transformed for F(m x m, 3 x 3), G g G^T per
-/// (filter, channel), laid out ((m + 2)^2, F / 32, C, 32): for each of the
-/// GEMMs, strips of 32 filters, each a contiguous panel. Marked for the
-/// prepare entry.
-Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide);
+/// The weight (F, C, 3, 3), or (F, 3, 3, C) if `channelsLast`, transformed
+/// for F(m x m, 3 x 3), G g G^T per (filter, channel), laid out
+/// ((m + 2)^2, F / 32, C, 32): for each of the GEMMs, strips of 32 filters,
+/// each a contiguous panel. Marked for the prepare entry.
+Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide, bool channelsLast);
 
 /// A group of images (N, C, H, W) convolved by the transformed weight
 /// (winogradWeight) into `outType` (N, F, H', W'): tiles of m x m cover
 /// the output, the last ones maybe past its end (computed, then dropped).
+/// With `channelsLast`, the images are (N, H, W, C) and the result (N, H',
+/// W', F); `outType` stays channels-first.
 Value convolveByWinograd(OpBuilder &b, Location loc, Value images, Value transformed, const Window &w,
-                         RankedTensorType outType, int64_t tileSide);
+                         RankedTensorType outType, int64_t tileSide, bool channelsLast);
 
 } // namespace symc::cpu
 

@@ -59,12 +59,15 @@ void symc::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &optio
 }
 
 /// Lowers to linalg on tensors; `preparePrefix`, given for CPU code, lets
-/// convolutions read packed weights, packed by the artifact's prepare entry.
+/// convolutions read packed weights, packed by the artifact's prepare entry,
+/// and run channels-last where the CPU has kernels for that.
 static void addTensorPasses(OpPassManager &pm, int64_t batchChunk,
                             std::optional<std::string> preparePrefix = std::nullopt) {
   symc::cpu::SymChunkBatchOptions chunking;
   chunking.chunk = batchChunk;
   pm.addNestedPass<func::FuncOp>(symc::cpu::createSymChunkBatch(chunking));
+  if (preparePrefix)
+    pm.addNestedPass<func::FuncOp>(symc::cpu::createSymChannelsLast());
   symc::cpu::SymLowerToLinalgOptions lowering;
   lowering.packWeights = preparePrefix.has_value();
   pm.addPass(symc::cpu::createSymLowerToLinalg(lowering));

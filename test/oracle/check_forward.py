@@ -12,6 +12,7 @@ same order, each array's RMS (mx.monitor.Monitor's statistic) and each array
 itself (saved from MXNet's monitor) within the case's tolerance.
 """
 import ctypes
+import functools
 import os
 import subprocess
 import sys
@@ -276,6 +277,36 @@ def run_case(name, sym, shapes, work, tools, rng, tolerance):
         check_divergence_is_named(base + ".so", base, monitored[1], tools)
 
 
+def channels_last_cases():
+    """NHWC convolutions (MXNet's GPU layout: data (N, H, W, C), weight (F,
+    kh, kw, C / G)), each with the reference MXNet's CPU computes for it:
+    the same convolution channels-first between transposes."""
+    S, d, w = mx.sym, mx.sym.var("data"), mx.sym.var("c_weight")
+    for name, attrs, (n, h, wd, c) in (
+            ("nhwc_pointwise", dict(kernel=(1, 1), num_filter=64), (2, 5, 7, 16)),
+            ("nhwc_depthwise", dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=32, num_group=32),
+             (1, 9, 8, 32)),
+            ("nhwc_winograd", dict(kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True), (1, 16, 16, 32)),
+            ("nhwc_narrow", dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=24), (1, 10, 10, 8)),
+            ("nhwc_grouped", dict(kernel=(3, 3), pad=(1, 1), num_filter=6, num_group=3), (2, 6, 5, 9))):
+        channels_first = S.Convolution(S.transpose(d, axes=(0, 3, 1, 2)), S.transpose(w, axes=(0, 3, 1, 2)),
+                                       name="c", **attrs)
+        k = attrs["kernel"]
+        shapes = {"data": (n, h, wd, c), "c_weight": (attrs["num_filter"], k[0], k[1], c // attrs.get("num_group", 1))}
+        yield (name, S.Convolution(d, w, layout="NHWC", name="c", **attrs),
+               S.transpose(channels_first, axes=(0, 2, 3, 1)), shapes)
+
+
+def run_channels_last(name, sym, shapes, work, tools, rng, tolerance, reference):
+    """`sym` compiled and run against MXNet's forward of `reference`."""
+    args, aux, outputs = mxnet_forward(reference, shapes, False, rng)
+    base = os.path.join(work, name)
+    sym.save(base + "-symbol.json")
+    save_arrays(base, args, aux)
+    compile_symbol(tools, base, {"data": shapes["data"]})
+    compare_outputs(name, base + ".so", base, outputs, tools, tolerance)
+
+
 def run_dynamic_batch(name, sym, shapes, work, tools, rng, tolerance):
     """Compiled once with the batch dim as '?', checked at several batch sizes."""
     base = os.path.join(work, name)
@@ -303,6 +334,8 @@ def main():
 
     rng = np.random.default_rng(0)
     work_items = [(n, s, shp, TOLERANCE.get(n, 1e-5), run_case) for n, s, shp in cases()]
+    for n, s, ref, shp in channels_last_cases():
+        work_items.append((n, s, shp, 1e-4, functools.partial(run_channels_last, reference=ref)))
     if not tools.no_models:
         for n, s, shp in models():
             work_items.append(("model_" + n, s, shp, MODEL_TOLERANCE, run_case))

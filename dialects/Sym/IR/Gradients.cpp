@@ -482,6 +482,8 @@ Value biasGradient(GradBuilder &gb, Value g, Type biasType) {
 /// Data and weight gradients by one backward op; the bias gradient sums the
 /// output gradient over all but the channel dim.
 LogicalResult convolutionRule(GradBuilder &gb, ConvolutionOp op, ValueRange resultGrads, Grads &grads) {
+  if (op.isChannelsLast())
+    return op.emitError("Convolution with layout NHWC has no gradient in symc: train the NCHW model");
   Value g = resultGrad(resultGrads);
   auto backward = gb.b.create<BackwardConvolutionOp>(
       gb.loc, TypeRange{op.getData().getType(), op.getWeight().getType()},

@@ -367,7 +367,8 @@ LogicalResult FullyConnectedOp::inferShapes(ShapeInferenceContext &ctx) {
   return ctx.refineOutput(0, PartialShape({data[0], numHidden}));
 }
 
-// ConvolutionShape (NCW / NCHW / NCDHW).
+// ConvolutionShape (NCW / NCHW / NCDHW, and NHWC with the weight
+// (F, kh, kw, C / G) as ConvertLayout makes it).
 LogicalResult ConvolutionOp::inferShapes(ShapeInferenceContext &ctx) {
   PartialShape data = ctx.input(0);
   llvm::ArrayRef<int64_t> kernel = getKernel();
@@ -380,13 +381,19 @@ LogicalResult ConvolutionOp::inferShapes(ShapeInferenceContext &ctx) {
   auto stride = perDim(getStride(), n, 1), dilate = perDim(getDilate(), n, 1),
        pad = perDim(getPad(), n, 0);
   int64_t groups = getNumGroup(), filters = getNumFilter();
+  unsigned c = channelDim();
   if (filters % groups != 0)
     return ctx.fail("output num_filter must divide group size");
-  if (data.isKnown(1) && data[1] % groups != 0)
+  if (data.isKnown(c) && data[c] % groups != 0)
     return ctx.fail("input num_filter must divide group size");
 
-  llvm::SmallVector<int64_t> weight = {filters, data.isKnown(1) ? data[1] / groups : kUnknownDim};
+  int64_t groupChannels = data.isKnown(c) ? data[c] / groups : kUnknownDim;
+  llvm::SmallVector<int64_t> weight = {filters};
+  if (!isChannelsLast())
+    weight.push_back(groupChannels);
   weight.append(kernel.begin(), kernel.end());
+  if (isChannelsLast())
+    weight.push_back(groupChannels);
   if (failed(ctx.refineInput(1, PartialShape(weight))))
     return failure();
   if (getBias() && failed(ctx.refineInput(2, PartialShape({filters}))))
@@ -395,16 +402,16 @@ LogicalResult ConvolutionOp::inferShapes(ShapeInferenceContext &ctx) {
   const PartialShape &outKnown = ctx.output(0);
   PartialShape out = PartialShape::ofRank(n + 2);
   out[0] = data[0];
-  out[1] = filters;
+  out[c] = filters;
   for (size_t i = 0; i < n; ++i) {
     int64_t dilated = 1 + (kernel[i] - 1) * dilate[i];
-    int64_t x = data[i + 2];
+    int64_t x = data[spatialDim(i)];
     if (x < 0)
       continue;
     if (dilated > x + 2 * pad[i])
       return ctx.fail("kernel size exceeds input: dilated kernel " + llvm::Twine(dilated) +
                       " > padded input " + llvm::Twine(x + 2 * pad[i]));
-    out[i + 2] = (x + 2 * pad[i] - dilated) / stride[i] + 1;
+    out[spatialDim(i)] = (x + 2 * pad[i] - dilated) / stride[i] + 1;
   }
   if (failed(ctx.refineOutput(0, out)))
     return failure();
@@ -412,8 +419,8 @@ LogicalResult ConvolutionOp::inferShapes(ShapeInferenceContext &ctx) {
   if (outKnown.hasRank() && outKnown.rank() == n + 2) {
     data[0] = outKnown[0];
     for (size_t i = 0; i < n; ++i)
-      if (stride[i] == 1 && outKnown.isKnown(i + 2))
-        data[i + 2] = outKnown[i + 2] + 1 + (kernel[i] - 1) * dilate[i] - 1 - 2 * pad[i];
+      if (stride[i] == 1 && outKnown.isKnown(spatialDim(i)))
+        data[spatialDim(i)] = outKnown[spatialDim(i)] + 1 + (kernel[i] - 1) * dilate[i] - 1 - 2 * pad[i];
     return ctx.refineInput(0, data);
   }
   return success();

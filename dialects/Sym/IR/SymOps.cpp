@@ -38,8 +38,8 @@ LogicalResult FullyConnectedOp::verify() {
 }
 
 /// What Convolution and Deconvolution check alike: the window, the layout
-/// and the bias.
-template <typename OpTy> LogicalResult verifyConvolutionLike(OpTy op) {
+/// (NHWC too where `channelsLast` allows it) and the bias.
+template <typename OpTy> LogicalResult verifyConvolutionLike(OpTy op, bool channelsLast = false) {
   size_t dims = op.getKernel().size();
   if (dims < 1 || dims > 3)
     return op.emitOpError() << "kernel must have 1, 2 or 3 dims, got " << dims;
@@ -49,12 +49,18 @@ template <typename OpTy> LogicalResult verifyConvolutionLike(OpTy op) {
       failed(verifySpatialTuple(op, "dilate", op.getDilate(), dims, true)) ||
       failed(verifySpatialTuple(op, "pad", op.getPad(), dims, false)))
     return failure();
-  if (std::optional<llvm::StringRef> layout = op.getLayout(); layout && !layout->starts_with("NC"))
-    return op.emitOpError() << "layout " << *layout << " is not supported (NCW, NCHW, NCDHW are)";
+  std::optional<llvm::StringRef> layout = op.getLayout();
+  if (layout && *layout == "NHWC" && channelsLast && dims != 2)
+    return op.emitOpError() << "layout NHWC needs a 2-d kernel, got " << dims << " dims";
+  if (layout && !layout->starts_with("NC") && !(channelsLast && *layout == "NHWC"))
+    return op.emitOpError() << "layout " << *layout << " is not supported (NCW, NCHW, NCDHW"
+                            << (channelsLast ? ", NHWC are)" : " are)");
   return verifyOptionalOperand(op, op.getBias(), !op.getNoBias(), "bias", "no_bias = false");
 }
 
-LogicalResult ConvolutionOp::verify() { return verifyConvolutionLike(*this); }
+// Convolution runs channels-last too (NHWC, a 2-d kernel), as MXNet's GPU
+// build does; Deconvolution does not.
+LogicalResult ConvolutionOp::verify() { return verifyConvolutionLike(*this, /*channelsLast=*/true); }
 
 LogicalResult AdaptiveAvgPooling2DOp::verify() {
   if (getOutputSize().size() > 2)

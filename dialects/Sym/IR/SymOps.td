@@ -88,7 +88,14 @@ def Sym_FullyConnectedOp : Sym_Op<"FullyConnected", [Pure]> {
 }
 
 def Sym_ConvolutionOp : Sym_Op<"Convolution", [Pure]> {
-  let summary = "1-D/2-D/3-D grouped, dilated convolution (NCW/NCHW/NCDHW)";
+  let summary = "1-D/2-D/3-D grouped, dilated convolution (NCW/NCHW/NCDHW, or NHWC)";
+  let description = [{
+    Channels-first, the weight is (num_filter, C / num_group, k...). With
+    layout NHWC (a 2-d kernel), data is (N, H, W, C), the weight
+    (num_filter, kh, kw, C / num_group) and the output (N, H', W', num_filter),
+    as MXNet lays them out; the CPU backend also picks it for layers it runs
+    faster channels-last (sym-channels-last).
+  }];
   let arguments = (ins AnyTensor:$data, AnyTensor:$weight, Optional<AnyTensor>:$bias,
                    DenseI64ArrayAttr:$kernel,
                    DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$stride,
@@ -103,6 +110,13 @@ def Sym_ConvolutionOp : Sym_Op<"Convolution", [Pure]> {
                    OptionalAttr<Sym_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"]>>:$layout);
   let results = (outs AnyTensor:$output);
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    bool isChannelsLast() { return getLayout() == "NHWC"; }
+    /// The dim of data (and of the output) that holds the channels.
+    unsigned channelDim() { return isChannelsLast() ? getKernel().size() + 1 : 1; }
+    /// The dim of data (and of the output) that holds spatial dim `i`.
+    unsigned spatialDim(unsigned i) { return isChannelsLast() ? 1 + i : 2 + i; }
+  }];
 }
 
 def Sym_DeconvolutionOp : Sym_Op<"Deconvolution", [Pure]> {

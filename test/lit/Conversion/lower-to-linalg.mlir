@@ -405,3 +405,72 @@ func.func @winograd_ragged(%x: tensor<8x32x7x7xf32>, %w: tensor<32x32x3x3xf32>) 
   %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 32 : i64, no_bias = true} : (tensor<8x32x7x7xf32>, tensor<32x32x3x3xf32>) -> tensor<8x32x7x7xf32> loc("conv")
   return %0 : tensor<8x32x7x7xf32>
 }
+
+// -----
+
+// A channels-last depthwise convolution is one elementwise op over its
+// output: nine strided views of the padded input, each times a vector of
+// the taps' weights (transposed once, in the prepare entry). Without
+// prepared weights (CUDA code) it goes through the channels-first one.
+// CHECK-LABEL: func @nhwc_depthwise
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x6x6x32xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x32x3x3xf32>) {{.*}} permutation = [0, 2, 3, 1]
+// WINOGRAD-LABEL: func @nhwc_depthwise
+// WINOGRAD: tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// WINOGRAD: %[[TAPS:.*]] = linalg.transpose ins(%{{.*}} : tensor<32x9xf32>) {{.*}} permutation = [1, 0]  {symc.prepare = "depthwise taps, channels last"}
+// WINOGRAD: tensor.extract_slice %{{.*}}[0, 2, 2, 0] [1, 3, 3, 32] [1, 2, 2, 1] : tensor<1x8x8x32xf32> to tensor<1x3x3x32xf32>
+// WINOGRAD: linalg.generic {{.*}} ins({{.*}}%[[TAPS]], %[[TAPS]] : {{.*}}) outs(%{{.*}} : tensor<1x3x3x32xf32>)
+// WINOGRAD-NOT: linalg.transpose
+// WINOGRAD: return
+func.func @nhwc_depthwise(%x: tensor<1x6x6x32xf32>, %w: tensor<32x3x3x1xf32>) -> tensor<1x3x3x32xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, num_filter = 32 : i64, num_group = 32 : i64, no_bias = true, layout = "NHWC"} : (tensor<1x6x6x32xf32>, tensor<32x3x3x1xf32>) -> tensor<1x3x3x32xf32>
+  return %0 : tensor<1x3x3x32xf32>
+}
+
+// -----
+
+// A channels-last pointwise convolution reads its input as the rows of the
+// GEMM, the filters in strips of 32 lanes: its result (P, F / 32, 32) is
+// the output as it is laid out, no transpose on either side.
+// WINOGRAD-LABEL: func @nhwc_pointwise
+// WINOGRAD: %[[STRIPS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x16x32xf32>) attrs = {{.*}}symc.prepare = "filter strips of 32"
+// WINOGRAD: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<1x4x4x16xf32> into tensor<16x16xf32>
+// WINOGRAD: %[[P:.*]] = linalg.generic {{.*}} ins(%[[ROWS]], %[[STRIPS]] : tensor<16x16xf32>, tensor<2x16x32xf32>) {{.*}}symc.tap_contraction
+// WINOGRAD: %[[E:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1, 2], [3], [4]] {{.*}} into tensor<1x4x4x2x32xf32>
+// WINOGRAD: tensor.collapse_shape %[[E]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<1x4x4x2x32xf32> into tensor<1x4x4x64xf32>
+// WINOGRAD-NOT: linalg.transpose
+// WINOGRAD: return
+func.func @nhwc_pointwise(%x: tensor<1x4x4x16xf32>, %w: tensor<64x1x1x16xf32>) -> tensor<1x4x4x64xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 1, 1>, num_filter = 64 : i64, no_bias = true, layout = "NHWC"} : (tensor<1x4x4x16xf32>, tensor<64x1x1x16xf32>) -> tensor<1x4x4x64xf32>
+  return %0 : tensor<1x4x4x64xf32>
+}
+
+// -----
+
+// Filters not in whole strips: the GEMM's rows times the weight as a
+// (kh * kw * C, F) matrix, its window rows gathered from the padded input
+// in the weight's (kh, kw, C) order.
+// WINOGRAD-LABEL: func @nhwc_narrow
+// WINOGRAD: %[[COLUMNS:.*]] = linalg.transpose ins(%{{.*}} : tensor<24x72xf32>) {{.*}} {symc.prepare = "filters last"}
+// WINOGRAD: tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// WINOGRAD: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x5x5x3x3x8xf32>)
+// WINOGRAD: linalg.matmul ins(%{{.*}}, %[[COLUMNS]] : tensor<25x72xf32>, tensor<72x24xf32>)
+// WINOGRAD: tensor.expand_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] {{.*}} into tensor<1x5x5x24xf32>
+func.func @nhwc_narrow(%x: tensor<1x5x5x8xf32>, %w: tensor<24x3x3x8xf32>) -> tensor<1x5x5x24xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 24 : i64, no_bias = true, layout = "NHWC"} : (tensor<1x5x5x8xf32>, tensor<24x3x3x8xf32>) -> tensor<1x5x5x24xf32>
+  return %0 : tensor<1x5x5x24xf32>
+}
+
+// -----
+
+// Winograd channels-last: the input padded as it is, no transpose in or out.
+// WINOGRAD-LABEL: func @nhwc_winograd
+// WINOGRAD: symc.prepare = "Winograd F(4x4, 3x3) filter transform, filter strips of 32"
+// WINOGRAD: tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// WINOGRAD: symc.tap_contraction
+// WINOGRAD-NOT: linalg.transpose
+// WINOGRAD: return %{{.*}} : tensor<1x24x24x64xf32>
+func.func @nhwc_winograd(%x: tensor<1x24x24x32xf32>, %w: tensor<64x3x3x32xf32>) -> tensor<1x24x24x64xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 64 : i64, no_bias = true, layout = "NHWC"} : (tensor<1x24x24x32xf32>, tensor<64x3x3x32xf32>) -> tensor<1x24x24x64xf32>
+  return %0 : tensor<1x24x24x64xf32>
+}

@@ -58,8 +58,24 @@ func.func @conv_kernel_too_big(%x: tensor<1x3x2x2xf32>, %w: tensor<4x3x3x3xf32>)
 // -----
 
 func.func @conv_layout(%x: tensor<*xf32>, %w: tensor<*xf32>) {
-  // expected-error @+1 {{layout NHWC is not supported}}
-  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, num_filter = 4 : i64, no_bias = true, layout = "NHWC"} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  // expected-error @+1 {{layout NDHWC is not supported (NCW, NCHW, NCDHW, NHWC are)}}
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3, 3>, num_filter = 4 : i64, no_bias = true, layout = "NDHWC"} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_nhwc_rank(%x: tensor<*xf32>, %w: tensor<*xf32>) {
+  // expected-error @+1 {{layout NHWC needs a 2-d kernel, got 1 dims}}
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3>, num_filter = 4 : i64, no_bias = true, layout = "NHWC"} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @deconv_layout(%x: tensor<*xf32>, %w: tensor<*xf32>) {
+  // expected-error @+1 {{layout NHWC is not supported (NCW, NCHW, NCDHW are)}}
+  %0 = sym.Deconvolution %x, %w {kernel = array<i64: 3, 3>, num_filter = 4 : i64, layout = "NHWC"} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
   return
 }
 

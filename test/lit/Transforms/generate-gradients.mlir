@@ -84,6 +84,16 @@ func.func @main(%x: tensor<2x3xf32> {sym.name = "x"}) -> (tensor<2x3xf32> {sym.n
 
 // -----
 
+// A channels-last convolution (which MXNet's CPU build cannot run at all)
+// has no gradient: training is for the NCHW model.
+func.func @main(%x: tensor<1x4x4x2xf32> {sym.name = "x"}, %w: tensor<3x1x1x2xf32> {sym.name = "w"}) -> (tensor<1x4x4x3xf32> {sym.name = "y"}) {
+  // expected-error @+1 {{Convolution with layout NHWC has no gradient in symc: train the NCHW model}}
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 1, 1>, num_filter = 3 : i64, no_bias = true, layout = "NHWC"} : (tensor<1x4x4x2xf32>, tensor<3x1x1x2xf32>) -> tensor<1x4x4x3xf32>
+  return %0 : tensor<1x4x4x3xf32>
+}
+
+// -----
+
 // Ops with hidden outputs (LRN's norm, Dropout's mask, rrelu's slopes) take
 // a head gradient for their first output only. LRN's gradient reads its norm;
 // Dropout's multiplies by the mask it drew in training; rrelu's reads the

@@ -61,3 +61,16 @@ func.func @reshape_codes(%data: tensor<*xf32> {sym.name = "data"}) -> (tensor<*x
   %1 = sym.Reshape %data {shape = array<i64: -1, 8>} : (tensor<*xf32>) -> tensor<*xf32>
   return %0, %1 : tensor<*xf32>, tensor<*xf32>
 }
+
+// -----
+
+// Channels-last: data (N, H, W, C) = 4x3x8x8 read as 3x8 images of 8
+// channels; the weight (F, kh, kw, C / G) and the output (N, H', W', F).
+// CHECK-LABEL: func @nhwc
+// CHECK-SAME: tensor<4x3x8x8xf32>
+// CHECK-SAME: tensor<6x3x3x4xf32>
+// CHECK-SAME: -> tensor<4x2x4x6xf32>
+func.func @nhwc(%data: tensor<*xf32> {sym.name = "data"}, %w: tensor<*xf32> {sym.name = "w"}) -> tensor<*xf32> {
+  %0 = sym.Convolution %data, %w {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, num_filter = 6 : i64, num_group = 2 : i64, no_bias = true, layout = "NHWC"} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

@@ -1,0 +1,60 @@
+// RUN: symc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(sym-channels-last))' | FileCheck %s
+
+// A pointwise convolution, its BatchNorm and clip, a depthwise convolution
+// and the residual add run channels-last: one transpose in, none between
+// the layers (the one after each convolution folds into the next one's),
+// one transpose out. BatchNorm normalizes along the last axis.
+// CHECK-LABEL: func @block
+// CHECK-SAME: (%[[X:.*]]: tensor<1x32x8x8xf32>, %[[W1:.*]]: tensor<64x32x1x1xf32>, %[[W2:.*]]: tensor<64x1x3x3xf32>
+// CHECK: %[[XT:.*]] = sym.transpose %[[X]] {axes = array<i64: 0, 2, 3, 1>} {{.*}} -> tensor<1x8x8x32xf32>
+// CHECK: %[[W1T:.*]] = sym.transpose %[[W1]] {axes = array<i64: 0, 2, 3, 1>} {{.*}} -> tensor<64x1x1x32xf32>
+// CHECK: %[[C1:.*]] = sym.Convolution %[[XT]], %[[W1T]] {{.*}}layout = "NHWC"{{.*}} -> tensor<1x8x8x64xf32>
+// CHECK: %[[BN:.*]], %{{.*}}, %{{.*}} = sym.BatchNorm %[[C1]], {{.*}}axis = 3 : i64{{.*}} -> (tensor<1x8x8x64xf32>, tensor<64xf32>, tensor<64xf32>)
+// CHECK: %[[R:.*]] = sym.clip %[[BN]] {{.*}} -> tensor<1x8x8x64xf32>
+// CHECK: %[[W2T:.*]] = sym.transpose %[[W2]] {{.*}} -> tensor<64x3x3x1xf32>
+// CHECK: %[[C2:.*]] = sym.Convolution %[[R]], %[[W2T]] {{.*}}layout = "NHWC"{{.*}} -> tensor<1x8x8x64xf32>
+// CHECK: %[[SUM:.*]] = sym.elemwise_add %[[C2]], %[[R]] {{.*}} -> tensor<1x8x8x64xf32>
+// CHECK: %[[OUT:.*]] = sym.transpose %[[SUM]] {axes = array<i64: 0, 3, 1, 2>} {{.*}} -> tensor<1x64x8x8xf32>
+// CHECK-NOT: sym.transpose
+// CHECK: return %[[OUT]]
+func.func @block(%x: tensor<1x32x8x8xf32>, %w1: tensor<64x32x1x1xf32>, %w2: tensor<64x1x3x3xf32>, %g: tensor<64xf32>,
+                 %b: tensor<64xf32>, %m: tensor<64xf32>, %v: tensor<64xf32>) -> tensor<1x64x8x8xf32> {
+  %0 = sym.Convolution %x, %w1 {kernel = array<i64: 1, 1>, num_filter = 64 : i64, no_bias = true} : (tensor<1x32x8x8xf32>, tensor<64x32x1x1xf32>) -> tensor<1x64x8x8xf32>
+  %1:3 = sym.BatchNorm %0, %g, %b, %m, %v {fix_gamma = false} : (tensor<1x64x8x8xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<1x64x8x8xf32>, tensor<64xf32>, tensor<64xf32>)
+  %2 = sym.clip %1#0 {a_min = 0.0 : f64, a_max = 6.0 : f64} : (tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
+  %3 = sym.Convolution %2, %w2 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 64 : i64, num_group = 64 : i64, no_bias = true} : (tensor<1x64x8x8xf32>, tensor<64x1x3x3xf32>) -> tensor<1x64x8x8xf32>
+  %4 = sym.elemwise_add %3, %2 : (tensor<1x64x8x8xf32>, tensor<1x64x8x8xf32>) -> tensor<1x64x8x8xf32>
+  return %4 : tensor<1x64x8x8xf32>
+}
+
+// -----
+
+// A pooling stays channels-first: the transpose back stops before it. A
+// grouped (not depthwise) convolution has no channels-last kernel.
+// CHECK-LABEL: func @pool_and_groups
+// CHECK: sym.Convolution {{.*}}layout = "NHWC"
+// CHECK: sym.Activation {{.*}} -> tensor<1x6x6x32xf32>
+// CHECK: %[[BACK:.*]] = sym.transpose {{.*}} {axes = array<i64: 0, 3, 1, 2>} {{.*}} -> tensor<1x32x6x6xf32>
+// CHECK: %[[POOL:.*]] = sym.Pooling %[[BACK]]
+// CHECK: sym.Convolution %[[POOL]], %{{.*}}num_group = 2 : i64
+// CHECK-NOT: layout
+func.func @pool_and_groups(%x: tensor<1x16x6x6xf32>, %w: tensor<32x16x3x3xf32>, %w2: tensor<32x16x1x1xf32>) -> tensor<1x32x3x3xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 32 : i64, no_bias = true} : (tensor<1x16x6x6xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x6x6xf32>
+  %1 = sym.Activation %0 {act_type = "relu"} : (tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32>
+  %2 = sym.Pooling %1 {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pool_type = "max"} : (tensor<1x32x6x6xf32>) -> tensor<1x32x3x3xf32>
+  %3 = sym.Convolution %2, %w2 {kernel = array<i64: 1, 1>, num_filter = 32 : i64, num_group = 2 : i64, no_bias = true} : (tensor<1x32x3x3xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x3x3xf32>
+  return %3 : tensor<1x32x3x3xf32>
+}
+
+// -----
+
+// A function that trains keeps its layout: its activations are saved for
+// the backward channels-first.
+// CHECK-LABEL: func @training
+// CHECK-NOT: sym.transpose
+// CHECK-NOT: NHWC
+func.func @training(%x: tensor<2x4x6x6xf32>, %w: tensor<8x4x3x3xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>, %m: tensor<8xf32>, %v: tensor<8xf32>) -> tensor<2x8x6x6xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 8 : i64, no_bias = true} : (tensor<2x4x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x6x6xf32>
+  %1:3 = sym.BatchNorm %0, %g, %b, %m, %v {fix_gamma = false, sym.is_train} : (tensor<2x8x6x6xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8x6x6xf32>, tensor<8xf32>, tensor<8xf32>)
+  return %1#0 : tensor<2x8x6x6xf32>
+}
