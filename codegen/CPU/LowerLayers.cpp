@@ -169,50 +169,130 @@ Value poolWindow(OpBuilder &b, Location loc, Value input, const Window &w,
                       });
 }
 
+/// For each spatial dim, how far 'full' windows run past the padded input:
+/// the input is extended that much on the high side.
+SmallVector<int64_t> fullWindowOverrun(ArrayRef<int64_t> spatial, ArrayRef<int64_t> outSpatial, const Window &w) {
+  SmallVector<int64_t> extra;
+  for (unsigned i = 0; i < w.rank(); ++i) {
+    int64_t reach = (outSpatial[i] - 1) * w.stride[i] + w.kernel[i];
+    extra.push_back(std::max<int64_t>(0, reach - spatial[i] - 2 * w.pad[i]));
+  }
+  return extra;
+}
+
+/// The mask whose windows' sums are an average pooling's divisors: ones
+/// over the padded input (count_include_pad, the default) or over the input
+/// itself, zeros over the rest of the window's reach. Its spatial dims sit
+/// at `firstSpatial` in a shape of ones.
+Value averageCountMask(OpBuilder &b, Location loc, Type element, ArrayRef<int64_t> spatial, const Window &w,
+                       ArrayRef<int64_t> extra, bool includePad, unsigned rank, unsigned firstSpatial) {
+  SmallVector<int64_t> shape(rank, 1), low(rank, 0), high(rank, 0);
+  for (unsigned i = 0; i < w.rank(); ++i) {
+    shape[firstSpatial + i] = includePad ? spatial[i] + 2 * w.pad[i] : spatial[i];
+    low[firstSpatial + i] = includePad ? 0 : w.pad[i];
+    high[firstSpatial + i] = extra[i] + (includePad ? 0 : w.pad[i]);
+  }
+  Value ones = filledTensor(b, loc, RankedTensorType::get(shape, element), 1.0);
+  return padConstant(b, loc, ones, low, high, 0.0);
+}
+
+ScalarFn poolCombiner(bool isMax) {
+  return isMax ? ScalarFn([](OpBuilder &b, Location loc, ValueRange args) { return max(b, loc, args[0], args[1]); })
+               : ScalarFn(addFn);
+}
+
+Value divide(OpBuilder &b, Location loc, RankedTensorType type, ValueRange values, ArrayRef<AffineMap> maps) {
+  return mapWithMaps(b, loc, type, values, maps,
+                     [](OpBuilder &b, Location loc, ValueRange args) { return div(b, loc, args[0], args[1]); });
+}
+
+/// `padded` (N, H, W, C) pooled by window `w` into `shape`: one elementwise
+/// op combining a strided view of it per tap, each a run of whole channel
+/// vectors.
+Value poolByViews(OpBuilder &b, Location loc, Value padded, const Window &w, ArrayRef<int64_t> shape,
+                  ScalarFn combine) {
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), shape),
+                            strides = getAsIndexOpFoldResult(b.getContext(), {1, w.stride[0], w.stride[1], 1});
+  SmallVector<Value> views;
+  for (int64_t i = 0; i < w.kernel[0]; ++i)
+    for (int64_t j = 0; j < w.kernel[1]; ++j)
+      views.push_back(b.create<tensor::ExtractSliceOp>(
+          loc, padded, getAsIndexOpFoldResult(b.getContext(), {0, i, j, 0}), sizes, strides));
+  auto type = RankedTensorType::get(shape, tensorType(padded).getElementType());
+  SmallVector<AffineMap> maps(views.size(), b.getMultiDimIdentityMap(4));
+  return mapWithMaps(b, loc, type, views, maps, [&](OpBuilder &nb, Location l, ValueRange args) {
+    Value result = args[0];
+    for (Value arg : args.drop_front())
+      result = combine(nb, l, ValueRange{result, arg});
+    return result;
+  });
+}
+
+/// Pooling channels-last (N, H, W, C): a global pool reduces the spatial
+/// dims; a window's pool combines its taps' views (poolByViews).
+Value poolChannelsLast(OpBuilder &b, sym::PoolingOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType dataType = tensorType(op.getData()), outType = tensorType(op.getOutput());
+  Type element = dataType.getElementType();
+  bool isMax = op.getPoolType() == "max", isAvg = op.getPoolType() == "avg";
+  double padValue = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
+  SmallVector<int64_t> spatial{dataType.getDimSize(1), dataType.getDimSize(2)};
+  if (op.getGlobalPool()) {
+    Value pooled = reduce(b, loc, op.getData(), {1, 2}, /*keepDims=*/true, padValue, poolCombiner(isMax));
+    if (!isAvg)
+      return pooled;
+    Value count = filledTensor(b, loc, RankedTensorType::get({}, element), double(spatial[0] * spatial[1]));
+    return divide(b, loc, outType, {pooled, count},
+                  {b.getMultiDimIdentityMap(4), AffineMap::get(4, 0, {}, b.getContext())});
+  }
+  Window w(op.getKernel(), op.getStride(), {}, op.getPad());
+  SmallVector<int64_t> extra =
+      fullWindowOverrun(spatial, {outType.getDimSize(1), outType.getDimSize(2)}, w);
+  Value padded = padConstant(b, loc, op.getData(), {0, w.pad[0], w.pad[1], 0},
+                             {0, w.pad[0] + extra[0], w.pad[1] + extra[1], 0}, padValue);
+  Value pooled = poolByViews(b, loc, padded, w, outType.getShape(), poolCombiner(isMax));
+  if (!isAvg)
+    return pooled;
+  Value mask = averageCountMask(b, loc, element, spatial, w, extra, op.getCountIncludePad().value_or(true), 4, 1);
+  Value counts = poolByViews(b, loc, mask, w, {1, outType.getDimSize(1), outType.getDimSize(2), 1}, addFn);
+  AffineExpr y = b.getAffineDimExpr(1), x = b.getAffineDimExpr(2), zero = b.getAffineConstantExpr(0);
+  return divide(b, loc, outType, {pooled, counts},
+                {b.getMultiDimIdentityMap(4), AffineMap::get(4, 0, {zero, y, x, zero}, b.getContext())});
+}
+
 Lowered lowerPooling(OpBuilder &b, sym::PoolingOp op) {
   Location loc = op.getLoc();
   StringRef kind = op.getPoolType();
   if (kind == "lp" || op.getPoolingConvention() == "same")
     return op.emitError("the CPU backend does not support pool_type '")
            << kind << "' with pooling_convention '" << op.getPoolingConvention() << "'";
-  if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW"}, *op.getLayout()))
-    return op.emitError("the CPU backend supports channel-first layouts only, got ")
-           << *op.getLayout();
+  if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW", "NHWC"}, *op.getLayout()))
+    return op.emitError("the CPU backend supports channel-first layouts and NHWC only, got ") << *op.getLayout();
+  if (op.isChannelsLast())
+    return SmallVector<Value>{poolChannelsLast(b, op)};
   RankedTensorType dataType = tensorType(op.getData()), outType = tensorType(op.getOutput());
   Type element = dataType.getElementType();
   ArrayRef<int64_t> spatial = dataType.getShape().drop_front(2);
   Window w = op.getGlobalPool() ? Window(spatial, {}, {}, {})
                                 : Window(op.getKernel(), op.getStride(), {}, op.getPad());
   // 'full' windows may run past the padded input: extend it on the high side.
-  SmallVector<int64_t> low{0, 0}, high{0, 0}, extra;
+  SmallVector<int64_t> extra = fullWindowOverrun(spatial, outType.getShape().drop_front(2), w);
+  SmallVector<int64_t> low{0, 0}, high{0, 0};
   for (unsigned i = 0; i < w.rank(); ++i) {
-    int64_t reach = (outType.getDimSize(2 + i) - 1) * w.stride[i] + w.kernel[i];
-    extra.push_back(std::max<int64_t>(0, reach - spatial[i] - 2 * w.pad[i]));
     low.push_back(w.pad[i]);
-    high.push_back(w.pad[i] + extra.back());
+    high.push_back(w.pad[i] + extra[i]);
   }
   bool isMax = kind == "max";
   double padValue = isMax ? -std::numeric_limits<double>::infinity() : 0.0;
   Value padded = padConstant(b, loc, op.getData(), low, high, padValue);
-  Value pooled = poolWindow(b, loc, padded, w, outType.getShape(), padValue,
-                            isMax ? ScalarFn([](OpBuilder &b, Location loc, ValueRange args) {
-                              return max(b, loc, args[0], args[1]);
-                            })
-                                  : ScalarFn(addFn));
+  Value pooled = poolWindow(b, loc, padded, w, outType.getShape(), padValue, poolCombiner(isMax));
   if (kind != "avg")
     return SmallVector<Value>{pooled};
 
   // MXNet divides by the window clipped to the padded input (count_include_pad,
   // the default) or to the input itself.
-  bool includePad = op.getCountIncludePad().value_or(true);
-  SmallVector<int64_t> maskShape{1, 1}, maskLow{0, 0}, maskHigh{0, 0};
-  for (unsigned i = 0; i < w.rank(); ++i) {
-    maskShape.push_back(includePad ? spatial[i] + 2 * w.pad[i] : spatial[i]);
-    maskLow.push_back(includePad ? 0 : w.pad[i]);
-    maskHigh.push_back(extra[i] + (includePad ? 0 : w.pad[i]));
-  }
-  Value ones = filledTensor(b, loc, RankedTensorType::get(maskShape, element), 1.0);
-  Value mask = padConstant(b, loc, ones, maskLow, maskHigh, 0.0);
+  Value mask = averageCountMask(b, loc, element, spatial, w, extra, op.getCountIncludePad().value_or(true),
+                                dataType.getRank(), 2);
   SmallVector<int64_t> countShape{1, 1};
   llvm::append_range(countShape, outType.getShape().drop_front(2));
   Value counts = poolWindow(b, loc, mask, w, countShape, 0.0, addFn);

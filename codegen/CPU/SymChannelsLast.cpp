@@ -152,6 +152,54 @@ struct SinkThroughBatchNorm : OpRewritePattern<sym::BatchNormOp> {
   }
 };
 
+/// A concatenation of inputs all transposed alike concatenates the
+/// transposes' inputs along the dim the transpose moved its own to.
+struct SinkThroughConcat : OpRewritePattern<sym::ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(sym::ConcatOp op, PatternRewriter &rewriter) const override {
+    if (op.getInputs().empty() || !llvm::all_of(op.getInputs(), isTransposed))
+      return failure();
+    ArrayRef<int64_t> axes = op.getInputs().front().getDefiningOp<sym::TransposeOp>().getAxes();
+    SmallVector<Value> sources;
+    for (Value input : op.getInputs()) {
+      auto t = input.getDefiningOp<sym::TransposeOp>();
+      if (t.getAxes() != axes)
+        return failure();
+      sources.push_back(t.getData());
+    }
+    auto type = dyn_cast<RankedTensorType>(op.getOutput().getType());
+    if (axes.empty() || !type)
+      return failure();
+    int64_t dim = op.getDim() < 0 ? op.getDim() + type.getRank() : op.getDim();
+    SmallVector<int64_t> shape(type.getRank());
+    for (auto [i, axis] : llvm::enumerate(axes))
+      shape[axis] = type.getDimSize(i);
+    auto moved = rewriter.create<sym::ConcatOp>(op.getLoc(), RankedTensorType::get(shape, type.getElementType()),
+                                                sources, op->getAttrs());
+    moved.setDim(axes[dim]);
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), moved, axes));
+    return success();
+  }
+};
+
+/// A 2-d pooling of a channels-last value transposed to channels-first
+/// pools it channels-last (NHWC), as the CPU lowering can.
+struct SinkThroughPooling : OpRewritePattern<sym::PoolingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(sym::PoolingOp op, PatternRewriter &rewriter) const override {
+    auto t = op.getData().getDefiningOp<sym::TransposeOp>();
+    auto type = dyn_cast<RankedTensorType>(op.getOutput().getType());
+    if (!t || !llvm::equal(t.getAxes(), kToChannelsFirst) || !type || op.isChannelsLast() ||
+        op.getPoolType() == "lp" || op.getPoolingConvention() == "same")
+      return failure();
+    auto moved = rewriter.create<sym::PoolingOp>(op.getLoc(), TypeRange{permuted(type, kToChannelsLast)},
+                                                 t.getData(), op->getAttrs());
+    moved.setLayout("NHWC");
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), moved, kToChannelsFirst));
+    return success();
+  }
+};
+
 struct SymChannelsLastPass : impl::SymChannelsLastBase<SymChannelsLastPass> {
   void runOnOperation() override {
     func::FuncOp function = getOperation();
@@ -165,7 +213,8 @@ struct SymChannelsLastPass : impl::SymChannelsLastBase<SymChannelsLastPass> {
     for (sym::ConvolutionOp op : convolutions)
       convertToChannelsLast(op);
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldTransposes, SinkThroughElementwise, SinkThroughBatchNorm>(&getContext());
+    patterns.add<FoldTransposes, SinkThroughElementwise, SinkThroughBatchNorm, SinkThroughConcat, SinkThroughPooling>(
+        &getContext());
     if (failed(applyPatternsAndFoldGreedily(function, std::move(patterns))))
       return signalPassFailure();
   }

@@ -278,9 +278,10 @@ def run_case(name, sym, shapes, work, tools, rng, tolerance):
 
 
 def channels_last_cases():
-    """NHWC convolutions (MXNet's GPU layout: data (N, H, W, C), weight (F,
-    kh, kw, C / G)), each with the reference MXNet's CPU computes for it:
-    the same convolution channels-first between transposes."""
+    """NHWC convolutions and poolings (MXNet's GPU layout: data (N, H, W,
+    C), a convolution's weight (F, kh, kw, C / G)), each with the reference
+    MXNet's CPU computes for it: the same op channels-first between
+    transposes."""
     S, d, w = mx.sym, mx.sym.var("data"), mx.sym.var("c_weight")
     for name, attrs, (n, h, wd, c) in (
             ("nhwc_pointwise", dict(kernel=(1, 1), num_filter=64), (2, 5, 7, 16)),
@@ -295,6 +296,15 @@ def channels_last_cases():
         shapes = {"data": (n, h, wd, c), "c_weight": (attrs["num_filter"], k[0], k[1], c // attrs.get("num_group", 1))}
         yield (name, S.Convolution(d, w, layout="NHWC", name="c", **attrs),
                S.transpose(channels_first, axes=(0, 2, 3, 1)), shapes)
+    for name, attrs in (
+            ("nhwc_maxpool", dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1))),
+            ("nhwc_avgpool_full", dict(kernel=(3, 3), stride=(2, 2), pool_type="avg", pooling_convention="full",
+                                       count_include_pad=False)),
+            ("nhwc_sumpool", dict(kernel=(2, 2), stride=(1, 1), pad=(1, 0), pool_type="sum")),
+            ("nhwc_global_avgpool", dict(kernel=(1, 1), global_pool=True, pool_type="avg"))):
+        channels_first = S.Pooling(S.transpose(d, axes=(0, 3, 1, 2)), name="p", **attrs)
+        yield (name, S.Pooling(d, layout="NHWC", name="p", **attrs), S.transpose(channels_first, axes=(0, 2, 3, 1)),
+               {"data": (2, 8, 9, 16)})
 
 
 def run_channels_last(name, sym, shapes, work, tools, rng, tolerance, reference):

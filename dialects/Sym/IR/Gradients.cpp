@@ -703,6 +703,12 @@ LogicalResult roiAlignRule(GradBuilder &gb, ROIAlignOp op, ValueRange resultGrad
 }
 
 /// Each bin's gradient goes to its maximum (maxidx); the rois get zeros.
+LogicalResult poolingRule(GradBuilder &gb, PoolingOp op, ValueRange resultGrads, Grads &grads) {
+  if (op.isChannelsLast())
+    return op.emitError("Pooling with layout NHWC has no gradient in symc: train the NCHW model");
+  return dataGradRule<PoolingOp, BackwardPoolingOp>(gb, op, resultGrads, grads);
+}
+
 LogicalResult roiPoolingRule(GradBuilder &gb, ROIPoolingOp op, ValueRange resultGrads, Grads &grads) {
   Value g = resultGrad(resultGrads);
   if (!g)
@@ -1248,7 +1254,7 @@ void mlir::sym::registerGradientRules(MLIRContext &ctx) {
   attach<SoftmaxActivationOp, softmaxActivationRule>(ctx);
   attach<SoftmaxOutputOp, softmaxOutputRule>(ctx);
   attach<ConvolutionOp, convolutionRule>(ctx);
-  attach<PoolingOp, dataGradRule<PoolingOp, BackwardPoolingOp>>(ctx);
+  attach<PoolingOp, poolingRule>(ctx);
   attach<DeconvolutionOp, deconvolutionRule>(ctx);
   attach<PadOp, padRule>(ctx);
   attach<BilinearResize2DOp, bilinearResizeRule>(ctx);

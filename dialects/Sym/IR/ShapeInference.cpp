@@ -475,10 +475,12 @@ LogicalResult PoolingOp::inferShapes(ShapeInferenceContext &ctx) {
                     "(batch, channel, y, x) or 5D in (batch, channel, d, y, x), got " +
                     data.str());
   size_t n = data.rank() - 2;
+  if (isChannelsLast() && n != 2)
+    return ctx.fail("Pooling: layout NHWC needs 4D data (batch, y, x, channel), got " + data.str());
   PartialShape out = data;
   if (getGlobalPool()) {
     for (size_t i = 0; i < n; ++i)
-      out[i + 2] = 1;
+      out[spatialDim(i)] = 1;
     return ctx.refineOutput(0, out);
   }
   llvm::ArrayRef<int64_t> kernel = getKernel();
@@ -488,19 +490,20 @@ LogicalResult PoolingOp::inferShapes(ShapeInferenceContext &ctx) {
   auto stride = perDim(getStride(), n, 1), pad = perDim(getPad(), n, 0);
   llvm::StringRef convention = getPoolingConvention();
   for (size_t i = 0; i < n; ++i) {
-    int64_t x = data[i + 2];
+    int64_t x = data[spatialDim(i)];
     if (x < 0)
       continue;
     int64_t padded = x + 2 * pad[i];
     if (kernel[i] > padded)
       return ctx.fail("kernel size (" + llvm::Twine(kernel[i]) + ") exceeds input (" +
                       llvm::Twine(x) + " padded to " + llvm::Twine(padded) + ")");
+    int64_t &o = out[spatialDim(i)];
     if (convention == "valid")
-      out[i + 2] = 1 + (padded - kernel[i]) / stride[i];
+      o = 1 + (padded - kernel[i]) / stride[i];
     else if (convention == "full")
-      out[i + 2] = 1 + (padded - kernel[i] + stride[i] - 1) / stride[i];
+      o = 1 + (padded - kernel[i] + stride[i] - 1) / stride[i];
     else
-      out[i + 2] = (padded + stride[i] - 1) / stride[i];
+      o = (padded + stride[i] - 1) / stride[i];
   }
   return ctx.refineOutput(0, out);
 }

@@ -150,8 +150,11 @@ LogicalResult PoolingOp::verify() {
     return emitOpError("p_value must be set for lp pooling");
   if (getPoolingConvention() == "same" && (getPoolType() != "max" || dims != 1))
     return emitOpError("pooling_convention 'same' is supported only for 1-d max pooling");
-  if (std::optional<llvm::StringRef> layout = getLayout(); layout && !layout->starts_with("NC"))
-    return emitOpError() << "layout " << *layout << " is not supported (NCW, NCHW, NCDHW are)";
+  std::optional<llvm::StringRef> layout = getLayout();
+  if (isChannelsLast() && !getGlobalPool() && dims != 2)
+    return emitOpError() << "layout NHWC needs a 2-d kernel, got " << dims << " dims";
+  if (layout && !layout->starts_with("NC") && !isChannelsLast())
+    return emitOpError() << "layout " << *layout << " is not supported (NCW, NCHW, NCDHW, NHWC are)";
   return success();
 }
 

@@ -163,6 +163,12 @@ def Sym_PoolingOp : Sym_Op<"Pooling", [Pure]> {
                    OptionalAttr<Sym_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC"]>>:$layout);
   let results = (outs AnyTensor:$output);
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// NHWC: data (N, H, W, C), as MXNet's GPU build pools it.
+    bool isChannelsLast() { return getLayout() == "NHWC"; }
+    /// The dim of data (and of the output) that holds spatial dim `i`.
+    unsigned spatialDim(unsigned i) { return isChannelsLast() ? 1 + i : 2 + i; }
+  }];
 }
 
 def Sym_AdaptiveAvgPooling2DOp : Sym_Op<"_contrib_AdaptiveAvgPooling2D", [Pure]> {

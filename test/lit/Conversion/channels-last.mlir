@@ -29,21 +29,26 @@ func.func @block(%x: tensor<1x32x8x8xf32>, %w1: tensor<64x32x1x1xf32>, %w2: tens
 
 // -----
 
-// A pooling stays channels-first: the transpose back stops before it. A
-// grouped (not depthwise) convolution has no channels-last kernel.
-// CHECK-LABEL: func @pool_and_groups
-// CHECK: sym.Convolution {{.*}}layout = "NHWC"
-// CHECK: sym.Activation {{.*}} -> tensor<1x6x6x32xf32>
-// CHECK: %[[BACK:.*]] = sym.transpose {{.*}} {axes = array<i64: 0, 3, 1, 2>} {{.*}} -> tensor<1x32x6x6xf32>
-// CHECK: %[[POOL:.*]] = sym.Pooling %[[BACK]]
-// CHECK: sym.Convolution %[[POOL]], %{{.*}}num_group = 2 : i64
+// A pooling and a concatenation go channels-last too; a grouped (not
+// depthwise) convolution has no channels-last kernel: the transpose back
+// stops before it.
+// CHECK-LABEL: func @pool_concat_groups
+// CHECK: %[[C:.*]] = sym.Convolution {{.*}}layout = "NHWC"{{.*}} -> tensor<1x6x6x16xf32>
+// CHECK: %[[R:.*]] = sym.Activation %[[C]] {{.*}} -> tensor<1x6x6x16xf32>
+// CHECK: %[[P:.*]] = sym.Pooling %[[R]] {{.*}}layout = "NHWC"{{.*}} -> tensor<1x3x3x16xf32>
+// CHECK: %[[Q:.*]] = sym.Pooling %[[R]] {{.*}}layout = "NHWC"{{.*}} -> tensor<1x3x3x16xf32>
+// CHECK: %[[CAT:.*]] = sym.Concat %[[P]], %[[Q]] {dim = 3 : i64{{.*}} -> tensor<1x3x3x32xf32>
+// CHECK: %[[BACK:.*]] = sym.transpose %[[CAT]] {axes = array<i64: 0, 3, 1, 2>} {{.*}} -> tensor<1x32x3x3xf32>
+// CHECK: sym.Convolution %[[BACK]], %{{.*}}num_group = 2 : i64
 // CHECK-NOT: layout
-func.func @pool_and_groups(%x: tensor<1x16x6x6xf32>, %w: tensor<32x16x3x3xf32>, %w2: tensor<32x16x1x1xf32>) -> tensor<1x32x3x3xf32> {
-  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 32 : i64, no_bias = true} : (tensor<1x16x6x6xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x6x6xf32>
-  %1 = sym.Activation %0 {act_type = "relu"} : (tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32>
-  %2 = sym.Pooling %1 {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pool_type = "max"} : (tensor<1x32x6x6xf32>) -> tensor<1x32x3x3xf32>
-  %3 = sym.Convolution %2, %w2 {kernel = array<i64: 1, 1>, num_filter = 32 : i64, num_group = 2 : i64, no_bias = true} : (tensor<1x32x3x3xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x3x3xf32>
-  return %3 : tensor<1x32x3x3xf32>
+func.func @pool_concat_groups(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf32>, %w2: tensor<32x16x1x1xf32>) -> tensor<1x32x3x3xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 16 : i64, no_bias = true} : (tensor<1x8x6x6xf32>, tensor<16x8x3x3xf32>) -> tensor<1x16x6x6xf32>
+  %1 = sym.Activation %0 {act_type = "relu"} : (tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
+  %2 = sym.Pooling %1 {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pool_type = "max"} : (tensor<1x16x6x6xf32>) -> tensor<1x16x3x3xf32>
+  %3 = sym.Pooling %1 {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, pool_type = "avg"} : (tensor<1x16x6x6xf32>) -> tensor<1x16x3x3xf32>
+  %4 = sym.Concat %2, %3 {num_args = 2 : i64} : (tensor<1x16x3x3xf32>, tensor<1x16x3x3xf32>) -> tensor<1x32x3x3xf32>
+  %5 = sym.Convolution %4, %w2 {kernel = array<i64: 1, 1>, num_filter = 32 : i64, num_group = 2 : i64, no_bias = true} : (tensor<1x32x3x3xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x3x3xf32>
+  return %5 : tensor<1x32x3x3xf32>
 }
 
 // -----

@@ -474,3 +474,24 @@ func.func @nhwc_winograd(%x: tensor<1x24x24x32xf32>, %w: tensor<64x3x3x32xf32>) 
   %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 64 : i64, no_bias = true, layout = "NHWC"} : (tensor<1x24x24x32xf32>, tensor<64x3x3x32xf32>) -> tensor<1x24x24x64xf32>
   return %0 : tensor<1x24x24x64xf32>
 }
+
+// -----
+
+// Pooling channels-last: a 3x3 max pool combines nine strided views of the
+// input padded with -inf; an average divides by the window counts, a view
+// per tap of a mask, broadcast along the batch and the channels; a global
+// pool reduces the spatial dims.
+// CHECK-LABEL: func @nhwc_pooling
+// CHECK: tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: tensor.extract_slice %{{.*}}[0, 2, 2, 0] [1, 4, 4, 16] [1, 2, 2, 1] : tensor<1x9x9x16xf32> to tensor<1x4x4x16xf32>
+// CHECK: arith.maximumf
+// CHECK: tensor.extract_slice %{{.*}}[0, 1, 1, 0] [1, 4, 4, 1] [1, 2, 2, 1] : tensor<1x9x9x1xf32> to tensor<1x4x4x1xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[COUNT:.*]], #{{.*}}], {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x4x4x16xf32>, tensor<1x4x4x1xf32>)
+// CHECK: arith.divf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%{{.*}} : tensor<1x7x7x16xf32>)
+func.func @nhwc_pooling(%x: tensor<1x7x7x16xf32>) -> (tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>, tensor<1x1x1x16xf32>) {
+  %0 = sym.Pooling %x {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, pool_type = "max", layout = "NHWC"} : (tensor<1x7x7x16xf32>) -> tensor<1x4x4x16xf32>
+  %1 = sym.Pooling %x {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, pool_type = "avg", layout = "NHWC"} : (tensor<1x7x7x16xf32>) -> tensor<1x4x4x16xf32>
+  %2 = sym.Pooling %x {global_pool = true, pool_type = "avg", layout = "NHWC"} : (tensor<1x7x7x16xf32>) -> tensor<1x1x1x16xf32>
+  return %0, %1, %2 : tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>, tensor<1x1x1x16xf32>
+}

@@ -430,3 +430,11 @@ func.func @norm_ord3(%a: tensor<2x3xf32>) {
   %0 = sym.norm %a {ord = 3 : i64} : (tensor<2x3xf32>) -> tensor<1xf32>
   return
 }
+
+// -----
+
+func.func @pool_nhwc_rank(%x: tensor<*xf32>) {
+  // expected-error @+1 {{layout NHWC needs a 2-d kernel, got 3 dims}}
+  %0 = sym.Pooling %x {kernel = array<i64: 2, 2, 2>, layout = "NHWC"} : (tensor<*xf32>) -> tensor<*xf32>
+  return
+}

@@ -94,6 +94,14 @@ func.func @main(%x: tensor<1x4x4x2xf32> {sym.name = "x"}, %w: tensor<3x1x1x2xf32
 
 // -----
 
+func.func @main(%x: tensor<1x4x4x2xf32> {sym.name = "x"}) -> (tensor<1x2x2x2xf32> {sym.name = "y"}) {
+  // expected-error @+1 {{Pooling with layout NHWC has no gradient in symc: train the NCHW model}}
+  %0 = sym.Pooling %x {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, layout = "NHWC"} : (tensor<1x4x4x2xf32>) -> tensor<1x2x2x2xf32>
+  return %0 : tensor<1x2x2x2xf32>
+}
+
+// -----
+
 // Ops with hidden outputs (LRN's norm, Dropout's mask, rrelu's slopes) take
 // a head gradient for their first output only. LRN's gradient reads its norm;
 // Dropout's multiplies by the mask it drew in training; rrelu's reads the
