@@ -241,6 +241,36 @@ Window::Window(ArrayRef<int64_t> k, ArrayRef<int64_t> s, ArrayRef<int64_t> d, Ar
   pad = orDefault(p, 0);
 }
 
+Value weightedSum(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ValueRange terms, AffineMap termMap,
+                  ValueRange coefficients, unsigned coefficientDim) {
+  SmallVector<AffineMap> maps(terms.size(), termMap);
+  maps.append(coefficients.size(), AffineMap::get(shape.size(), 0, b.getAffineDimExpr(coefficientDim)));
+  SmallVector<Value> inputs(terms);
+  llvm::append_range(inputs, coefficients);
+  auto type = RankedTensorType::get(shape, tensorType(terms.front()).getElementType());
+  size_t count = terms.size();
+  return mapWithMaps(b, loc, type, inputs, maps, [count](OpBuilder &nb, Location l, ValueRange args) {
+    Value sum = mul(nb, l, args[0], args[count]);
+    for (size_t k = 1; k < count; ++k)
+      sum = nb.create<math::FmaOp>(l, args[k], args[count + k], sum);
+    return sum;
+  });
+}
+
+SmallVector<Value> channelsLastWindowViews(OpBuilder &b, Location loc, Value padded, const Window &w,
+                                           ArrayRef<int64_t> outShape) {
+  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), outShape),
+                            strides = getAsIndexOpFoldResult(b.getContext(), {1, w.stride[0], w.stride[1], 1});
+  SmallVector<Value> views;
+  for (int64_t i = 0; i < w.kernel[0]; ++i)
+    for (int64_t j = 0; j < w.kernel[1]; ++j) {
+      SmallVector<int64_t> offsets{0, i * w.dilate[0], j * w.dilate[1], 0};
+      views.push_back(b.create<tensor::ExtractSliceOp>(loc, padded, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                                       sizes, strides));
+    }
+  return views;
+}
+
 AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim, unsigned kDim) {
   return b.getAffineDimExpr(outDim) * w.stride[i] + b.getAffineDimExpr(kDim) * w.dilate[i];
 }

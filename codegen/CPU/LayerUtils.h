@@ -40,6 +40,20 @@ struct Window {
   unsigned rank() const { return kernel.size(); }
 };
 
+/// The tensor of `shape` whose element at loops i is the sum over k of
+/// terms[k][termMap(i)] * coefficients[k][i_coefficientDim]: a weighted sum
+/// of tensors (a pass of a Winograd transform, a depthwise convolution's
+/// taps), each weight a vector along one dim.
+Value weightedSum(OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> shape, ValueRange terms,
+                  mlir::AffineMap termMap, ValueRange coefficients, unsigned coefficientDim);
+
+/// The strided views of `padded` (N, H, W, C) that the taps (i, j) of a
+/// 2-d window read, row-major, for an output of `outShape`: view (i, j)
+/// [n, y, x, c] = padded[n, y s + i d, x s + j d, c], each a run of whole
+/// channel vectors.
+llvm::SmallVector<Value> channelsLastWindowViews(OpBuilder &b, Location loc, Value padded, const Window &w,
+                                                 llvm::ArrayRef<int64_t> outShape);
+
 /// `o * stride + k * dilate` for spatial dim i, with loop positions given.
 mlir::AffineExpr windowExpr(OpBuilder &b, const Window &w, unsigned i, unsigned outDim, unsigned kDim);
 

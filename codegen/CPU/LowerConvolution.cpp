@@ -608,36 +608,23 @@ Value depthwiseTapRows(OpBuilder &b, Location loc, Value weight) {
 
 /// A depthwise convolution channels-last: out[n, y, x, c] = sum over taps
 /// (i, j) of in[n, y s + i d, x s + j d, c] * W[c, i, j], the input padded.
-/// One elementwise op over the output, its taps unrolled, each reading a
-/// strided view of the input the output's shape and a vector of weights
-/// along the channels; the BatchNorm and activation after it fuse into it.
+/// One elementwise op over the output (weightedSum), its taps unrolled,
+/// each a strided view of the input the output's shape times a vector of
+/// weights along the channels; the BatchNorm and activation after it fuse
+/// into it.
 Value depthwiseChannelsLast(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
                             RankedTensorType outType) {
-  Value padded = padChannelsLast(b, loc, data, w);
   Value taps = depthwiseTapRows(b, loc, weight);
-  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), outType.getShape()),
-                            strides = getAsIndexOpFoldResult(b.getContext(), {1, w.stride[0], w.stride[1], 1});
-  AffineMap identity = b.getMultiDimIdentityMap(4);
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  for (int64_t i = 0; i < w.kernel[0]; ++i)
-    for (int64_t j = 0; j < w.kernel[1]; ++j) {
-      SmallVector<int64_t> offsets{0, i * w.dilate[0], j * w.dilate[1], 0};
-      inputs.push_back(b.create<tensor::ExtractSliceOp>(loc, padded, getAsIndexOpFoldResult(b.getContext(), offsets),
-                                                        sizes, strides));
-      maps.push_back(identity);
-    }
-  size_t count = inputs.size();
-  for (size_t t = 0; t < count; ++t) {
-    inputs.push_back(taps);
-    maps.push_back(AffineMap::get(4, 0, {b.getAffineConstantExpr(t), b.getAffineDimExpr(3)}, b.getContext()));
-  }
-  return mapWithMaps(b, loc, outType, inputs, maps, [count](OpBuilder &nb, Location l, ValueRange args) {
-    Value sum = mul(nb, l, args[0], args[count]);
-    for (size_t k = 1; k < count; ++k)
-      sum = nb.create<math::FmaOp>(l, args[k], args[count + k], sum);
-    return sum;
-  });
+  SmallVector<Value> views = channelsLastWindowViews(b, loc, padChannelsLast(b, loc, data, w), w, outType.getShape());
+  int64_t channels = outType.getDimSize(3);
+  auto vectorType = RankedTensorType::get({channels}, outType.getElementType());
+  SmallVector<Value> tapWeights;
+  for (int64_t t = 0; t < int64_t(views.size()); ++t)
+    tapWeights.push_back(b.create<tensor::ExtractSliceOp>(loc, vectorType, taps,
+                                                          getAsIndexOpFoldResult(b.getContext(), {t, 0}),
+                                                          getAsIndexOpFoldResult(b.getContext(), {1, channels}),
+                                                          getAsIndexOpFoldResult(b.getContext(), {1, 1})));
+  return weightedSum(b, loc, outType.getShape(), views, b.getMultiDimIdentityMap(4), tapWeights, 3);
 }
 
 /// A 1x1, stride-1, unpadded window: its rows are the image's positions.

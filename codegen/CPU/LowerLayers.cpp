@@ -211,13 +211,7 @@ Value divide(OpBuilder &b, Location loc, RankedTensorType type, ValueRange value
 /// vectors.
 Value poolByViews(OpBuilder &b, Location loc, Value padded, const Window &w, ArrayRef<int64_t> shape,
                   ScalarFn combine) {
-  SmallVector<OpFoldResult> sizes = getAsIndexOpFoldResult(b.getContext(), shape),
-                            strides = getAsIndexOpFoldResult(b.getContext(), {1, w.stride[0], w.stride[1], 1});
-  SmallVector<Value> views;
-  for (int64_t i = 0; i < w.kernel[0]; ++i)
-    for (int64_t j = 0; j < w.kernel[1]; ++j)
-      views.push_back(b.create<tensor::ExtractSliceOp>(
-          loc, padded, getAsIndexOpFoldResult(b.getContext(), {0, i, j, 0}), sizes, strides));
+  SmallVector<Value> views = channelsLastWindowViews(b, loc, padded, w, shape);
   auto type = RankedTensorType::get(shape, tensorType(padded).getElementType());
   SmallVector<AffineMap> maps(views.size(), b.getMultiDimIdentityMap(4));
   return mapWithMaps(b, loc, type, views, maps, [&](OpBuilder &nb, Location l, ValueRange args) {

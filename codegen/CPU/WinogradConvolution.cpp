@@ -89,25 +89,6 @@ Value sliceAt(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t ind
                                           getAsIndexOpFoldResult(b.getContext(), strides));
 }
 
-/// The tensor of `shape` whose element at loops i is the sum over k of
-/// terms[k][termMap(i)] * coefficients[k][i_coefficientDim]: one pass of
-/// a transform, its matrix given by columns.
-Value weightedSum(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ValueRange terms, AffineMap termMap,
-                  ValueRange coefficients, unsigned coefficientDim) {
-  SmallVector<AffineMap> maps(terms.size(), termMap);
-  maps.append(coefficients.size(), AffineMap::get(shape.size(), 0, b.getAffineDimExpr(coefficientDim)));
-  SmallVector<Value> inputs(terms);
-  llvm::append_range(inputs, coefficients);
-  auto type = RankedTensorType::get(shape, tensorType(terms.front()).getElementType());
-  size_t count = terms.size();
-  return mapWithMaps(b, loc, type, inputs, maps, [count](OpBuilder &nb, Location l, ValueRange args) {
-    Value sum = mul(nb, l, args[0], args[count]);
-    for (size_t k = 1; k < count; ++k)
-      sum = nb.create<math::FmaOp>(l, args[k], args[count + k], sum);
-    return sum;
-  });
-}
-
 AffineMap dimsMap(OpBuilder &b, unsigned loops, ArrayRef<unsigned> dims) {
   SmallVector<AffineExpr> exprs;
   for (unsigned d : dims)
