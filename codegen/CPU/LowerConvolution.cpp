@@ -652,13 +652,25 @@ Value channelsLastPatchRows(OpBuilder &b, Location loc, Value images, const Wind
 }
 
 /// The weight (F, kh, kw, C) as the channels-last kernels read it: packed
-/// in strips of filters (packWeight) where they are whole, else as the
-/// matrix (kh * kw * C, F). Marked for the prepare entry.
+/// in strips of filters (packWeight), the last one completed with zero
+/// filters (whose outputs are dropped) where more than one strip's worth is
+/// there; fewer filters as the matrix (kh * kw * C, F). Marked for the
+/// prepare entry.
 Value channelsLastWeight(OpBuilder &b, Location loc, Value weight) {
   RankedTensorType type = tensorType(weight);
   int64_t f = type.getDimSize(0);
   if (f % kPackedFilters == 0)
     return packWeight(b, loc, weight);
+  if (f > kPackedFilters) {
+    // Into zeros, not by a tensor.pad: the prepare entry takes ops with
+    // their operands, not values their regions capture.
+    SmallVector<int64_t> shape(type.getShape());
+    shape[0] = llvm::alignTo(f, kPackedFilters);
+    Value completed = b.create<tensor::InsertSliceOp>(
+        loc, weight, zeros(b, loc, shape, type.getElementType()), getAsIndexOpFoldResult(b.getContext(), {0, 0, 0, 0}),
+        getAsIndexOpFoldResult(b.getContext(), type.getShape()), getAsIndexOpFoldResult(b.getContext(), {1, 1, 1, 1}));
+    return packWeight(b, loc, completed);
+  }
   Value columns = transposeTo(b, loc, reshapeTo(b, loc, weight, {f, type.getNumElements() / f}), {1, 0});
   columns.getDefiningOp()->setAttr(kPrepareAttr, b.getStringAttr("filters last"));
   return columns;
@@ -684,15 +696,23 @@ Value convolveRowsChannelsLast(OpBuilder &b, Location loc, Value images, Value p
                                  {map({p, k}), map({strip, k, lane}), map({p, strip, lane})},
                                  {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
                                   IteratorType::reduction});
-  // (P, F / 32, 32) -> (N, H', W', F / 32, 32) -> (N, H', W', F): reshapes
-  // that keep the filters' dims apart from the positions', which the
-  // epilogue's per-filter operands follow (Epilogues.cpp).
+  // (P, S, 32) -> (N, H', W', S, 32) -> (N, H', W', S * 32): reshapes that
+  // keep the filters' dims apart from the positions', which the epilogue's
+  // per-filter operands follow (Epilogues.cpp); then the F filters of the
+  // S * 32 computed, if fewer.
   ArrayRef<int64_t> out = outType.getShape();
-  auto split = RankedTensorType::get({out[0], out[1], out[2], strips, kPackedFilters}, outType.getElementType());
+  Type element = outType.getElementType();
+  auto split = RankedTensorType::get({out[0], out[1], out[2], strips, kPackedFilters}, element);
   Value perImage = b.create<tensor::ExpandShapeOp>(loc, split, product,
                                                  SmallVector<ReassociationIndices>{{0, 1, 2}, {3}, {4}});
-  return b.create<tensor::CollapseShapeOp>(loc, outType, perImage,
-                                           SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+  Value all = b.create<tensor::CollapseShapeOp>(
+      loc, RankedTensorType::get({out[0], out[1], out[2], strips * kPackedFilters}, element), perImage,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2}, {3, 4}});
+  if (strips * kPackedFilters == out[3])
+    return all;
+  return b.create<tensor::ExtractSliceOp>(loc, all, getAsIndexOpFoldResult(b.getContext(), {0, 0, 0, 0}),
+                                          getAsIndexOpFoldResult(b.getContext(), out),
+                                          getAsIndexOpFoldResult(b.getContext(), {1, 1, 1, 1}));
 }
 
 /// An ungrouped convolution channels-last: by Winograd where the

@@ -289,6 +289,7 @@ def channels_last_cases():
              (1, 9, 8, 32)),
             ("nhwc_winograd", dict(kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True), (1, 16, 16, 32)),
             ("nhwc_narrow", dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=24), (1, 10, 10, 8)),
+            ("nhwc_strips_completed", dict(kernel=(1, 1), num_filter=40), (2, 5, 3, 16)),
             ("nhwc_grouped", dict(kernel=(3, 3), pad=(1, 1), num_filter=6, num_group=3), (2, 6, 5, 9))):
         channels_first = S.Convolution(S.transpose(d, axes=(0, 3, 1, 2)), S.transpose(w, axes=(0, 3, 1, 2)),
                                        name="c", **attrs)

@@ -496,3 +496,18 @@ func.func @nhwc_pooling(%x: tensor<1x7x7x16xf32>) -> (tensor<1x4x4x16xf32>, tens
   %2 = sym.Pooling %x {global_pool = true, pool_type = "avg", layout = "NHWC"} : (tensor<1x7x7x16xf32>) -> tensor<1x1x1x16xf32>
   return %0, %1, %2 : tensor<1x4x4x16xf32>, tensor<1x4x4x16xf32>, tensor<1x1x1x16xf32>
 }
+
+// -----
+
+// More filters than a strip but not whole strips: the weight is completed
+// with zero filters to two strips (in the prepare entry), the extra outputs
+// dropped.
+// WINOGRAD-LABEL: func @nhwc_completed_strips
+// WINOGRAD: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [40, 1, 1, 16] [1, 1, 1, 1] : tensor<40x1x1x16xf32> into tensor<64x1x1x16xf32>
+// WINOGRAD: symc.prepare = "filter strips of 32"
+// WINOGRAD: symc.tap_contraction
+// WINOGRAD: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 4, 40] [1, 1, 1, 1] : tensor<1x4x4x64xf32> to tensor<1x4x4x40xf32>
+func.func @nhwc_completed_strips(%x: tensor<1x4x4x16xf32>, %w: tensor<40x1x1x16xf32>) -> tensor<1x4x4x40xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 1, 1>, num_filter = 40 : i64, no_bias = true, layout = "NHWC"} : (tensor<1x4x4x16xf32>, tensor<40x1x1x16xf32>) -> tensor<1x4x4x40xf32>
+  return %0 : tensor<1x4x4x40xf32>
+}
