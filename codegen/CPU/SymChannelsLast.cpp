@@ -129,6 +129,51 @@ struct SinkThroughElementwise : RewritePattern {
   }
 };
 
+/// A broadcast op of a transposed operand and a small one (a squeeze-and-
+/// excitation block's per-channel scale, (N, C, 1, 1)) runs on the
+/// transpose's input and the small operand transposed back: the large one
+/// is never materialized channels-first.
+struct SinkThroughBroadcast : RewritePattern {
+  SinkThroughBroadcast(MLIRContext *context) : RewritePattern(MatchAnyOpTypeTag(), 1, context) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isa<sym::BroadcastAddOp, sym::BroadcastSubOp, sym::BroadcastMulOp, sym::BroadcastDivOp,
+             sym::BroadcastMaximumOp, sym::BroadcastMinimumOp>(op))
+      return failure();
+    // A transposed operand the result's size: the one not to materialize.
+    auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    auto transposed = llvm::find_if(op->getOperands(), [&](Value operand) {
+      return isTransposed(operand) && resultType &&
+             cast<RankedTensorType>(operand.getType()).getNumElements() == resultType.getNumElements();
+    });
+    if (transposed == op->operand_end())
+      return failure();
+    ArrayRef<int64_t> axes = (*transposed).getDefiningOp<sym::TransposeOp>().getAxes();
+    if (axes.size() != size_t(resultType.getRank()))
+      return failure();
+    SmallVector<int64_t> inverse(axes.size());
+    for (auto [i, axis] : llvm::enumerate(axes))
+      inverse[axis] = i;
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands()) {
+      auto t = operand.getDefiningOp<sym::TransposeOp>();
+      auto type = dyn_cast<RankedTensorType>(operand.getType());
+      if (t && t.getAxes() == axes) {
+        operands.push_back(t.getData());
+        continue;
+      }
+      // Only a small operand is worth its own transpose.
+      if (!type || type.getRank() != resultType.getRank() || 8 * type.getNumElements() > resultType.getNumElements())
+        return failure();
+      operands.push_back(transpose(rewriter, op->getLoc(), operand, inverse));
+    }
+    OperationState state(op->getLoc(), op->getName(), operands, TypeRange{permuted(resultType, inverse)},
+                         op->getAttrs());
+    Operation *moved = rewriter.create(state);
+    rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), moved->getResult(0), axes));
+    return success();
+  }
+};
+
 /// A BatchNorm of a transposed input normalizes the transpose's input along
 /// the axis the transpose moved its own to.
 struct SinkThroughBatchNorm : OpRewritePattern<sym::BatchNormOp> {
@@ -213,8 +258,8 @@ struct SymChannelsLastPass : impl::SymChannelsLastBase<SymChannelsLastPass> {
     for (sym::ConvolutionOp op : convolutions)
       convertToChannelsLast(op);
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldTransposes, SinkThroughElementwise, SinkThroughBatchNorm, SinkThroughConcat, SinkThroughPooling>(
-        &getContext());
+    patterns.add<FoldTransposes, SinkThroughElementwise, SinkThroughBroadcast, SinkThroughBatchNorm, SinkThroughConcat,
+               SinkThroughPooling>(&getContext());
     if (failed(applyPatternsAndFoldGreedily(function, std::move(patterns))))
       return signalPassFailure();
   }

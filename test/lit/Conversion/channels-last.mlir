@@ -53,6 +53,24 @@ func.func @pool_concat_groups(%x: tensor<1x8x6x6xf32>, %w: tensor<16x8x3x3xf32>,
 
 // -----
 
+// A squeeze-and-excitation scale (N, C, 1, 1) is transposed to the
+// channels-last one's layout, not the other way round; two small operands
+// stay as they are.
+// CHECK-LABEL: func @excitation
+// CHECK: %[[C:.*]] = sym.Convolution {{.*}}layout = "NHWC"{{.*}} -> tensor<1x4x4x32xf32>
+// CHECK: %[[S:.*]] = sym.transpose %{{.*}} {axes = array<i64: 0, 2, 3, 1>} {{.*}} -> tensor<1x1x1x32xf32>
+// CHECK: %[[M:.*]] = sym.broadcast_mul %[[C]], %[[S]] {{.*}} -> tensor<1x4x4x32xf32>
+// CHECK: sym.transpose %[[M]] {axes = array<i64: 0, 3, 1, 2>}
+// CHECK: sym.broadcast_add %{{.*}}, %{{.*}} : (tensor<1x32x1x1xf32>, tensor<1x1x4x4xf32>) -> tensor<1x32x4x4xf32>
+func.func @excitation(%x: tensor<1x16x4x4xf32>, %w: tensor<32x16x1x1xf32>, %s: tensor<1x32x1x1xf32>, %t: tensor<1x1x4x4xf32>) -> (tensor<1x32x4x4xf32>, tensor<1x32x4x4xf32>) {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 1, 1>, num_filter = 32 : i64, no_bias = true} : (tensor<1x16x4x4xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x4x4xf32>
+  %1 = sym.broadcast_mul %0, %s : (tensor<1x32x4x4xf32>, tensor<1x32x1x1xf32>) -> tensor<1x32x4x4xf32>
+  %2 = sym.broadcast_add %s, %t : (tensor<1x32x1x1xf32>, tensor<1x1x4x4xf32>) -> tensor<1x32x4x4xf32>
+  return %1, %2 : tensor<1x32x4x4xf32>, tensor<1x32x4x4xf32>
+}
+
+// -----
+
 // A function that trains keeps its layout: its activations are saved for
 // the backward channels-first.
 // CHECK-LABEL: func @training
