@@ -454,22 +454,29 @@ Value imagePatchRows(OpBuilder &b, Location loc, Value padded, const Window &w, 
   return reshapeTo(b, loc, rows, {type.getNumElements() / ck, ck});
 }
 
-/// One image (1, C, S...) convolved by the packed weight (packWeight): its
-/// patch rows (P, C*K) times each strip gives (P, F / 32, 32), a tap
-/// contraction whose register tiles hold output positions by filters, the
-/// filters in the vector lanes; then transposed to (1, F, O...) by a
-/// generic, into which the elementwise ops after the convolution fuse.
-Value convolveImagePacked(OpBuilder &b, Location loc, Value padded, Value packed, const Window &w,
-                          RankedTensorType outType) {
-  Value rows = imagePatchRows(b, loc, padded, w, outType.getShape().drop_front(2));
+/// Rows (P, K) of window values times each strip of the packed weight
+/// (packWeight, (S, K, 32)): (P, S, 32), a tap contraction whose register
+/// tiles hold positions by filters, the filters in the vector lanes.
+Value rowsTimesStrips(OpBuilder &b, Location loc, Value rows, Value packed) {
   int64_t positions = tensorType(rows).getDimSize(0), strips = tensorType(packed).getDimSize(0);
   AffineExpr p, strip, lane, k;
   bindDims(b.getContext(), p, strip, lane, k);
   auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(4, 0, results, b.getContext()); };
-  Value product = tapContraction(b, loc, {rows, packed}, {positions, strips, kPackedFilters},
-                                 {map({p, k}), map({strip, k, lane}), map({p, strip, lane})},
-                                 {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
-                                  IteratorType::reduction});
+  return tapContraction(b, loc, {rows, packed}, {positions, strips, kPackedFilters},
+                        {map({p, k}), map({strip, k, lane}), map({p, strip, lane})},
+                        {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+                         IteratorType::reduction});
+}
+
+/// One image (1, C, S...) convolved by the packed weight (packWeight): its
+/// patch rows (P, C*K) times each strip (rowsTimesStrips), (P, F / 32, 32),
+/// then transposed to (1, F, O...) by a generic, into which the elementwise
+/// ops after the convolution fuse.
+Value convolveImagePacked(OpBuilder &b, Location loc, Value padded, Value packed, const Window &w,
+                          RankedTensorType outType) {
+  Value rows = imagePatchRows(b, loc, padded, w, outType.getShape().drop_front(2));
+  int64_t strips = tensorType(packed).getDimSize(0);
+  Value product = rowsTimesStrips(b, loc, rows, packed);
   // (1, F / 32, 32, O...)[0, s, l, o...] = product[o flattened, s, l], then
   // (1, F, O...): maps without floordiv and mod, which tiling would get wrong.
   ArrayRef<int64_t> outSpatial = outType.getShape().drop_front(2);
@@ -688,14 +695,8 @@ Value convolveRowsChannelsLast(OpBuilder &b, Location loc, Value images, Value p
   if (tensorType(packed).getRank() == 2)
     return b.create<tensor::ExpandShapeOp>(loc, outType, matmul(b, loc, rows, packed, false, false),
                                            SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
-  int64_t positions = tensorType(rows).getDimSize(0), strips = tensorType(packed).getDimSize(0);
-  AffineExpr p, strip, lane, k;
-  bindDims(b.getContext(), p, strip, lane, k);
-  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(4, 0, results, b.getContext()); };
-  Value product = tapContraction(b, loc, {rows, packed}, {positions, strips, kPackedFilters},
-                                 {map({p, k}), map({strip, k, lane}), map({p, strip, lane})},
-                                 {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
-                                  IteratorType::reduction});
+  int64_t strips = tensorType(packed).getDimSize(0);
+  Value product = rowsTimesStrips(b, loc, rows, packed);
   // (P, S, 32) -> (N, H', W', S, 32) -> (N, H', W', S * 32): reshapes that
   // keep the filters' dims apart from the positions', which the epilogue's
   // per-filter operands follow (Epilogues.cpp); then the F filters of the
