@@ -60,10 +60,10 @@ void convertToChannelsLast(sym::ConvolutionOp op) {
   if (op.getBias())
     operands.push_back(op.getBias());
   auto outType = cast<RankedTensorType>(op.getOutput().getType());
-  Operation *converted = b.create<sym::ConvolutionOp>(loc, TypeRange{permuted(outType, kToChannelsLast)}, operands,
-                                                      op->getAttrs());
-  converted->setAttr("layout", b.getStringAttr("NHWC"));
-  op.getOutput().replaceAllUsesWith(transpose(b, loc, converted->getResult(0), kToChannelsFirst));
+  auto converted = b.create<sym::ConvolutionOp>(loc, TypeRange{permuted(outType, kToChannelsLast)}, operands,
+                                                op->getAttrs());
+  converted.setLayout("NHWC");
+  op.getOutput().replaceAllUsesWith(transpose(b, loc, converted, kToChannelsFirst));
   op.erase();
 }
 
@@ -88,17 +88,13 @@ struct FoldTransposes : OpRewritePattern<sym::TransposeOp> {
 };
 
 /// The ops that compute each element from the elements at the same
-/// position of their operands, all of one shape.
+/// position of their operands, all of one shape, with no axis to move.
 bool isElementwise(Operation *op) {
-  if (isa<sym::ActivationOp, sym::ClipOp, sym::AddNOp, sym::CastOp>(op))
-    return true;
-  // The unary, scalar and same-shape binary ops: one operand or all of the
-  // result's type, no attribute that names an axis.
-  return op->getNumResults() == 1 && !op->hasAttr("axis") &&
-         isa<sym::ReluOp, sym::SigmoidOp, sym::TanhOp, sym::ExpOp, sym::SqrtOp, sym::SquareOp, sym::AbsOp,
-             sym::NegativeOp, sym::PlusScalarOp, sym::MinusScalarOp, sym::RMinusScalarOp, sym::MulScalarOp,
-             sym::DivScalarOp, sym::RDivScalarOp, sym::MaximumScalarOp, sym::MinimumScalarOp, sym::ElemwiseAddOp,
-             sym::ElemwiseSubOp, sym::ElemwiseMulOp, sym::ElemwiseDivOp, sym::MaximumOp, sym::MinimumOp>(op);
+  return isa<sym::ActivationOp, sym::ClipOp, sym::AddNOp, sym::CastOp, sym::ReluOp, sym::SigmoidOp, sym::TanhOp,
+             sym::ExpOp, sym::SqrtOp, sym::SquareOp, sym::AbsOp, sym::NegativeOp, sym::PlusScalarOp,
+             sym::MinusScalarOp, sym::RMinusScalarOp, sym::MulScalarOp, sym::DivScalarOp, sym::RDivScalarOp,
+             sym::MaximumScalarOp, sym::MinimumScalarOp, sym::ElemwiseAddOp, sym::ElemwiseSubOp, sym::ElemwiseMulOp,
+             sym::ElemwiseDivOp, sym::MaximumOp, sym::MinimumOp>(op);
 }
 
 /// An elementwise op whose operands are all transposed alike runs on the
