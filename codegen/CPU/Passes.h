@@ -2,6 +2,7 @@
 #ifndef SYMC_CODEGEN_CPU_PASSES_H
 #define SYMC_CODEGEN_CPU_PASSES_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,6 +39,13 @@ inline bool isScheduledContraction(mlir::Operation *op) {
 /// generic along: its innermost of more than one index, if every operand
 /// reads or writes that dim contiguously or not at all.
 std::optional<unsigned> elementwiseVectorDim(mlir::linalg::GenericOp op);
+/// The length of the image rows that `rows` (dim 0: an image's positions,
+/// maybe through an elementwise epilogue) are, where that image is
+/// zero-padded and read by its padding alone: sym-write-into-padding then
+/// has the thread tiles that compute `rows` write into the padded image,
+/// which needs each tile within one image row.
+std::optional<int64_t> paddedImageRowLength(mlir::Value rows);
+
 /// Lanes of the widest vector of f32 any target has: thread tiles keep a
 /// vector dim in multiples of them.
 constexpr int64_t kMaxVectorLanes = 16;

@@ -415,7 +415,36 @@ int64_t tapRowTiles(int64_t m, int64_t mr) {
   return fewest;
 }
 
-TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel) {
+/// Whether each row of a tap contraction reads a row of B of its own (a
+/// depthwise convolution's), not all of B.
+bool rowsReadOwnB(linalg::LinalgOp op) {
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  return map.getResult(0) == getAffineDimExpr(0, op.getContext());
+}
+
+/// What the copy of a value (written, read back) costs in reads of B from
+/// the cache, roughly: measured at batch 1, worth it for MobileNet v2's
+/// 7x7 expansions (K = 160: 20 more B reads per row and column), not for
+/// ResNet-18's 7x7 convolutions (K = 2304: 282 more).
+constexpr double kCopyCostInBReads = 32;
+
+/// Thread tiles of rows within image rows of `rowLength` positions: the
+/// most rows up to 96 that divide it, whole register tiles of the largest
+/// MR that divides it (none below 4: rows would stream B too often).
+std::optional<std::pair<int64_t, int64_t>> rowAlignedTiles(unsigned vectorBits, int64_t rowLength) {
+  for (MicroKernel k : microKernels(vectorBits)) {
+    if (k.mr < 4 || rowLength % k.mr != 0)
+      continue;
+    int64_t mt = k.mr;
+    for (int64_t size = k.mr; size <= std::min<int64_t>(rowLength, 96); size += k.mr)
+      if (rowLength % size == 0)
+        mt = size;
+    return std::make_pair(k.mr, mt);
+  }
+  return std::nullopt;
+}
+
+TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel, unsigned vectorBits) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   TapTiling t;
   t.parallel = op.getNumParallelLoops();
@@ -425,6 +454,19 @@ TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel) {
   t.nr = kernel.nr;
   int64_t mTiles = tapRowTiles(m, t.mr);
   t.mt = llvm::alignTo(llvm::divideCeil(m, mTiles), t.mr);
+  // An image that is padded next is computed in its padding
+  // (sym-write-into-padding), its tiles within image rows: worth it unless
+  // the shorter tiles read B (K values per row per column, once per tile)
+  // much more often than the copy of the padding they save would (a value
+  // per row per column written, read again).
+  std::optional<int64_t> rowLength = paddedImageRowLength(op->getResult(0));
+  if (auto aligned = rowLength && !rowsReadOwnB(op) ? rowAlignedTiles(vectorBits, *rowLength) : std::nullopt) {
+    int64_t k = computeProduct(ArrayRef<int64_t>(ranges).drop_front(t.parallel));
+    if (double(k) / aligned->second - double(k) / t.mt <= kCopyCostInBReads) {
+      std::tie(t.mr, t.mt) = *aligned;
+      mTiles = m / t.mt;
+    }
+  }
   t.rows = t.mt * mTiles;
   // Thread tiles of up to 8 register columns, the count that pads least,
   // halved when that evens out a few tiles over an even thread count.
@@ -503,13 +545,6 @@ Value growEndPadding(OpBuilder &b, Location loc, Value value, unsigned dim, int6
   return b.create<tensor::PadOp>(loc, RankedTensorType::get(shape, type.getElementType()), pad.getSource(),
                                  getAsIndexOpFoldResult(b.getContext(), pad.getStaticLow()),
                                  getAsIndexOpFoldResult(b.getContext(), high), padding);
-}
-
-/// Whether each row of a tap contraction reads a row of B of its own (a
-/// depthwise convolution's), not all of B.
-bool rowsReadOwnB(linalg::LinalgOp op) {
-  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
-  return map.getResult(0) == getAffineDimExpr(0, op.getContext());
 }
 
 /// The micro-kernel of a tap contraction: the cheapest, or, where each row
@@ -784,7 +819,7 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
       add(op, root, [&](int64_t id) { return tileScript(id, tiling, epilogueTiling); });
     }
     for (linalg::LinalgOp original : taps) {
-      TapTiling tiling = chooseTapTiling(original, tapMicroKernel(original, vectorBits));
+      TapTiling tiling = chooseTapTiling(original, tapMicroKernel(original, vectorBits), vectorBits);
       linalg::LinalgOp op = padTapContraction(original, tiling);
       std::optional<EpilogueTiling> epilogueTiling;
       Operation *root = op;

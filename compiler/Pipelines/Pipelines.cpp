@@ -158,6 +158,7 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   cpu::SymScheduleMatmulsOptions schedule;
   schedule.vectorBits = options.vectorBits;
   pm.addPass(cpu::createSymScheduleMatmuls(schedule));
+  pm.addNestedPass<func::FuncOp>(cpu::createSymWriteIntoPadding());
   pm.addNestedPass<func::FuncOp>(cpu::createSymDistributeThreads());
   pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   if (options.stopAtLinalg)

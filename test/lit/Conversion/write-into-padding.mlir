@@ -1,0 +1,156 @@
+// RUN: symc-opt %s --split-input-file --sym-write-into-padding | FileCheck %s
+
+// Thread tiles of 4 rows of a (16 positions, 2 strips, 8 lanes) GEMM result,
+// the positions a 4x4 image padded by one on each side: each tile writes its
+// place in the padded image's interior (row iv floordiv 1, columns 0..3 of
+// that row), whose border alone is filled with zeros. No tensor.pad is left.
+
+// CHECK: #[[ROW:.*]] = affine_map<(d0) -> (d0 mod 4)>
+// CHECK-LABEL: func.func @tiles
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1x6x6x2x8xf32>
+// CHECK: %[[TOP:.*]] = linalg.fill {{.*}} -> tensor<1x1x6x2x8xf32>
+// CHECK: %[[B1:.*]] = tensor.insert_slice %[[TOP]] into %[[EMPTY]][0, 0, 0, 0, 0] [1, 1, 6, 2, 8]
+// CHECK: %[[BOTTOM:.*]] = linalg.fill {{.*}} -> tensor<1x1x6x2x8xf32>
+// CHECK: %[[B2:.*]] = tensor.insert_slice %[[BOTTOM]] into %[[B1]][0, 5, 0, 0, 0] [1, 1, 6, 2, 8]
+// CHECK: %[[LEFT:.*]] = linalg.fill {{.*}} -> tensor<1x6x1x2x8xf32>
+// CHECK: %[[B3:.*]] = tensor.insert_slice %[[LEFT]] into %[[B2]][0, 0, 0, 0, 0] [1, 6, 1, 2, 8]
+// CHECK: %[[RIGHT:.*]] = linalg.fill {{.*}} -> tensor<1x6x1x2x8xf32>
+// CHECK: %[[B4:.*]] = tensor.insert_slice %[[RIGHT]] into %[[B3]][0, 0, 5, 0, 0] [1, 6, 1, 2, 8]
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %[[B4]][0, 1, 1, 0, 0] [1, 4, 4, 2, 8] [1, 1, 1, 1, 1]
+// CHECK: %[[TILES:.*]] = scf.forall (%[[I:.*]], %[[J:.*]]) in (4, 2) shared_outs(%[[OUT:.*]] = %[[INTERIOR]]) -> (tensor<1x4x4x2x8xf32>)
+// CHECK: %[[R:.*]] = affine.apply #[[ROW]](%[[I]])
+// CHECK: %[[TILE:.*]] = tensor.extract_slice %[[OUT]][0, %[[R]], 0, %[[J]], 0] [1, 1, 4, 1, 8] [1, 1, 1, 1, 1] : tensor<1x4x4x2x8xf32> to tensor<4x1x8xf32>
+// CHECK: %[[DONE:.*]] = linalg.fill {{.*}} outs(%[[TILE]] : tensor<4x1x8xf32>)
+// CHECK: %[[R2:.*]] = affine.apply #[[ROW]](%[[I]])
+// CHECK: tensor.parallel_insert_slice %[[DONE]] into %[[OUT]][0, %[[R2]], 0, %[[J]], 0] [1, 1, 4, 1, 8] [1, 1, 1, 1, 1] : tensor<4x1x8xf32> into tensor<1x4x4x2x8xf32>
+// CHECK-NOT: tensor.pad
+// CHECK: %[[PADDED:.*]] = tensor.insert_slice %[[TILES]] into %[[B4]][0, 1, 1, 0, 0] [1, 4, 4, 2, 8] [1, 1, 1, 1, 1]
+// CHECK: return %[[PADDED]]
+func.func @tiles(%v: f32) -> tensor<1x6x6x2x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x2x8xf32>
+  %r = scf.forall (%i, %j) in (4, 2) shared_outs(%out = %e) -> (tensor<16x2x8xf32>) {
+    %row = affine.apply affine_map<(d0) -> (d0 * 4)>(%i)
+    %tile = tensor.extract_slice %out[%row, %j, 0] [4, 1, 8] [1, 1, 1] : tensor<16x2x8xf32> to tensor<4x1x8xf32>
+    %done = linalg.fill ins(%v : f32) outs(%tile : tensor<4x1x8xf32>) -> tensor<4x1x8xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %done into %out[%row, %j, 0] [4, 1, 8] [1, 1, 1] : tensor<4x1x8xf32> into tensor<16x2x8xf32>
+    }
+  }
+  %image = tensor.expand_shape %r [[0, 1, 2], [3], [4]] output_shape [1, 4, 4, 2, 8] : tensor<16x2x8xf32> into tensor<1x4x4x2x8xf32>
+  %padded = tensor.pad %image low[0, 1, 1, 0, 0] high[0, 1, 1, 0, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index, %f: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x4x2x8xf32> to tensor<1x6x6x2x8xf32>
+  return %padded : tensor<1x6x6x2x8xf32>
+}
+
+// -----
+
+// Tiles of 8 rows would straddle the image's rows of 4: the pad stays.
+
+// CHECK-LABEL: func.func @straddling
+// CHECK: scf.forall {{.*}} -> (tensor<16x2x8xf32>)
+// CHECK: tensor.pad
+func.func @straddling(%v: f32) -> tensor<1x6x6x2x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x2x8xf32>
+  %r = scf.forall (%i, %j) in (2, 2) shared_outs(%out = %e) -> (tensor<16x2x8xf32>) {
+    %row = affine.apply affine_map<(d0) -> (d0 * 8)>(%i)
+    %tile = tensor.extract_slice %out[%row, %j, 0] [8, 1, 8] [1, 1, 1] : tensor<16x2x8xf32> to tensor<8x1x8xf32>
+    %done = linalg.fill ins(%v : f32) outs(%tile : tensor<8x1x8xf32>) -> tensor<8x1x8xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %done into %out[%row, %j, 0] [8, 1, 8] [1, 1, 1] : tensor<8x1x8xf32> into tensor<16x2x8xf32>
+    }
+  }
+  %image = tensor.expand_shape %r [[0, 1, 2], [3], [4]] output_shape [1, 4, 4, 2, 8] : tensor<16x2x8xf32> into tensor<1x4x4x2x8xf32>
+  %padded = tensor.pad %image low[0, 1, 1, 0, 0] high[0, 1, 1, 0, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index, %f: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x4x2x8xf32> to tensor<1x6x6x2x8xf32>
+  return %padded : tensor<1x6x6x2x8xf32>
+}
+
+// -----
+
+// An elementwise op computed for the padding alone takes its interior as
+// its init; the padding on the channels dim is filled too.
+
+// CHECK-LABEL: func.func @elementwise
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<1x5x4x4xf32>
+// CHECK: %[[LOW:.*]] = linalg.fill {{.*}} -> tensor<1x2x4x4xf32>
+// CHECK: %[[B1:.*]] = tensor.insert_slice %[[LOW]] into %[[EMPTY]][0, 0, 0, 0] [1, 2, 4, 4]
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %[[B1]][0, 2, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
+// CHECK: %[[RELU:.*]] = linalg.generic {{.*}} outs(%[[INTERIOR]] : tensor<1x3x4x4xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: %[[PADDED:.*]] = tensor.insert_slice %[[RELU]] into %[[B1]][0, 2, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
+// CHECK: return %[[PADDED]]
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @elementwise(%x: tensor<1x3x4x4xf32>) -> tensor<1x5x4x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x4x4xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x3x4x4xf32>) outs(%e : tensor<1x3x4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x3x4x4xf32>
+  %padded = tensor.pad %relu low[0, 2, 0, 0] high[0, 0, 0, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x4x4xf32> to tensor<1x5x4x4xf32>
+  return %padded : tensor<1x5x4x4xf32>
+}
+
+// -----
+
+// A pooling's image computed in 2x2 blocks (then collapsed) computes in the
+// interior expanded to its blocks.
+
+// CHECK-LABEL: func.func @blocks
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %{{.*}}[0, 1, 1, 0] [1, 4, 4, 8] [1, 1, 1, 1] : tensor<1x6x6x8xf32> to tensor<1x4x4x8xf32>
+// CHECK: %[[BLOCKS:.*]] = tensor.expand_shape %[[INTERIOR]] {{\[}}[0], [1, 2], [3, 4], [5]] output_shape [1, 2, 2, 2, 2, 8]
+// CHECK: %[[POOL:.*]] = linalg.generic {{.*}} outs(%[[BLOCKS]] : tensor<1x2x2x2x2x8xf32>)
+// CHECK: %[[IMAGE:.*]] = tensor.collapse_shape %[[POOL]]
+// CHECK-NOT: tensor.pad
+// CHECK: tensor.insert_slice %[[IMAGE]] into %{{.*}}[0, 1, 1, 0] [1, 4, 4, 8] [1, 1, 1, 1]
+#id6 = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
+func.func @blocks(%x: tensor<1x2x2x2x2x8xf32>, %y: tensor<1x2x2x2x2x8xf32>) -> tensor<1x6x6x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x2x2x2x8xf32>
+  %pool = linalg.generic {indexing_maps = [#id6, #id6, #id6], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %y : tensor<1x2x2x2x2x8xf32>, tensor<1x2x2x2x2x8xf32>) outs(%e : tensor<1x2x2x2x2x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.maximumf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x2x2x2x8xf32>
+  %image = tensor.collapse_shape %pool [[0], [1, 2], [3, 4], [5]] : tensor<1x2x2x2x2x8xf32> into tensor<1x4x4x8xf32>
+  %padded = tensor.pad %image low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x4x8xf32> to tensor<1x6x6x8xf32>
+  return %padded : tensor<1x6x6x8xf32>
+}
+
+// -----
+
+// The image is read unpadded too: the pad stays.
+
+// CHECK-LABEL: func.func @shared
+// CHECK: tensor.pad
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @shared(%x: tensor<1x3x4x4xf32>) -> (tensor<1x3x6x6xf32>, tensor<1x3x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x4x4xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x3x4x4xf32>) outs(%e : tensor<1x3x4x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x3x4x4xf32>
+  %padded = tensor.pad %relu low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x3x4x4xf32> to tensor<1x3x6x6xf32>
+  return %padded, %relu : tensor<1x3x6x6xf32>, tensor<1x3x4x4xf32>
+}
