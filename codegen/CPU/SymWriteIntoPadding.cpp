@@ -21,7 +21,6 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace symc::cpu {
 #define GEN_PASS_DEF_SYMWRITEINTOPADDING
@@ -59,7 +58,8 @@ tensor::ExpandShapeOp imageOfRows(Value rows) {
   if (!expand)
     return {};
   SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
-  return llvm::all_of(ArrayRef(groups).drop_front(), [](const ReassociationIndices &group) { return group.size() == 1; })
+  return llvm::all_of(ArrayRef(groups).drop_front(),
+                      [](const ReassociationIndices &group) { return group.size() == 1; })
              ? expand
              : tensor::ExpandShapeOp();
 }
@@ -107,7 +107,8 @@ Value zeroBorder(OpBuilder &b, Location loc, tensor::PadOp pad) {
   Value zero = pad.getConstantPaddingValue();
   SmallVector<OpFoldResult> strides(shape.size(), b.getIndexAttr(1));
   auto fillSlab = [&](unsigned dim, int64_t offset, int64_t size) {
-    SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)), sizes = getAsIndexOpFoldResult(b.getContext(), shape);
+    SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)),
+        sizes = getAsIndexOpFoldResult(b.getContext(), shape);
     offsets[dim] = b.getIndexAttr(offset);
     sizes[dim] = b.getIndexAttr(size);
     Value slab = b.create<tensor::ExtractSliceOp>(loc, image, offsets, sizes, strides);
@@ -131,6 +132,18 @@ tensor::ExtractSliceOp interiorOf(OpBuilder &b, Location loc, tensor::PadOp pad,
                                           SmallVector<OpFoldResult>(rank, b.getIndexAttr(1)));
 }
 
+/// Whether a slice of `pad`'s result is exactly its interior (a stride-1
+/// convolution's middle tap). Folded, that slice would read the computed
+/// value itself, after its insertion into the padded tensor: the same
+/// memory, but bufferization cannot tell and copies it out and back.
+bool readsInteriorAlone(tensor::PadOp pad) {
+  return llvm::any_of(pad->getUsers(), [&](Operation *user) {
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    return slice && slice.hasUnitStride() && slice.getStaticOffsets() == pad.getStaticLow() &&
+           slice.getStaticSizes() == pad.getSourceType().getShape();
+  });
+}
+
 /// Replaces `pad` by `interior`'s new value, `computed`, inserted back into
 /// the padded tensor it was sliced from.
 void replaceByInterior(RewriterBase &rewriter, tensor::PadOp pad, tensor::ExtractSliceOp interior, Value computed) {
@@ -141,100 +154,94 @@ void replaceByInterior(RewriterBase &rewriter, tensor::PadOp pad, tensor::Extrac
 /// An elementwise generic computed for `pad` alone (maybe through a
 /// collapse_shape, as a pooling or Winograd's output transform computes an
 /// image in row and column blocks) computes in its interior.
-struct WriteGenericIntoPadding : OpRewritePattern<tensor::PadOp> {
-  using OpRewritePattern::OpRewritePattern;
+LogicalResult writeGenericIntoPadding(RewriterBase &rewriter, tensor::PadOp pad) {
+  auto collapse = pad.getSource().getDefiningOp<tensor::CollapseShapeOp>();
+  Value image = collapse && collapse->hasOneUse() ? Value(collapse.getSrc()) : pad.getSource();
+  auto generic = image.getDefiningOp<linalg::GenericOp>();
+  if (!generic || !generic->hasOneUse() || !isElementwiseMap(generic) ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
+      !generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
+      !padsOnlyWithZeros(pad, llvm::to_vector(llvm::seq<int64_t>(0, pad.getResultType().getRank()))))
+    return failure();
+  Location loc = pad.getLoc();
+  rewriter.setInsertionPoint(generic);
+  tensor::ExtractSliceOp interior = interiorOf(rewriter, loc, pad, zeroBorder(rewriter, loc, pad));
+  Value init = interior;
+  if (image != pad.getSource())
+    init = rewriter.create<tensor::ExpandShapeOp>(loc, image.getType(), interior, collapse.getReassociationIndices());
+  rewriter.modifyOpInPlace(generic, [&] { generic.getDpsInitOperand(0)->set(init); });
+  rewriter.setInsertionPoint(pad);
+  replaceByInterior(rewriter, pad, interior, pad.getSource());
+  return success();
+}
 
-  LogicalResult matchAndRewrite(tensor::PadOp pad, PatternRewriter &rewriter) const override {
-    auto collapse = pad.getSource().getDefiningOp<tensor::CollapseShapeOp>();
-    Value image = collapse && collapse->hasOneUse() ? Value(collapse.getSrc()) : pad.getSource();
-    auto generic = image.getDefiningOp<linalg::GenericOp>();
-    if (!generic || !generic->hasOneUse() || !isElementwiseMap(generic) ||
-        !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
-        !generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
-        !padsOnlyWithZeros(pad, llvm::to_vector(llvm::seq<int64_t>(0, pad.getResultType().getRank()))))
-      return failure();
-    Location loc = pad.getLoc();
-    rewriter.setInsertionPoint(generic);
-    tensor::ExtractSliceOp interior = interiorOf(rewriter, loc, pad, zeroBorder(rewriter, loc, pad));
-    Value init = interior;
-    if (image != pad.getSource())
-      init = rewriter.create<tensor::ExpandShapeOp>(loc, image.getType(), interior, collapse.getReassociationIndices());
-    rewriter.modifyOpInPlace(generic, [&] { generic.getDpsInitOperand(0)->set(init); });
-    rewriter.setInsertionPoint(pad);
-    replaceByInterior(rewriter, pad, interior, pad.getSource());
-    return success();
+/// `user`, a slice of a thread tile of rows, as the rank-reduced slice of
+/// the tile's place in the image.
+void retargetTile(RewriterBase &rewriter, Operation *user, ArrayRef<int64_t> imageShape,
+                  const ReassociationIndices &rows) {
+  auto slice = cast<OffsetSizeAndStrideOpInterface>(user);
+  // (Not inside scf.forall.in_parallel, which holds the inserts alone.)
+  rewriter.setInsertionPoint(isa<tensor::ParallelInsertSliceOp>(user) ? user->getParentOp() : user);
+  SmallVector<OpFoldResult> offsets, sizes;
+  tileInImage(rewriter, user->getLoc(), imageShape, rows, slice.getMixedOffsets(), slice.getMixedSizes(), offsets,
+              sizes);
+  SmallVector<OpFoldResult> strides(offsets.size(), rewriter.getIndexAttr(1));
+  if (auto extract = dyn_cast<tensor::ExtractSliceOp>(user)) {
+    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(extract, extract.getType(), extract.getSource(), offsets, sizes,
+                                                        strides);
+    return;
   }
-};
+  auto insert = cast<tensor::ParallelInsertSliceOp>(user);
+  rewriter.setInsertionPoint(insert);
+  rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(insert, insert.getSource(), insert.getDest(), offsets,
+                                                             sizes, strides);
+}
 
 /// Thread tiles of rows (an scf.forall) whose image `pad` alone reads write
 /// each tile into its place in `pad`'s interior.
-struct WriteTilesIntoPadding : OpRewritePattern<tensor::PadOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(tensor::PadOp pad, PatternRewriter &rewriter) const override {
-    auto expand = pad.getSource().getDefiningOp<tensor::ExpandShapeOp>();
-    auto forall = expand ? expand.getSrc().getDefiningOp<scf::ForallOp>() : scf::ForallOp();
-    if (!forall || forall->getNumResults() != 1 || imageOfRows(forall->getResult(0)) != expand ||
-        !forall.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+LogicalResult writeTilesIntoPadding(RewriterBase &rewriter, tensor::PadOp pad) {
+  auto expand = pad.getSource().getDefiningOp<tensor::ExpandShapeOp>();
+  auto forall = expand ? expand.getSrc().getDefiningOp<scf::ForallOp>() : scf::ForallOp();
+  if (!forall || forall->getNumResults() != 1 || imageOfRows(forall->getResult(0)) != expand ||
+      !forall.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
+    return failure();
+  ReassociationIndices rows = expand.getReassociationIndices()[0];
+  if (!padsOnlyWithZeros(pad, rows))
+    return failure();
+  int64_t rowLength = expand.getResultType().getDimSize(rows.back());
+  BlockArgument shared = forall.getRegionIterArgs()[0];
+  for (Operation *user : shared.getUsers()) {
+    auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(user);
+    if (!slice || !isa<tensor::ExtractSliceOp, tensor::ParallelInsertSliceOp>(user) || !slice.hasUnitStride() ||
+        slice.isDynamicSize(0) || !tileWithinRow(slice.getMixedOffsets()[0], slice.getStaticSize(0), rowLength))
       return failure();
-    ReassociationIndices rows = expand.getReassociationIndices()[0];
-    if (!padsOnlyWithZeros(pad, rows))
-      return failure();
-    int64_t rowLength = expand.getResultType().getDimSize(rows.back());
-    BlockArgument shared = forall.getRegionIterArgs()[0];
-    for (Operation *user : shared.getUsers()) {
-      auto slice = dyn_cast<OffsetSizeAndStrideOpInterface>(user);
-      if (!slice || !isa<tensor::ExtractSliceOp, tensor::ParallelInsertSliceOp>(user) || !slice.hasUnitStride() ||
-          slice.isDynamicSize(0) || !tileWithinRow(slice.getMixedOffsets()[0], slice.getStaticSize(0), rowLength))
-        return failure();
-    }
-
-    Location loc = pad.getLoc();
-    rewriter.setInsertionPoint(forall);
-    tensor::ExtractSliceOp interior = interiorOf(rewriter, loc, pad, zeroBorder(rewriter, loc, pad));
-    ArrayRef<int64_t> imageShape = expand.getResultType().getShape();
-    rewriter.modifyOpInPlace(forall, [&] {
-      forall.getOutputsMutable()[0].set(interior);
-      shared.setType(expand.getResultType());
-      forall->getResult(0).setType(expand.getResultType());
-    });
-    for (Operation *user : llvm::make_early_inc_range(shared.getUsers()))
-      retargetTile(rewriter, user, imageShape, rows);
-    rewriter.setInsertionPoint(pad);
-    replaceByInterior(rewriter, pad, interior, forall->getResult(0));
-    rewriter.eraseOp(expand);
-    return success();
   }
 
-  /// `user`, a slice of a thread tile of rows, as the rank-reduced slice of
-  /// the tile's place in the image.
-  static void retargetTile(RewriterBase &rewriter, Operation *user, ArrayRef<int64_t> imageShape,
-                           const ReassociationIndices &rows) {
-    auto slice = cast<OffsetSizeAndStrideOpInterface>(user);
-    // (Not inside scf.forall.in_parallel, which holds the inserts alone.)
-    rewriter.setInsertionPoint(isa<tensor::ParallelInsertSliceOp>(user) ? user->getParentOp() : user);
-    SmallVector<OpFoldResult> offsets, sizes;
-    tileInImage(rewriter, user->getLoc(), imageShape, rows, slice.getMixedOffsets(), slice.getMixedSizes(), offsets,
-                sizes);
-    SmallVector<OpFoldResult> strides(offsets.size(), rewriter.getIndexAttr(1));
-    if (auto extract = dyn_cast<tensor::ExtractSliceOp>(user)) {
-      rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(extract, extract.getType(), extract.getSource(), offsets,
-                                                          sizes, strides);
-      return;
-    }
-    auto insert = cast<tensor::ParallelInsertSliceOp>(user);
-    rewriter.setInsertionPoint(insert);
-    rewriter.replaceOpWithNewOp<tensor::ParallelInsertSliceOp>(insert, insert.getSource(), insert.getDest(), offsets,
-                                                               sizes, strides);
-  }
-};
+  Location loc = pad.getLoc();
+  rewriter.setInsertionPoint(forall);
+  tensor::ExtractSliceOp interior = interiorOf(rewriter, loc, pad, zeroBorder(rewriter, loc, pad));
+  ArrayRef<int64_t> imageShape = expand.getResultType().getShape();
+  rewriter.modifyOpInPlace(forall, [&] {
+    forall.getOutputsMutable()[0].set(interior);
+    shared.setType(expand.getResultType());
+    forall->getResult(0).setType(expand.getResultType());
+  });
+  for (Operation *user : llvm::make_early_inc_range(shared.getUsers()))
+    retargetTile(rewriter, user, imageShape, rows);
+  rewriter.setInsertionPoint(pad);
+  replaceByInterior(rewriter, pad, interior, forall->getResult(0));
+  rewriter.eraseOp(expand);
+  return success();
+}
 
 struct SymWriteIntoPaddingPass : impl::SymWriteIntoPaddingBase<SymWriteIntoPaddingPass> {
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    patterns.add<WriteGenericIntoPadding, WriteTilesIntoPadding>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
-      return signalPassFailure();
+    IRRewriter rewriter(&getContext());
+    SmallVector<tensor::PadOp> pads;
+    getOperation().walk([&](tensor::PadOp pad) { pads.push_back(pad); });
+    for (tensor::PadOp pad : pads)
+      if (!readsInteriorAlone(pad) && failed(writeTilesIntoPadding(rewriter, pad)))
+        (void)writeGenericIntoPadding(rewriter, pad);
   }
 };
 

@@ -154,3 +154,29 @@ func.func @shared(%x: tensor<1x3x4x4xf32>) -> (tensor<1x3x6x6xf32>, tensor<1x3x4
   } : tensor<1x3x4x4xf32> to tensor<1x3x6x6xf32>
   return %padded, %relu : tensor<1x3x6x6xf32>, tensor<1x3x4x4xf32>
 }
+
+// -----
+
+// A read of exactly the interior (a stride-1 convolution's middle tap) would
+// fold into a read of the computed value after its insertion, which
+// bufferization copies: the pad stays.
+
+// CHECK-LABEL: func.func @middle_tap
+// CHECK: tensor.pad
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @middle_tap(%x: tensor<1x4x4x3xf32>) -> (tensor<1x6x6x3xf32>, tensor<1x4x4x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x3xf32>
+  %relu = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x4x4x3xf32>) outs(%e : tensor<1x4x4x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x4x3xf32>
+  %padded = tensor.pad %relu low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x4x3xf32> to tensor<1x6x6x3xf32>
+  %middle = tensor.extract_slice %padded[0, 1, 1, 0] [1, 4, 4, 3] [1, 1, 1, 1] : tensor<1x6x6x3xf32> to tensor<1x4x4x3xf32>
+  return %padded, %middle : tensor<1x6x6x3xf32>, tensor<1x4x4x3xf32>
+}
