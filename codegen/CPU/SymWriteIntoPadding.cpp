@@ -19,8 +19,10 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
 
 namespace symc::cpu {
 #define GEN_PASS_DEF_SYMWRITEINTOPADDING
@@ -228,6 +230,11 @@ LogicalResult writeTilesIntoPadding(RewriterBase &rewriter, tensor::PadOp pad) {
   });
   for (Operation *user : llvm::make_early_inc_range(shared.getUsers()))
     retargetTile(rewriter, user, imageShape, rows);
+  // A tile's slice and its insert must have the same offset values for
+  // bufferization to see that the tile is computed in place: the floordiv
+  // and mod of the image position are beyond what it can prove equal.
+  DominanceInfo dominance;
+  eliminateCommonSubExpressions(rewriter, dominance, forall);
   rewriter.setInsertionPoint(pad);
   replaceByInterior(rewriter, pad, interior, forall->getResult(0));
   rewriter.eraseOp(expand);
