@@ -46,7 +46,7 @@ bool padsOnlyWithZeros(tensor::PadOp pad, ArrayRef<int64_t> dims) {
   return true;
 }
 
-bool isElementwiseMap(linalg::GenericOp op) {
+bool isElementwiseMap(linalg::LinalgOp op) {
   return op.getNumLoops() == op.getNumParallelLoops() && op->getNumResults() == 1 &&
          llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) { return map.isProjectedPermutation(); });
 }
@@ -153,14 +153,15 @@ void replaceByInterior(RewriterBase &rewriter, tensor::PadOp pad, tensor::Extrac
                                                      interior.getMixedSizes(), interior.getMixedStrides());
 }
 
-/// An elementwise generic computed for `pad` alone (maybe through a
-/// collapse_shape, as a pooling or Winograd's output transform computes an
-/// image in row and column blocks) computes in its interior.
-LogicalResult writeGenericIntoPadding(RewriterBase &rewriter, tensor::PadOp pad) {
+/// An elementwise linalg op (a generic, a transpose) computed for `pad`
+/// alone (maybe through a collapse_shape, as a pooling or Winograd's output
+/// transform computes an image in row and column blocks) computes in its
+/// interior.
+LogicalResult writeElementwiseIntoPadding(RewriterBase &rewriter, tensor::PadOp pad) {
   auto collapse = pad.getSource().getDefiningOp<tensor::CollapseShapeOp>();
   Value image = collapse && collapse->hasOneUse() ? Value(collapse.getSrc()) : pad.getSource();
-  auto generic = image.getDefiningOp<linalg::GenericOp>();
-  if (!generic || !generic->hasOneUse() || !isElementwiseMap(generic) ||
+  auto generic = image.getDefiningOp<linalg::LinalgOp>();
+  if (!generic || !generic->hasOneUse() || !isElementwiseMap(generic) || generic.getNumDpsInits() != 1 ||
       !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
       !generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
       !padsOnlyWithZeros(pad, llvm::to_vector(llvm::seq<int64_t>(0, pad.getResultType().getRank()))))
@@ -248,7 +249,7 @@ struct SymWriteIntoPaddingPass : impl::SymWriteIntoPaddingBase<SymWriteIntoPaddi
     getOperation().walk([&](tensor::PadOp pad) { pads.push_back(pad); });
     for (tensor::PadOp pad : pads)
       if (!readsInteriorAlone(pad) && failed(writeTilesIntoPadding(rewriter, pad)))
-        (void)writeGenericIntoPadding(rewriter, pad);
+        (void)writeElementwiseIntoPadding(rewriter, pad);
   }
 };
 

@@ -186,6 +186,15 @@ def cases():
                                                        num_group=6, name="dw"), data=(1, 6, 8, 9))
     yield case("conv1d_depthwise", S.Convolution(d, kernel=(3,), pad=(1,), num_filter=5, num_group=5, name="dw"),
                data=(2, 5, 17))
+    # Padded images computed in their padding (sym-write-into-padding): a
+    # batch's pointwise GEMM tiles, each within an image row, then a
+    # depthwise convolution; a max pooling between 3x3 convolutions.
+    yield case("pad_written_by_gemm", S.Convolution(S.clip(S.BatchNorm(S.Convolution(
+        d, kernel=(1, 1), num_filter=64, no_bias=True, name="pw"), name="bn"), 0, 6), kernel=(3, 3), pad=(1, 1),
+        num_filter=64, num_group=64, no_bias=True, name="dw"), data=(2, 16, 14, 14))
+    yield case("pad_written_by_pool", S.Convolution(S.Pooling(S.Convolution(
+        d, kernel=(3, 3), pad=(1, 1), num_filter=16, name="c0"), kernel=(2, 2), stride=(2, 2), pool_type="max"),
+        kernel=(3, 3), pad=(1, 1), num_filter=32, name="c1"), data=(1, 16, 16, 16))
     # A classifier written as a 1x1 convolution over 1x1 images.
     yield case("conv_fully_connected", S.Convolution(d, kernel=(1, 1), num_filter=10, name="fc"),
                data=(3, 16, 1, 1))

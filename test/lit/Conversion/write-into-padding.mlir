@@ -136,6 +136,26 @@ func.func @blocks(%x: tensor<1x2x2x2x2x8xf32>, %y: tensor<1x2x2x2x2x8xf32>) -> t
 
 // -----
 
+// A transpose (an NCHW input going channels-last) writes into the padding.
+
+// CHECK-LABEL: func.func @transpose
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %{{.*}}[0, 3, 3, 0] [1, 4, 4, 3] [1, 1, 1, 1] : tensor<1x10x10x3xf32> to tensor<1x4x4x3xf32>
+// CHECK: %[[NHWC:.*]] = linalg.transpose ins(%{{.*}} : tensor<1x3x4x4xf32>) outs(%[[INTERIOR]] : tensor<1x4x4x3xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: tensor.insert_slice %[[NHWC]] into %{{.*}}[0, 3, 3, 0] [1, 4, 4, 3] [1, 1, 1, 1]
+func.func @transpose(%x: tensor<1x3x4x4xf32>) -> tensor<1x10x10x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x3xf32>
+  %t = linalg.transpose ins(%x : tensor<1x3x4x4xf32>) outs(%e : tensor<1x4x4x3xf32>) permutation = [0, 2, 3, 1]
+  %padded = tensor.pad %t low[0, 3, 3, 0] high[0, 3, 3, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x4x4x3xf32> to tensor<1x10x10x3xf32>
+  return %padded : tensor<1x10x10x3xf32>
+}
+
+// -----
+
 // The image is read unpadded too: the pad stays.
 
 // CHECK-LABEL: func.func @shared
