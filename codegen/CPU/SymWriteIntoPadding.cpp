@@ -66,8 +66,9 @@ tensor::ExpandShapeOp imageOfRows(Value rows) {
              : tensor::ExpandShapeOp();
 }
 
-/// Whether each row of tiles `offset` (a multiple of `size`) with
-/// `size` rows lies within one row of `rowLength` positions.
+/// Whether the tile of `size` rows at `offset` lies within one image row of
+/// `rowLength` positions: `size` divides the row, and `offset` is a multiple
+/// of `size` (a constant, or an affine.apply whose expression is).
 bool tileWithinRow(OpFoldResult offset, int64_t size, int64_t rowLength) {
   if (rowLength % size != 0)
     return false;
@@ -106,7 +107,8 @@ Value zeroBorder(OpBuilder &b, Location loc, tensor::PadOp pad) {
   RankedTensorType type = pad.getResultType();
   ArrayRef<int64_t> shape = type.getShape();
   Value image = b.create<tensor::EmptyOp>(loc, shape, type.getElementType());
-  Value zero = pad.getConstantPaddingValue();
+  // (The pad's own zero may be defined in its region.)
+  Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(type.getElementType()));
   SmallVector<OpFoldResult> strides(shape.size(), b.getIndexAttr(1));
   auto fillSlab = [&](unsigned dim, int64_t offset, int64_t size) {
     SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)),

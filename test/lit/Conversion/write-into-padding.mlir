@@ -202,3 +202,29 @@ func.func @middle_tap(%x: tensor<1x4x4x3xf32>) -> (tensor<1x6x6x3xf32>, tensor<1
   %middle = tensor.extract_slice %padded[0, 1, 1, 0] [1, 4, 4, 3] [1, 1, 1, 1] : tensor<1x6x6x3xf32> to tensor<1x4x4x3xf32>
   return %padded, %middle : tensor<1x6x6x3xf32>, tensor<1x4x4x3xf32>
 }
+
+// -----
+
+// The pad's zero defined in its own region: the border's fills use a zero
+// of their own.
+
+// CHECK-LABEL: func.func @zero_in_region
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: linalg.fill ins(%[[ZERO]] : f32)
+// CHECK-NOT: tensor.pad
+#id4z = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @zero_in_region(%x: tensor<1x4x4x3xf32>) -> tensor<1x4x6x3xf32> {
+  %e = tensor.empty() : tensor<1x4x4x3xf32>
+  %neg = linalg.generic {indexing_maps = [#id4z, #id4z], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x4x4x3xf32>) outs(%e : tensor<1x4x4x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.negf %a : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x4x3xf32>
+  %padded = tensor.pad %neg low[0, 0, 1, 0] high[0, 0, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    %zero = arith.constant 0.0 : f32
+    tensor.yield %zero : f32
+  } : tensor<1x4x4x3xf32> to tensor<1x4x6x3xf32>
+  return %padded : tensor<1x4x6x3xf32>
+}
