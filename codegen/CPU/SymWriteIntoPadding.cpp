@@ -7,7 +7,7 @@
 // alone, it is computed in the padded buffer instead, whose border alone is
 // zeroed:
 //
-// - an elementwise linalg.generic gets the buffer's interior as its init;
+// - an elementwise linalg op (a generic, a transpose) gets the buffer's interior as its init;
 // - a GEMM's thread tiles (scf.forall, sym-schedule-matmuls) whose rows are
 //   the image's positions (the image is their expand_shape) write each tile
 //   at its position in the interior. A tile's rows must lie within one image
@@ -49,6 +49,15 @@ bool padsOnlyWithZeros(tensor::PadOp pad, ArrayRef<int64_t> dims) {
 bool isElementwiseMap(linalg::LinalgOp op) {
   return op.getNumLoops() == op.getNumParallelLoops() && op->getNumResults() == 1 &&
          llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) { return map.isProjectedPermutation(); });
+}
+
+/// The result of the elementwise generic that alone reads `value` (a
+/// contraction's epilogue), else `value`.
+Value throughElementwise(Value value) {
+  if (!value.hasOneUse())
+    return value;
+  auto epilogue = dyn_cast<linalg::GenericOp>(*value.user_begin());
+  return epilogue && isElementwiseMap(epilogue) ? epilogue->getResult(0) : value;
 }
 
 /// The expand_shape that alone reads `rows` (dim 0: an image's positions)
@@ -162,19 +171,19 @@ void replaceByInterior(RewriterBase &rewriter, tensor::PadOp pad, tensor::Extrac
 LogicalResult writeElementwiseIntoPadding(RewriterBase &rewriter, tensor::PadOp pad) {
   auto collapse = pad.getSource().getDefiningOp<tensor::CollapseShapeOp>();
   Value image = collapse && collapse->hasOneUse() ? Value(collapse.getSrc()) : pad.getSource();
-  auto generic = image.getDefiningOp<linalg::LinalgOp>();
-  if (!generic || !generic->hasOneUse() || !isElementwiseMap(generic) || generic.getNumDpsInits() != 1 ||
-      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity() ||
-      !generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
+  auto op = image.getDefiningOp<linalg::LinalgOp>();
+  if (!op || !op->hasOneUse() || !isElementwiseMap(op) || op.getNumDpsInits() != 1 ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+      !op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
       !padsOnlyWithZeros(pad, llvm::to_vector(llvm::seq<int64_t>(0, pad.getResultType().getRank()))))
     return failure();
   Location loc = pad.getLoc();
-  rewriter.setInsertionPoint(generic);
+  rewriter.setInsertionPoint(op);
   tensor::ExtractSliceOp interior = interiorOf(rewriter, loc, pad, zeroBorder(rewriter, loc, pad));
   Value init = interior;
   if (image != pad.getSource())
     init = rewriter.create<tensor::ExpandShapeOp>(loc, image.getType(), interior, collapse.getReassociationIndices());
-  rewriter.modifyOpInPlace(generic, [&] { generic.getDpsInitOperand(0)->set(init); });
+  rewriter.modifyOpInPlace(op, [&] { op.getDpsInitOperand(0)->set(init); });
   rewriter.setInsertionPoint(pad);
   replaceByInterior(rewriter, pad, interior, pad.getSource());
   return success();
@@ -258,15 +267,9 @@ struct SymWriteIntoPaddingPass : impl::SymWriteIntoPaddingBase<SymWriteIntoPaddi
 } // namespace
 
 std::optional<int64_t> paddedImageRowLength(Value rows) {
-  if (rows.hasOneUse())
-    if (auto epilogue = dyn_cast<linalg::GenericOp>(*rows.user_begin()); epilogue && isElementwiseMap(epilogue))
-      rows = epilogue->getResult(0);
-  tensor::ExpandShapeOp image = imageOfRows(rows);
-  Value padded = image ? image.getResult() : Value();
   // (Before sym-schedule-matmuls fuses it, the epilogue reads the image.)
-  if (padded && padded.hasOneUse())
-    if (auto epilogue = dyn_cast<linalg::GenericOp>(*padded.user_begin()); epilogue && isElementwiseMap(epilogue))
-      padded = epilogue->getResult(0);
+  tensor::ExpandShapeOp image = imageOfRows(throughElementwise(rows));
+  Value padded = image ? throughElementwise(image.getResult()) : Value();
   if (!padded || !padded.hasOneUse())
     return std::nullopt;
   auto pad = dyn_cast<tensor::PadOp>(*padded.user_begin());
