@@ -1013,9 +1013,10 @@ Window tapWindow(ArrayRef<StridePhase> phases) {
 
 /// The data gradient at one stride phase (one StridePhase per spatial dim):
 /// a stride-1 convolution of the output gradient's window by the phase's
-/// taps, flipped (flippedPhaseWeight).
+/// taps, flipped (flippedPhaseWeight), by the forward's kernels for weights
+/// prepared (Winograd's) where `packWeights`.
 Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<StridePhase> phases,
-                    int64_t groups, int64_t channels) {
+                    int64_t groups, int64_t channels, bool packWeights) {
   RankedTensorType gType = tensorType(g);
   Type element = gType.getElementType();
   SmallVector<int64_t> outShape{gType.getDimSize(0), channels};
@@ -1036,7 +1037,7 @@ Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<
       loc, padConstant(b, loc, g, low, high, 0.0), getAsIndexOpFoldResult(b.getContext(), offsets),
       getAsIndexOpFoldResult(b.getContext(), sizes), getAsIndexOpFoldResult(b.getContext(), unitStrides));
   return convolve(b, loc, window, flippedPhaseWeight(b, loc, weight, phases, groups), tapWindow(phases), groups,
-                  RankedTensorType::get(outShape, element));
+                  RankedTensorType::get(outShape, element), packWeights);
 }
 
 /// Each combination of one stride phase per spatial dim of `dataType`, the
@@ -1245,10 +1246,23 @@ Value gatherPhase(OpBuilder &b, Location loc, Value columns, ArrayRef<StridePhas
 /// dX by stride-1 convolutions of g with sub-kernels, one per stride phase:
 /// no product by a zero (as g dilated by the stride would give).
 Value convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, int64_t groups,
-                          RankedTensorType dataType) {
+                          RankedTensorType dataType, bool packWeights = false) {
   return assembleStridePhases(b, loc, dataType, w, [&](ArrayRef<StridePhase> phases) {
-    return phaseDataGrad(b, loc, g, weight, phases, groups, dataType.getDimSize(1));
+    return phaseDataGrad(b, loc, g, weight, phases, groups, dataType.getDimSize(1), packWeights);
   });
+}
+
+/// Whether a stride-1 data gradient, the convolution of g's window by the
+/// flipped weight (phaseDataGrad), goes by Winograd as that forward would.
+bool dataGradByWinograd(RankedTensorType gType, RankedTensorType dataType, const Window &w) {
+  SmallVector<SmallVector<StridePhase>> combinations = stridePhaseCombinations(dataType, w);
+  if (combinations.size() != 1 || !hasTaps(combinations.front()))
+    return false;
+  SmallVector<int64_t> windowShape(gType.getShape().take_front(2));
+  for (const StridePhase &p : combinations.front())
+    windowShape.push_back(p.windowExtent());
+  auto windowType = RankedTensorType::get(windowShape, gType.getElementType());
+  return winogradTileSide(windowType, tapWindow(combinations.front()), dataType).has_value();
 }
 
 /// dX by MXNet's col2im, for few data channels (an RGB stem), where the
@@ -1344,11 +1358,15 @@ constexpr int64_t kMinTapRows = 3;
 /// does not go by taps goes by col2im: the phases' GEMMs would have as few rows.
 constexpr int64_t kFewChannels = 16;
 
-/// dX of an ungrouped convolution: by taps where they compute few junk
-/// columns; else by col2im for few data channels; else by GEMMs over the
-/// stride phases' im2col columns.
+/// dX of an ungrouped convolution: by Winograd where weights may be
+/// prepared (each step, inline, in training) and the forward of its shape
+/// would go by it; else by taps where they compute few junk columns; else
+/// by col2im for few data channels; else by GEMMs over the stride phases'
+/// im2col columns.
 Value ungroupedConvolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
-                                   RankedTensorType dataType) {
+                                   RankedTensorType dataType, bool packWeights) {
+  if (packWeights && dataGradByWinograd(tensorType(g), dataType, w))
+    return convolutionDataGrad(b, loc, g, weight, w, 1, dataType, packWeights);
   int64_t channels = dataType.getDimSize(1);
   if (channels >= kMinTapRows)
     if (std::optional<TapDataGrad> plan = planDataGradByTaps(tensorType(g), dataType, w))
@@ -1360,8 +1378,8 @@ Value ungroupedConvolutionDataGrad(OpBuilder &b, Location loc, Value g, Value we
 
 /// The data gradient of a convolution with `groups`, by the fastest plan.
 Value anyConvolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, int64_t groups,
-                             RankedTensorType dataType) {
-  return groups == 1 ? ungroupedConvolutionDataGrad(b, loc, g, weight, w, dataType)
+                             RankedTensorType dataType, bool packWeights) {
+  return groups == 1 ? ungroupedConvolutionDataGrad(b, loc, g, weight, w, dataType, packWeights)
                      : convolutionDataGrad(b, loc, g, weight, w, groups, dataType);
 }
 
@@ -1372,12 +1390,12 @@ Value anyConvolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value data, 
                      : groupedConvolutionWeightGrad(b, loc, g, padForWindow(b, loc, data, w), w, groups, weightType);
 }
 
-Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op) {
+Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op, const LoweringOptions &options) {
   Location loc = op.getLoc();
   int64_t groups = op.getNumGroup();
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
   Value dataGrad = anyConvolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups,
-                                          tensorType(op.getDataGrad()));
+                                          tensorType(op.getDataGrad()), options.packWeights);
   Value weightGrad = anyConvolutionWeightGrad(b, loc, op.getOutGrad(), op.getData(), w, groups,
                                               tensorType(op.getWeightGrad()));
   return SmallVector<Value>{dataGrad, weightGrad};
@@ -1392,8 +1410,10 @@ Lowered lowerDeconvolution(OpBuilder &b, sym::DeconvolutionOp op) {
     return op.emitError("the CPU backend supports channel-first layouts only, got ") << *op.getLayout();
   RankedTensorType dataType = tensorType(op.getData());
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPadAndAdj(dataType.getShape().drop_front(2)).first);
+  // Not by prepared weights: the flipped weight is gathered by a generic
+  // whose region reads the weight, which the prepare entry cannot follow.
   Value out = anyConvolutionDataGrad(b, loc, op.getData(), op.getWeight(), w, op.getNumGroup(),
-                                     tensorType(op.getOutput()));
+                                     tensorType(op.getOutput()), /*packWeights=*/false);
   if (op.getBias())
     out = addBias(b, loc, out, op.getBias());
   return SmallVector<Value>{out};
@@ -1436,7 +1456,7 @@ bool hasChannelsLastKernel(sym::ConvolutionOp op) {
 std::optional<Lowered> lowerConvolutionOp(Operation *op, OpBuilder &b, const LoweringOptions &options) {
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
       .Case([&](sym::ConvolutionOp o) { return lowerConvolution(b, o, options); })
-      .Case([&](sym::BackwardConvolutionOp o) { return lowerConvolutionBackward(b, o); })
+      .Case([&](sym::BackwardConvolutionOp o) { return lowerConvolutionBackward(b, o, options); })
       .Case([&](sym::DeconvolutionOp o) { return lowerDeconvolution(b, o); })
       .Case([&](sym::BackwardDeconvolutionOp o) { return lowerDeconvolutionBackward(b, o); })
       .Case([&](sym::UpSamplingOp o) -> std::optional<Lowered> {

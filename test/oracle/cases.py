@@ -144,6 +144,14 @@ def cases():
                                                   name="c"), data=(2, 3, 23, 30))
     yield case("conv1d_taps", S.Convolution(d, kernel=(5,), pad=(2,), num_filter=9, no_bias=True, name="c"),
                data=(3, 4, 37))
+    # 3x3 stride-1 convolutions with 32 or more channels go by Winograd, in
+    # training too, and so do their data gradients (the flipped weight's
+    # transform computed at every step): F(2x2, 3x3) at 12x12, F(4x4, 3x3)
+    # at 24x24, filters and channels of different counts.
+    yield case("conv_winograd_f2", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=32, no_bias=True,
+                                                 name="c"), data=(2, 32, 12, 12))
+    yield case("conv_winograd_f4", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=64, name="c"),
+               data=(1, 32, 24, 24))
     # Strided data gradients go one stride phase at a time: a ResNet stem, a
     # 1x1 stride-2 (phases no tap reaches), stride and dilation with a
     # common factor, padding beyond the kernel, grouped, 3-d.

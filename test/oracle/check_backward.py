@@ -52,7 +52,7 @@ DIFFERENTIABLE = (
     "unary_sigmoid", "sum_all", "sum_axis", "mean_all", "mean_axis", "dot", "dot_ta", "dot_tb",
     "batch_dot", "batch_dot_t", "shared_input", "cast_roundtrip", "batchnorm", "batchnorm_meanvar",
     "conv2d_full", "conv_depthwise", "conv_stem", "conv_pointwise_s2", "conv_strided_dilated", "conv_wide_pad",
-    "conv_grouped_strided", "conv3d_strided", "conv_taps_dilated", "conv1d_taps", "conv_stem_taps", "conv_s2_taps",
+    "conv_grouped_strided", "conv3d_strided", "conv_taps_dilated", "conv1d_taps", "conv_winograd_f2", "conv_winograd_f4", "conv_stem_taps", "conv_s2_taps",
     "conv_strided_dilated_taps", "conv_pointwise_s2_taps", "concat_axis0", "cast_float16", "cast_float64", "cast_int32", "sum_keep",
     "sum_exclude", "sum_exclude_keep", "sum_neg", "mean_keep", "mean_exclude", "mean_exclude_keep", "mean_neg",
     "multi_head", "lenet", "zeros_backward", "ones", "lstm_like_state", "slice_axis", "slice_axis_none",
