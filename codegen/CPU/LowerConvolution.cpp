@@ -1261,8 +1261,9 @@ Value convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, con
 }
 
 /// Whether a stride-1 data gradient, the convolution of g's window by the
-/// flipped weight (phaseDataGrad), goes by Winograd as that forward would.
-bool dataGradByWinograd(RankedTensorType gType, RankedTensorType dataType, const Window &w) {
+/// flipped weight (phaseDataGrad), goes by prepared weights as that forward
+/// would: by Winograd, or over a small map by packed filters.
+bool dataGradByPreparedWeights(RankedTensorType gType, RankedTensorType dataType, const Window &w) {
   SmallVector<SmallVector<StridePhase>> combinations = stridePhaseCombinations(dataType, w);
   if (combinations.size() != 1 || !hasTaps(combinations.front()))
     return false;
@@ -1270,7 +1271,8 @@ bool dataGradByWinograd(RankedTensorType gType, RankedTensorType dataType, const
   for (const StridePhase &p : combinations.front())
     windowShape.push_back(p.windowExtent());
   auto windowType = RankedTensorType::get(windowShape, gType.getElementType());
-  return winogradTileSide(windowType, tapWindow(combinations.front()), dataType).has_value();
+  Window window = tapWindow(combinations.front());
+  return winogradTileSide(windowType, window, dataType) || convolvesByPackedWeights(windowType, window, dataType);
 }
 
 /// dX by MXNet's col2im, for few data channels (an RGB stem), where the
@@ -1366,14 +1368,15 @@ constexpr int64_t kMinTapRows = 3;
 /// does not go by taps goes by col2im: the phases' GEMMs would have as few rows.
 constexpr int64_t kFewChannels = 16;
 
-/// dX of an ungrouped convolution: by Winograd where weights may be
-/// prepared (each step, inline, in training) and the forward of its shape
-/// would go by it; else by taps where they compute few junk columns; else
+/// dX of an ungrouped convolution: by prepared weights (Winograd's, or
+/// packed filters over small maps) where weights may be prepared (each
+/// step, inline, in training) and the forward of its shape would go by
+/// them; else by taps where they compute few junk columns; else
 /// by col2im for few data channels; else by GEMMs over the stride phases'
 /// im2col columns.
 Value ungroupedConvolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
                                    RankedTensorType dataType, bool packWeights) {
-  if (packWeights && dataGradByWinograd(tensorType(g), dataType, w))
+  if (packWeights && dataGradByPreparedWeights(tensorType(g), dataType, w))
     return convolutionDataGrad(b, loc, g, weight, w, 1, dataType, packWeights);
   int64_t channels = dataType.getDimSize(1);
   if (channels >= kMinTapRows)

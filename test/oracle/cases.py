@@ -152,6 +152,11 @@ def cases():
                                                  name="c"), data=(2, 32, 12, 12))
     yield case("conv_winograd_f4", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=64, name="c"),
                data=(1, 32, 24, 24))
+    # A 1x1 convolution over a small map: its data gradient goes by packed
+    # filters as such a forward does, its weight gradient by one GEMM over
+    # the batch.
+    yield case("conv_pointwise_small_map", S.Convolution(d, kernel=(1, 1), num_filter=32, no_bias=True, name="c"),
+               data=(3, 64, 5, 5))
     # Strided data gradients go one stride phase at a time: a ResNet stem, a
     # 1x1 stride-2 (phases no tap reaches), stride and dilation with a
     # common factor, padding beyond the kernel, grouped, 3-d.
