@@ -1021,8 +1021,9 @@ Window tapWindow(ArrayRef<StridePhase> phases) {
 
 /// The data gradient at one stride phase (one StridePhase per spatial dim):
 /// a stride-1 convolution of the output gradient's window by the phase's
-/// taps, flipped (flippedPhaseWeight), by the forward's kernels for weights
-/// prepared (Winograd's) where `packWeights`.
+/// taps, flipped (flippedPhaseWeight); where `packWeights`, by whichever of
+/// the forward's kernels on prepared weights (Winograd, packed filters)
+/// such a forward would take.
 Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<StridePhase> phases,
                     int64_t groups, int64_t channels, bool packWeights) {
   RankedTensorType gType = tensorType(g);
@@ -1371,9 +1372,9 @@ constexpr int64_t kFewChannels = 16;
 /// dX of an ungrouped convolution: by prepared weights (Winograd's, or
 /// packed filters over small maps) where weights may be prepared (each
 /// step, inline, in training) and the forward of its shape would go by
-/// them; else by taps where they compute few junk columns; else
-/// by col2im for few data channels; else by GEMMs over the stride phases'
-/// im2col columns.
+/// them; else by taps where they compute few junk columns; else by col2im
+/// for few data channels; else by GEMMs over the stride phases' im2col
+/// columns.
 Value ungroupedConvolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
                                    RankedTensorType dataType, bool packWeights) {
   if (packWeights && dataGradByPreparedWeights(tensorType(g), dataType, w))
