@@ -880,7 +880,7 @@ Value imageWeightGradByTaps(OpBuilder &b, Location loc, Value g, Value image, co
 /// Output positions per image below which a weight gradient does not go by
 /// taps, one image at a time, but by GEMMs over groups of images: each
 /// image's product would be too short a reduction (its accumulators loaded
-/// and stored once per image). Measured at batch 16, 1x1: 14% faster at
+/// and stored once per image). Measured at batch 16, 1x1: 11% faster at
 /// 14x14 (1024 -> 256), 5% at 7x7 (512 -> 2048); even at 28x28.
 constexpr int64_t kMinTapWeightGradPositions = 256;
 
