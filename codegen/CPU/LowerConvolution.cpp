@@ -415,19 +415,24 @@ bool convolvesByPackedWeights(RankedTensorType dataType, const Window &w, Ranked
   return filters < products || (lanesFilled <= 0.8 && filters <= 2 * products);
 }
 
-/// The weight (F, C, K...) packed in strips of kPackedFilters filters,
-/// (F / 32, C*K..., 32): a strip is one contiguous panel, its rows the
-/// filters' values at one (channel, tap).
-Value packWeight(OpBuilder &b, Location loc, Value weight) {
+/// A weight (F, ...) as its columns, the matrix (K, F): every prepared
+/// layout (packed strips, Winograd's transform) reads them along the
+/// filters. One transpose in squares, where reading the weight itself
+/// filter by filter would stride by K.
+Value filtersLast(OpBuilder &b, Location loc, Value weight) {
   RankedTensorType type = tensorType(weight);
-  int64_t f = type.getDimSize(0), k = type.getNumElements() / f;
-  Value rows = reshapeTo(b, loc, weight, {f, k});
-  AffineExpr strip, tap, lane;
-  bindDims(b.getContext(), strip, tap, lane);
-  auto packed = RankedTensorType::get({f / kPackedFilters, k, kPackedFilters}, type.getElementType());
-  Value result = mapWithMaps(b, loc, packed, rows,
-                             AffineMap::get(3, 0, {strip * kPackedFilters + lane, tap}, b.getContext()),
-                             [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  int64_t f = type.getDimSize(0);
+  return transposeTo(b, loc, reshapeTo(b, loc, weight, {f, type.getNumElements() / f}), {1, 0});
+}
+
+/// The weight as its columns (K, F) (filtersLast) packed in strips of
+/// kPackedFilters filters, (F / 32, K, 32): a strip is one contiguous
+/// panel, its rows the filters' values at one (channel, tap).
+Value packWeight(OpBuilder &b, Location loc, Value columns) {
+  RankedTensorType type = tensorType(columns);
+  int64_t k = type.getDimSize(0), f = type.getDimSize(1);
+  Value strips = reshapeTo(b, loc, columns, {k, f / kPackedFilters, kPackedFilters});
+  Value result = transposeTo(b, loc, strips, {1, 0, 2});
   result.getDefiningOp()->setAttr(kPrepareAttr, b.getStringAttr("filter strips of 32"));
   return result;
 }
@@ -514,9 +519,11 @@ Value convolutionByContraction(OpBuilder &b, Location loc, Value data, Value wei
   groupShape[0] = group;
   auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
   Value source = byTaps || winograd ? data : padForWindow(b, loc, data, w);
-  Value preparedWeight = winograd ? winogradWeight(b, loc, weight, *winograd, /*channelsLast=*/false)
-                         : packed ? packWeight(b, loc, weight)
-                                  : Value();
+  Value preparedWeight;
+  if (winograd)
+    preparedWeight = winogradWeight(b, loc, filtersLast(b, loc, weight), *winograd, /*channelsLast=*/false);
+  else if (packed)
+    preparedWeight = packWeight(b, loc, filtersLast(b, loc, weight));
   return foldImageGroups(b, loc, source, group, emptyLike(b, loc, outType),
                          [&](OpBuilder &nested, Location l, ValueRange images, Value first, Value acc) -> Value {
                            Value result =
@@ -658,27 +665,25 @@ Value channelsLastPatchRows(OpBuilder &b, Location loc, Value images, const Wind
   return reshapeTo(b, loc, rows, {out[0] * out[1] * out[2], w.kernel[0] * w.kernel[1] * c});
 }
 
-/// The weight (F, kh, kw, C) as the channels-last kernels read it: packed
-/// in strips of filters (packWeight), the last one completed with zero
-/// filters (whose outputs are dropped) where more than one strip's worth is
-/// there; fewer filters as the matrix (kh * kw * C, F). Marked for the
-/// prepare entry.
-Value channelsLastWeight(OpBuilder &b, Location loc, Value weight) {
-  RankedTensorType type = tensorType(weight);
-  int64_t f = type.getDimSize(0);
+/// The weight as its columns (kh * kw * C, F) (filtersLast) laid out for
+/// the channels-last kernels: packed in strips of filters (packWeight), the
+/// last one completed with zero filters (whose outputs are dropped) where
+/// more than one strip's worth is there; fewer filters as the columns
+/// themselves. Marked for the prepare entry.
+Value channelsLastWeight(OpBuilder &b, Location loc, Value columns) {
+  RankedTensorType type = tensorType(columns);
+  int64_t k = type.getDimSize(0), f = type.getDimSize(1);
   if (f % kPackedFilters == 0)
-    return packWeight(b, loc, weight);
+    return packWeight(b, loc, columns);
   if (f > kPackedFilters) {
     // Into zeros, not by a tensor.pad: the prepare entry takes ops with
     // their operands, not values their regions capture.
-    SmallVector<int64_t> shape(type.getShape());
-    shape[0] = llvm::alignTo(f, kPackedFilters);
     Value completed = b.create<tensor::InsertSliceOp>(
-        loc, weight, zeros(b, loc, shape, type.getElementType()), getAsIndexOpFoldResult(b.getContext(), {0, 0, 0, 0}),
-        getAsIndexOpFoldResult(b.getContext(), type.getShape()), getAsIndexOpFoldResult(b.getContext(), {1, 1, 1, 1}));
+        loc, columns, zeros(b, loc, {k, int64_t(llvm::alignTo(f, kPackedFilters))}, type.getElementType()),
+        getAsIndexOpFoldResult(b.getContext(), {0, 0}), getAsIndexOpFoldResult(b.getContext(), {k, f}),
+        getAsIndexOpFoldResult(b.getContext(), {1, 1}));
     return packWeight(b, loc, completed);
   }
-  Value columns = transposeTo(b, loc, reshapeTo(b, loc, weight, {f, type.getNumElements() / f}), {1, 0});
   columns.getDefiningOp()->setAttr(kPrepareAttr, b.getStringAttr("filters last"));
   return columns;
 }
@@ -716,10 +721,11 @@ Value convolveRowsChannelsLast(OpBuilder &b, Location loc, Value images, Value p
                                           getAsIndexOpFoldResult(b.getContext(), {1, 1, 1, 1}));
 }
 
-/// An ungrouped convolution channels-last: by Winograd where the
-/// channels-first one would go by it, else by rows of packed filters; a
-/// group of images at a time where each needs a copy of its windows.
-Value ungroupedChannelsLast(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
+/// An ungrouped convolution channels-last, of the weight as its columns
+/// (kh * kw * C, F): by Winograd where the channels-first one would go by
+/// it, else by rows of packed filters; a group of images at a time where
+/// each needs a copy of its windows.
+Value ungroupedChannelsLast(OpBuilder &b, Location loc, Value data, Value columns, const Window &w,
                             RankedTensorType outType) {
   int64_t n = outType.getDimSize(0);
   RankedTensorType firstOut = channelsFirst(outType);
@@ -727,8 +733,8 @@ Value ungroupedChannelsLast(OpBuilder &b, Location loc, Value data, Value weight
   int64_t group = winograd              ? winogradImagesPerGemm(n, firstOut, *winograd)
                   : isPointwise(w)      ? n
                                         : imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(3)));
-  Value prepared = winograd ? winogradWeight(b, loc, weight, *winograd, /*channelsLast=*/true)
-                            : channelsLastWeight(b, loc, weight);
+  Value prepared = winograd ? winogradWeight(b, loc, columns, *winograd, /*channelsLast=*/true)
+                            : channelsLastWeight(b, loc, columns);
   SmallVector<int64_t> groupShape(outType.getShape());
   groupShape[0] = group;
   auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
@@ -764,10 +770,9 @@ Value convolve(OpBuilder &b, Location loc, Value data, Value weight, const Windo
 /// weight transposed to it, its result transposed back.
 Value throughChannelsFirst(OpBuilder &b, Location loc, Value data, Value weight, const Window &w, int64_t groups,
                            RankedTensorType outType, bool packWeights) {
-  SmallVector<int64_t> toFirst{0, 3, 1, 2};
-  Value out = convolve(b, loc, transposeTo(b, loc, data, toFirst), transposeTo(b, loc, weight, toFirst), w, groups,
-                       channelsFirst(outType), packWeights);
-  return transposeTo(b, loc, out, {0, 2, 3, 1});
+  Value out = convolve(b, loc, transposeTo(b, loc, data, kToChannelsFirst), transposeTo(b, loc, weight, kToChannelsFirst),
+                       w, groups, channelsFirst(outType), packWeights);
+  return transposeTo(b, loc, out, kToChannelsLast);
 }
 
 Value convolveChannelsLast(OpBuilder &b, Location loc, sym::ConvolutionOp op, const Window &w,
@@ -778,7 +783,7 @@ Value convolveChannelsLast(OpBuilder &b, Location loc, sym::ConvolutionOp op, co
   if (!options.packWeights || !hasChannelsLastKernel(op))
     return throughChannelsFirst(b, loc, data, weight, w, groups, outType, options.packWeights);
   return groups > 1 ? depthwiseChannelsLast(b, loc, data, weight, w, outType)
-                    : ungroupedChannelsLast(b, loc, data, weight, w, outType);
+                    : ungroupedChannelsLast(b, loc, data, filtersLast(b, loc, weight), w, outType);
 }
 
 Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op, const LoweringOptions &options) {
@@ -1402,7 +1407,186 @@ Value anyConvolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value data, 
                      : groupedConvolutionWeightGrad(b, loc, g, padForWindow(b, loc, data, w), w, groups, weightType);
 }
 
+//===----------------------------------------------------------------------===//
+// Channels-last (NHWC) convolution gradients
+//===----------------------------------------------------------------------===//
+
+/// The window of a stride-1 convolution's data gradient, the convolution
+/// of the output gradient by the flipped weight: the same taps, over the
+/// output gradient padded so that every input position meets each tap that
+/// read it. None for strides, or where the forward pads beyond its window.
+std::optional<Window> dataGradWindow(const Window &w) {
+  SmallVector<int64_t> pad;
+  for (unsigned i = 0; i < w.rank(); ++i) {
+    int64_t reach = w.dilate[i] * (w.kernel[i] - 1);
+    if (w.stride[i] != 1 || w.pad[i] > reach)
+      return std::nullopt;
+    pad.push_back(reach - w.pad[i]);
+  }
+  return Window(w.kernel, w.stride, w.dilate, pad);
+}
+
+/// A channels-last weight (F, kh, kw, C) with its taps reversed, tap by
+/// tap: a generic reading it at kh - 1 - i would be cut into tiles wrongly
+/// (linalg's tiling adds the map's constant to the tile's offset twice).
+Value reversedTaps(OpBuilder &b, Location loc, Value weight) {
+  RankedTensorType type = tensorType(weight);
+  ArrayRef<int64_t> s = type.getShape();
+  Value reversed = emptyLike(b, loc, type);
+  auto indices = [&](ArrayRef<int64_t> v) { return getAsIndexOpFoldResult(b.getContext(), v); };
+  for (int64_t i = 0; i < s[1]; ++i)
+    for (int64_t j = 0; j < s[2]; ++j) {
+      Value tap = b.create<tensor::ExtractSliceOp>(loc, weight, indices({0, s[1] - 1 - i, s[2] - 1 - j, 0}),
+                                                   indices({s[0], 1, 1, s[3]}), indices({1, 1, 1, 1}));
+      reversed = b.create<tensor::InsertSliceOp>(loc, tap, reversed, indices({0, i, j, 0}),
+                                                 indices({s[0], 1, 1, s[3]}), indices({1, 1, 1, 1}));
+    }
+  return reversed;
+}
+
+/// The weight (F, kh, kw, C) of a convolution as the columns (kh * kw * F,
+/// C) of the weight of its data gradient, (C, kh, kw, F) with its taps
+/// reversed: [(i, j, f), c] = weight[f, kh - 1 - i, kw - 1 - j, c].
+Value flippedColumns(OpBuilder &b, Location loc, Value weight) {
+  ArrayRef<int64_t> s = tensorType(weight).getShape();
+  Value tapsFirst = transposeTo(b, loc, reversedTaps(b, loc, weight), {1, 2, 0, 3});
+  return reshapeTo(b, loc, tapsFirst, {s[1] * s[2] * s[0], s[3]});
+}
+
+/// (N, H, W, C) as the matrix of its positions' channel rows (N * H * W, C).
+Value positionRows(OpBuilder &b, Location loc, Value images) {
+  return b.create<tensor::CollapseShapeOp>(loc, images, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+}
+
+/// The data gradient of a strided 1x1 convolution: g's rows times the
+/// weight (F, C), written at every stride-th position of zeros.
+Value stridedPointwiseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
+                               RankedTensorType dataType) {
+  RankedTensorType gType = tensorType(g);
+  int64_t f = gType.getDimSize(3), c = dataType.getDimSize(3);
+  Value product = matmul(b, loc, positionRows(b, loc, g), reshapeTo(b, loc, weight, {f, c}), false, false);
+  SmallVector<int64_t> shape(gType.getShape());
+  shape[3] = c;
+  return b.create<tensor::InsertSliceOp>(loc, reshapeTo(b, loc, product, shape),
+                                         zeros(b, loc, dataType.getShape(), dataType.getElementType()),
+                                         getAsIndexOpFoldResult(b.getContext(), {0, 0, 0, 0}),
+                                         getAsIndexOpFoldResult(b.getContext(), shape),
+                                         getAsIndexOpFoldResult(b.getContext(), {1, w.stride[0], w.stride[1], 1}));
+}
+
+/// Whether a window reads each input position once, at the stride-th
+/// positions: a 1x1 unpadded one.
+bool isStridedPointwise(const Window &w) {
+  Window unit(w.kernel, {1, 1}, w.dilate, w.pad);
+  return isPointwise(unit);
+}
+
+/// The data gradient channels-last: by the forward's channels-last kernels
+/// (Winograd, packed filters, depthwise taps) over g, with the flipped
+/// weight, for stride 1; by one GEMM for a strided 1x1 window; else through
+/// the channels-first gradient.
+Value dataGradChannelsLast(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, int64_t groups,
+                           RankedTensorType dataType) {
+  if (std::optional<Window> window = dataGradWindow(w))
+    return groups > 1 ? depthwiseChannelsLast(b, loc, g, reversedTaps(b, loc, weight), *window, dataType)
+                      : ungroupedChannelsLast(b, loc, g, flippedColumns(b, loc, weight), *window, dataType);
+  if (groups == 1 && isStridedPointwise(w))
+    return stridedPointwiseDataGrad(b, loc, g, weight, w, dataType);
+  Value grad = anyConvolutionDataGrad(b, loc, transposeTo(b, loc, g, kToChannelsFirst),
+                                      transposeTo(b, loc, weight, kToChannelsFirst), w, groups,
+                                      channelsFirst(dataType), /*packWeights=*/true);
+  return transposeTo(b, loc, grad, kToChannelsLast);
+}
+
+/// The weight gradient of one image (1, H, W, C), for a stride-1 window,
+/// channels-last by taps, with no window rows: dW[f, i, j, c] = sum over q
+/// of g^T[f, q] x[q + offset(i, j), c], x padded and flattened to rows of
+/// channels and g laid out on the same rows (zero where no output is), so
+/// that each tap reads x's rows at a fixed offset. The last `reach` rows
+/// hold no output: q stops before them, and the last taps read x's last
+/// rows. (One image at a time: its g^T and x stay in cache while every tap
+/// reads them.)
+Value imageWeightGradChannelsLastByTaps(OpBuilder &b, Location loc, Value g, Value data, const Window &w) {
+  RankedTensorType gType = tensorType(g), dataType = tensorType(data);
+  int64_t n = dataType.getDimSize(0), c = dataType.getDimSize(3), f = gType.getDimSize(3);
+  int64_t height = dataType.getDimSize(1) + 2 * w.pad[0], width = dataType.getDimSize(2) + 2 * w.pad[1];
+  int64_t reach = w.dilate[0] * (w.kernel[0] - 1) * width + w.dilate[1] * (w.kernel[1] - 1);
+  int64_t rows = n * height * width;
+  Value x = padConstant(b, loc, data, {0, w.pad[0], w.pad[1], 0}, {0, w.pad[0], w.pad[1], 0}, 0.0);
+  Value gRows = padConstant(b, loc, g, {0, 0, 0, 0},
+                            {0, height - gType.getDimSize(1), width - gType.getDimSize(2), 0}, 0.0);
+  Value gColumns = transposeTo(b, loc, reshapeTo(b, loc, gRows, {rows, f}), {1, 0});
+  gColumns = b.create<tensor::ExtractSliceOp>(loc, gColumns, getAsIndexOpFoldResult(b.getContext(), {0, 0}),
+                                              getAsIndexOpFoldResult(b.getContext(), {f, rows - reach}),
+                                              getAsIndexOpFoldResult(b.getContext(), {1, 1}));
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  // Loops (f, i, j, c) parallel, q reduction.
+  AffineExpr offset = dim(1) * (w.dilate[0] * width) + dim(2) * w.dilate[1];
+  SmallVector<AffineMap> maps{AffineMap::get(5, 0, {dim(0), dim(4)}, b.getContext()),
+                              AffineMap::get(5, 0, {dim(4) + offset, dim(3)}, b.getContext()),
+                              AffineMap::get(5, 0, {dim(0), dim(1), dim(2), dim(3)}, b.getContext())};
+  SmallVector<IteratorType> iterators(4, IteratorType::parallel);
+  iterators.push_back(IteratorType::reduction);
+  return tapContraction(b, loc, {gColumns, reshapeTo(b, loc, x, {rows, c})}, {f, w.kernel[0], w.kernel[1], c},
+                        maps, iterators);
+}
+
+/// The weight gradient channels-last, dW (F, kh * kw * C): image by image
+/// by taps for a stride-1 window over a large enough map (not a pointwise
+/// one), else g's rows (P, F)^T times the window rows (P, kh * kw * C) the
+/// forward multiplies, a GEMM over every output position of a group of
+/// images; a grouped one through the channels-first gradient.
+Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, const Window &w, int64_t groups,
+                             RankedTensorType weightType) {
+  if (groups > 1) {
+    Value grad = anyConvolutionWeightGrad(b, loc, transposeTo(b, loc, g, kToChannelsFirst),
+                                          transposeTo(b, loc, data, kToChannelsFirst), w, groups,
+                                          channelsFirst(weightType));
+    return transposeTo(b, loc, grad, kToChannelsLast);
+  }
+  RankedTensorType gType = tensorType(g);
+  int64_t n = gType.getDimSize(0), f = gType.getDimSize(3), positions = gType.getDimSize(1) * gType.getDimSize(2);
+  bool byTaps = dataGradWindow(w) && !isPointwise(w) && positions >= kMinTapWeightGradPositions;
+  int64_t group = byTaps ? 1 : imagesPerGemm(n, positions);
+  SmallVector<int64_t> groupShape(gType.getShape());
+  groupShape[0] = group;
+  auto groupOut = RankedTensorType::get(groupShape, gType.getElementType());
+  Value sum = zeros(b, loc, {f, weightType.getNumElements() / f}, gType.getElementType());
+  sum = foldImageGroups(b, loc, {g, data}, group, sum,
+                        [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) -> Value {
+                          Value product;
+                          if (byTaps) {
+                            product = reshapeTo(nested, l,
+                                                imageWeightGradChannelsLastByTaps(nested, l, images[0], images[1], w),
+                                                tensorType(acc).getShape());
+                          } else {
+                            Value rows = isPointwise(w) ? positionRows(nested, l, images[1])
+                                                        : channelsLastPatchRows(nested, l, images[1], w, groupOut);
+                            product = matmul(nested, l, positionRows(nested, l, images[0]), rows, /*transA=*/true,
+                                             false);
+                          }
+                          return group == n ? product : accumulate(nested, l, acc, product);
+                        });
+  return reshapeTo(b, loc, sum, weightType.getShape());
+}
+
+/// NHWC gradients, from g (N, H', W', F), data (N, H, W, C) and the weight
+/// (F, kh, kw, C / groups).
+Lowered lowerConvolutionBackwardChannelsLast(OpBuilder &b, sym::BackwardConvolutionOp op) {
+  Location loc = op.getLoc();
+  int64_t groups = op.getNumGroup();
+  Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
+  return SmallVector<Value>{
+      dataGradChannelsLast(b, loc, op.getOutGrad(), op.getWeight(), w, groups, tensorType(op.getDataGrad())),
+      weightGradChannelsLast(b, loc, op.getOutGrad(), op.getData(), w, groups, tensorType(op.getWeightGrad()))};
+}
+
 Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op, const LoweringOptions &options) {
+  if (op.isChannelsLast()) {
+    if (!options.packWeights || !hasChannelsLastKernel(op))
+      return op.emitError("internal error: an NHWC convolution gradient that the CPU backend has no kernel for");
+    return lowerConvolutionBackwardChannelsLast(b, op);
+  }
   Location loc = op.getLoc();
   int64_t groups = op.getNumGroup();
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
@@ -1452,9 +1636,8 @@ Lowered lowerBilinearUpSampling(OpBuilder &b, sym::UpSamplingOp op) {
       convolutionDataGrad(b, op.getLoc(), data, weight, w, channels, tensorType(op.getOutput()))};
 }
 
-} // namespace
-
-bool hasChannelsLastKernel(sym::ConvolutionOp op) {
+/// Whether `op` (a Convolution or its gradient) has channels-last kernels.
+template <typename ConvolutionLike> bool hasChannelsLastKernelFor(ConvolutionLike op) {
   auto data = dyn_cast<RankedTensorType>(op.getData().getType());
   if (op.getKernel().size() != 2 || !data || !data.hasStaticShape() || !data.getElementType().isF32())
     return false;
@@ -1464,6 +1647,12 @@ bool hasChannelsLastKernel(sym::ConvolutionOp op) {
   bool singlePosition = data.getDimSize(op.spatialDim(0)) == 1 && data.getDimSize(op.spatialDim(1)) == 1;
   return depthwise || (groups == 1 && !singlePosition);
 }
+
+} // namespace
+
+bool hasChannelsLastKernel(sym::ConvolutionOp op) { return hasChannelsLastKernelFor(op); }
+
+bool hasChannelsLastKernel(sym::BackwardConvolutionOp op) { return hasChannelsLastKernelFor(op); }
 
 std::optional<Lowered> lowerConvolutionOp(Operation *op, OpBuilder &b, const LoweringOptions &options) {
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)

@@ -85,8 +85,8 @@ WindowRange windowRange(IndexMath &m, Value o, int64_t kernel, int64_t stride, i
 /// plane per parallel iteration: for each output position, max sends its
 /// gradient to the window's first largest element (MXNet's unpooling), avg
 /// and sum spread it.
-Value poolingGrad(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const Window &w) {
-  RankedTensorType dataType = tensorType(op.getData()), gType = tensorType(op.getOutGrad());
+Value poolingGrad(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, Value g, Value data, const Window &w) {
+  RankedTensorType dataType = tensorType(data), gType = tensorType(g);
   Type element = dataType.getElementType();
   ArrayRef<int64_t> spatial = dataType.getShape().drop_front(2);
   unsigned d = spatial.size();
@@ -105,7 +105,7 @@ Value poolingGrad(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const W
       count = m.mul(count, includePad ? r.unclippedExtent : m.sub(r.end, r.begin));
       gAt.push_back(o[i]);
     }
-    Value g = ob.create<tensor::ExtractOp>(l, op.getOutGrad(), gAt);
+    Value gradient = ob.create<tensor::ExtractOp>(l, g, gAt);
     if (kind == "max") {
       // The first largest element, in row-major order.
       SmallVector<Value> start{scalarConstant(ob, l, element, -std::numeric_limits<double>::infinity())};
@@ -114,27 +114,52 @@ Value poolingGrad(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const W
                                     [&](OpBuilder &sb, Location l, ValueRange x, ValueRange best) {
         SmallVector<Value> at{n, ch};
         llvm::append_range(at, x);
-        Value v = sb.create<tensor::ExtractOp>(l, op.getData(), at);
+        Value v = sb.create<tensor::ExtractOp>(l, data, at);
         Value better = sb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v, best[0]);
         scf::ValueVector next{sb.create<arith::SelectOp>(l, better, v, best[0])};
         for (unsigned i = 0; i < d; ++i)
           next.push_back(sb.create<arith::SelectOp>(l, better, x[i], best[1 + i]));
         return next;
       });
-      return addToPlane(ob, l, plane, ArrayRef<Value>(scan.results).drop_front(), g);
+      return addToPlane(ob, l, plane, ArrayRef<Value>(scan.results).drop_front(), gradient);
     }
-    Value share = kind == "avg" ? div(ob, l, g, m.toFloat(count, element)) : g;
+    Value share = kind == "avg" ? div(ob, l, gradient, m.toFloat(count, element)) : gradient;
     return spreadOverPlane(ob, l, plane, begins, ends, share).front();
   });
+}
+
+/// A global pooling's gradient channels-last: g (N, 1, 1, C) spread over
+/// every position (divided by their count for avg).
+Value globalSpreadChannelsLast(OpBuilder &b, Location loc, Value g, RankedTensorType dataType, bool average) {
+  double share = average ? 1.0 / double(dataType.getDimSize(1) * dataType.getDimSize(2)) : 1.0;
+  AffineExpr zero = b.getAffineConstantExpr(0);
+  AffineMap read = AffineMap::get(4, 0, {b.getAffineDimExpr(0), zero, zero, b.getAffineDimExpr(3)}, b.getContext());
+  return mapWithMaps(b, loc, dataType, g, read, [&](OpBuilder &b, Location loc, ValueRange args) {
+    return mul(b, loc, args[0], scalarConstant(b, loc, args[0].getType(), share));
+  });
+}
+
+/// The pooling gradient channels-last (N, H, W, C): a global avg or sum
+/// spread directly, others through the channels-first gradient.
+Value poolingGradChannelsLast(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const Window &w) {
+  RankedTensorType dataType = tensorType(op.getData());
+  if (op.getGlobalPool() && op.getPoolType() != "max")
+    return globalSpreadChannelsLast(b, loc, op.getOutGrad(), dataType, op.getPoolType() == "avg");
+  Value grad = poolingGrad(b, loc, op, transposeTo(b, loc, op.getOutGrad(), kToChannelsFirst),
+                           transposeTo(b, loc, op.getData(), kToChannelsFirst), w);
+  return transposeTo(b, loc, grad, kToChannelsLast);
 }
 
 Lowered lowerPoolingBackward(OpBuilder &b, sym::BackwardPoolingOp op) {
   RankedTensorType dataType = tensorType(op.getData());
   if (op.getPoolType() == "lp" || op.getPoolingConvention() == "same" || !isa<FloatType>(dataType.getElementType()))
     return op.emitError("the CPU backend has a Pooling gradient for max/avg/sum pooling of floats only");
-  ArrayRef<int64_t> spatial = dataType.getShape().drop_front(2);
+  bool channelsLast = op.getLayout() == "NHWC";
+  ArrayRef<int64_t> spatial = dataType.getShape().drop_front(channelsLast ? 1 : 2).take_front(dataType.getRank() - 2);
   Window w = op.getGlobalPool() ? Window(spatial, {}, {}, {}) : Window(op.getKernel(), op.getStride(), {}, op.getPad());
-  return SmallVector<Value>{poolingGrad(b, op.getLoc(), op, w)};
+  if (channelsLast)
+    return SmallVector<Value>{poolingGradChannelsLast(b, op.getLoc(), op, w)};
+  return SmallVector<Value>{poolingGrad(b, op.getLoc(), op, op.getOutGrad(), op.getData(), w)};
 }
 
 /// Pools `input` (N, C, S...) already padded, with loops n, c, o..., k...
@@ -308,23 +333,52 @@ std::pair<SmallVector<int64_t>, int64_t> statisticAxes(RankedTensorType type, in
   return {axes, count};
 }
 
-/// The sum over `axes`, accumulated in f64 by adds that may be reassociated,
-/// then rounded to the input's type. LLVM vectorizes it (partial sums per
-/// lane), where an f32 sum has to stay sequential, and the rounding of the
-/// f64 partial sums is far below f32's: the result is the sum of the f32
-/// terms rounded once, more accurate than f32 adds in any order.
-Value sumOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes) {
+/// The sum over `axes` in f64 (the input's own type if wider), by adds that
+/// may be reassociated: LLVM vectorizes it (partial sums per lane), where
+/// an f32 sum has to stay sequential.
+Value wideSum(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes) {
   Type element = tensorType(input).getElementType();
   Type wide = b.getF64Type();
   if (element == wide)
     return reduce(b, loc, input, axes, /*keepDims=*/false, 0.0, addFn);
-  Value sum = reduce(
+  return reduce(
       b, loc, input, axes, /*keepDims=*/false, 0.0,
       [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
-        Value term = b.create<arith::ExtFOp>(loc, wide, a[0]);
+        Value term = a[0].getType() == wide ? a[0] : b.create<arith::ExtFOp>(loc, wide, a[0]).getResult();
         return b.create<arith::AddFOp>(loc, a[1], term, arith::FastMathFlags::reassoc);
       },
       wide);
+}
+
+/// Blocks of rows a sum over every dim but the last (channels-last
+/// statistics) goes by, where there are enough rows for each block.
+constexpr int64_t kRowBlocks = 64;
+constexpr int64_t kMinRowsPerBlock = 16;
+
+/// The sum over `axes`, accumulated in f64 (wideSum), then rounded to the
+/// input's type: the sum of the f32 terms rounded once, more accurate than
+/// f32 adds in any order. Over every dim but the last, the rows go in
+/// blocks, each summed by one thread along whole rows, then the blocks'
+/// sums are added: split along the channels alone, every thread would read
+/// every row's cache lines for a few channels.
+Value sumOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes) {
+  RankedTensorType type = tensorType(input);
+  int64_t rank = type.getRank();
+  int64_t channels = rank > 0 ? type.getDimSize(rank - 1) : 1;
+  int64_t rows = type.hasStaticShape() && channels > 0 ? type.getNumElements() / channels : 0, blocks = kRowBlocks;
+  while (blocks > 1 && rows % blocks != 0)
+    --blocks;
+  Value sum;
+  if (rank > 1 && llvm::equal(axes, llvm::seq<int64_t>(0, rank - 1)) && blocks >= kRowBlocks / 8 &&
+      rows >= blocks * kMinRowsPerBlock) {
+    Value partial = wideSum(b, loc, reshapeTo(b, loc, input, {blocks, rows / blocks, channels}), {1});
+    sum = wideSum(b, loc, partial, {0});
+  } else {
+    sum = wideSum(b, loc, input, axes);
+  }
+  Type element = type.getElementType();
+  if (tensorType(sum).getElementType() == element)
+    return sum;
   return mapElementwise(b, loc, tensorType(sum).clone(element), sum, [&](OpBuilder &b, Location loc, ValueRange a) {
     return b.create<arith::TruncFOp>(loc, element, a[0]).getResult();
   });

@@ -26,6 +26,10 @@ using mlir::ValueRange;
 /// The replacement values of one lowered op, or failure (already reported).
 using Lowered = mlir::FailureOr<llvm::SmallVector<Value>>;
 
+/// The permutations between NCHW and NHWC, as transposes take them.
+inline constexpr int64_t kToChannelsLast[] = {0, 2, 3, 1};
+inline constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2};
+
 /// Computes one output element from the input elements of a linalg.generic.
 using ScalarFn = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 

@@ -12,6 +12,7 @@
 
 namespace mlir::sym {
 class ConvolutionOp;
+class BackwardConvolutionOp;
 } // namespace mlir::sym
 
 namespace symc::cpu {
@@ -35,10 +36,11 @@ struct LoweringOptions {
   bool packWeights = false;
 };
 std::optional<Lowered> lowerConvolutionOp(mlir::Operation *op, OpBuilder &b, const LoweringOptions &options);
-/// Whether a convolution, either layout, has a channels-last kernel of its
-/// own (on prepared weights): 2-d f32 depthwise and ungrouped ones. Others
-/// run channels-last through transposes.
+/// Whether a convolution or its gradient, either layout, has channels-last
+/// kernels of its own (on prepared weights): 2-d f32 depthwise and ungrouped
+/// ones. Others run channels-last through transposes.
 bool hasChannelsLastKernel(mlir::sym::ConvolutionOp op);
+bool hasChannelsLastKernel(mlir::sym::BackwardConvolutionOp op);
 std::optional<Lowered> lowerShapeOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerReductionOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerDetectionOp(mlir::Operation *op, OpBuilder &b);

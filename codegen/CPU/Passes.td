@@ -28,21 +28,28 @@ def SymLowerToLinalg : Pass<"sym-lower-to-linalg", "::mlir::ModuleOp"> {
   ];
 }
 
-def SymChannelsLast : Pass<"sym-channels-last", "::mlir::func::FuncOp"> {
+def SymChannelsLast : Pass<"sym-channels-last", "::mlir::ModuleOp"> {
   let summary = "Run convolutions channels-last (NHWC) and the layers between them too";
   let description = [{
     Each 2-d convolution the CPU lowering has a channels-last kernel for
     (hasChannelsLastKernel: depthwise ones, ungrouped ones over whole strips
     of filters) becomes an NHWC Convolution between transposes: its data and
-    weight to NHWC, its result back to NCHW. The transposes back then sink
-    through the elementwise ops and BatchNorms after it (which go
-    channels-last themselves, BatchNorm's axis moved), and a transpose of a
-    transpose folds, so that between consecutive such layers none is left:
-    transposes remain only where the graph enters and leaves channels-last
-    (the input, a pooling, the outputs). Functions that train (ops marked
-    sym.is_train, backward ops) are left as they are: their saved
-    activations are read channels-first.
+    weight to NHWC, its result back to NCHW; each such convolution's
+    gradient (_backward_Convolution) likewise. The transposes back then sink
+    through the elementwise ops, BatchNorms and their gradients after them
+    (which go channels-last themselves, BatchNorm's axis moved), and a
+    transpose of a transpose folds, so that between consecutive such layers
+    none is left: transposes remain only where the graph enters and leaves
+    channels-last (the input, a pooling gradient, the outputs). Where
+    @main_train and @main_backward are both converted, the activations the
+    first saves for the second are saved channels-last where it computes
+    them so: their signatures change, so the CPU pipeline converts those two
+    before sym-artifact-abi fixes the entries, and the others after it has
+    described them (its node tables follow @main's ops).
   }];
+  let options = [
+    ListOption<"functions", "functions", "std::string", "the functions to convert (default: all)">
+  ];
 }
 
 def SymChunkBatch : Pass<"sym-chunk-batch", "::mlir::func::FuncOp"> {

@@ -6,12 +6,16 @@
 // input or the output around either. Each such convolution is rewritten as
 // an NHWC one between transposes, and the transposes move down the graph
 // (the layers after a convolution run channels-last too) until they meet
-// the next convolution's, with which they cancel.
+// the next convolution's, with which they cancel. Training runs so too: the
+// convolutions' gradients go channels-last like the convolutions, the
+// backward's layers between them follow, and the activations the training
+// forward saves for the backward are saved channels-last.
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/OpLowerings.h"
 #include "codegen/CPU/Passes.h"
 
+#include "dialects/Sym/IR/SymDialect.h"
 #include "dialects/Sym/IR/SymOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -24,9 +28,6 @@ using namespace mlir;
 
 namespace symc::cpu {
 namespace {
-
-constexpr int64_t kToChannelsLast[] = {0, 2, 3, 1};
-constexpr int64_t kToChannelsFirst[] = {0, 3, 1, 2};
 
 /// `type` with its dims permuted as a transpose by `axes` permutes them.
 RankedTensorType permuted(RankedTensorType type, ArrayRef<int64_t> axes) {
@@ -41,14 +42,28 @@ Value transpose(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> axes)
   return b.create<sym::TransposeOp>(loc, permuted(type, axes), value, b.getDenseI64ArrayAttr(axes));
 }
 
-/// Whether a function trains: its activations are saved for, or read by, a
-/// backward, channels-first.
+/// Whether a function trains: it runs ops in training mode or gradients.
 bool trains(func::FuncOp function) {
   WalkResult found = function.walk([](Operation *op) {
     bool training = sym::runsInTraining(op) || op->getName().stripDialect().starts_with("_backward");
     return training ? WalkResult::interrupt() : WalkResult::advance();
   });
   return found.wasInterrupted();
+}
+
+/// Data channels below which a training step keeps a convolution (an RGB
+/// stem) channels-first: channels-last, its forward and weight gradient
+/// would copy every window into rows of a few channels each (at batch 16,
+/// 118 MB per pass for a 7x7 stem over 224x224 images), where
+/// channels-first they go by taps.
+constexpr int64_t kMinTrainingChannels = 16;
+
+/// Whether `op` (a Convolution or its gradient, channels-first) runs
+/// channels-last.
+template <typename ConvolutionLike> bool convertsToChannelsLast(ConvolutionLike op, Value output, bool training) {
+  auto data = cast<ShapedType>(op.getData().getType());
+  return !op.isChannelsLast() && hasChannelsLastKernel(op) && cast<ShapedType>(output.getType()).hasStaticShape() &&
+         !(training && data.getDimSize(1) < kMinTrainingChannels);
 }
 
 /// The NCHW convolution `op` as an NHWC one between transposes.
@@ -64,6 +79,21 @@ void convertToChannelsLast(sym::ConvolutionOp op) {
                                                 op->getAttrs());
   converted.setLayout("NHWC");
   op.getOutput().replaceAllUsesWith(transpose(b, loc, converted, kToChannelsFirst));
+  op.erase();
+}
+
+/// The NCHW convolution gradient `op` as an NHWC one between transposes.
+void convertToChannelsLast(sym::BackwardConvolutionOp op) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  SmallVector<Value> operands;
+  for (Value operand : op->getOperands())
+    operands.push_back(transpose(b, loc, operand, kToChannelsLast));
+  auto converted = b.create<sym::BackwardConvolutionOp>(
+      loc, TypeRange{operands[1].getType(), operands[2].getType()}, operands, op->getAttrs());
+  converted.setLayout("NHWC");
+  for (auto [result, channelsLast] : llvm::zip(op->getResults(), converted->getResults()))
+    result.replaceAllUsesWith(transpose(b, loc, channelsLast, kToChannelsFirst));
   op.erase();
 }
 
@@ -94,35 +124,66 @@ bool isElementwise(Operation *op) {
              sym::ExpOp, sym::SqrtOp, sym::SquareOp, sym::AbsOp, sym::NegativeOp, sym::PlusScalarOp,
              sym::MinusScalarOp, sym::RMinusScalarOp, sym::MulScalarOp, sym::DivScalarOp, sym::RDivScalarOp,
              sym::MaximumScalarOp, sym::MinimumScalarOp, sym::ElemwiseAddOp, sym::ElemwiseSubOp, sym::ElemwiseMulOp,
-             sym::ElemwiseDivOp, sym::MaximumOp, sym::MinimumOp>(op);
+             sym::ElemwiseDivOp, sym::MaximumOp, sym::MinimumOp, sym::BackwardReluOp>(op);
+}
+
+/// The inputs of the transposes that make `operands` (all transposed alike,
+/// by the `axes` set here), or none. In a training step, whose gradients
+/// flow from channels-first head gradients into channels-last layers, some
+/// operands may be plain instead where the others come from channels-last:
+/// those get a transpose to channels-last (the op then runs channels-last;
+/// the transpose back after it moves on into the next layers).
+std::optional<SmallVector<Value>> transposedSources(PatternRewriter &rewriter, Location loc, ValueRange operands,
+                                                    bool mixed, SmallVector<int64_t> &axes) {
+  auto first = llvm::find_if(operands, isTransposed);
+  if (first == operands.end())
+    return std::nullopt;
+  axes = SmallVector<int64_t>((*first).getDefiningOp<sym::TransposeOp>().getAxes());
+  bool plainOnes = llvm::any_of(operands, [](Value v) { return !isTransposed(v); });
+  if (axes.empty() || (plainOnes && !(mixed && llvm::equal(axes, kToChannelsFirst))))
+    return std::nullopt;
+  SmallVector<Value> sources;
+  for (Value operand : operands) {
+    auto t = operand.getDefiningOp<sym::TransposeOp>();
+    if (t && t.getAxes() != ArrayRef<int64_t>(axes))
+      return std::nullopt;
+    sources.push_back(t ? t.getData() : Value());
+  }
+  for (auto [source, operand] : llvm::zip(sources, operands))
+    if (!source)
+      source = transpose(rewriter, loc, operand, kToChannelsLast);
+  return sources;
 }
 
 /// An elementwise op whose operands are all transposed alike runs on the
 /// transposes' inputs, its result transposed instead.
 struct SinkThroughElementwise : RewritePattern {
-  SinkThroughElementwise(MLIRContext *context) : RewritePattern(MatchAnyOpTypeTag(), 1, context) {}
+  SinkThroughElementwise(MLIRContext *context, bool mixed)
+      : RewritePattern(MatchAnyOpTypeTag(), 1, context), mixed(mixed) {}
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
-    if (!isElementwise(op) || op->getNumOperands() == 0 || !llvm::all_of(op->getOperands(), isTransposed))
+    if (!isElementwise(op) || op->getNumOperands() == 0 || op->getNumResults() != 1)
       return failure();
-    ArrayRef<int64_t> axes = op->getOperand(0).getDefiningOp<sym::TransposeOp>().getAxes();
-    SmallVector<Value> sources;
-    for (Value operand : op->getOperands()) {
-      auto t = operand.getDefiningOp<sym::TransposeOp>();
-      if (t.getAxes() != axes)
-        return failure();
-      sources.push_back(t.getData());
-    }
     auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    auto sourceType = dyn_cast<RankedTensorType>(sources.front().getType());
-    if (axes.empty() || !resultType || !sourceType)
+    auto ofResultShape = [&](Type t) {
+      auto type = dyn_cast<RankedTensorType>(t);
+      return type && type.getShape() == resultType.getShape();
+    };
+    if (!resultType || !llvm::all_of(op->getOperandTypes(), ofResultShape))
       return failure();
-    OperationState state(op->getLoc(), op->getName(), sources,
+    SmallVector<int64_t> axes;
+    std::optional<SmallVector<Value>> sources =
+        transposedSources(rewriter, op->getLoc(), op->getOperands(), mixed, axes);
+    if (!sources)
+      return failure();
+    auto sourceType = cast<RankedTensorType>(sources->front().getType());
+    OperationState state(op->getLoc(), op->getName(), *sources,
                          TypeRange{RankedTensorType::get(sourceType.getShape(), resultType.getElementType())},
                          op->getAttrs());
     Operation *moved = rewriter.create(state);
     rewriter.replaceOp(op, transpose(rewriter, op->getLoc(), moved->getResult(0), axes));
     return success();
   }
+  bool mixed;
 };
 
 /// A broadcast op of a transposed operand and a small one (a squeeze-and-
@@ -193,6 +254,60 @@ struct SinkThroughBatchNorm : OpRewritePattern<sym::BatchNormOp> {
   }
 };
 
+/// BatchNorm's gradient, of an output gradient and data transposed alike,
+/// is taken along the axis the transposes moved its own to.
+struct SinkThroughBatchNormGrad : OpRewritePattern<sym::BackwardBatchNormOp> {
+  SinkThroughBatchNormGrad(MLIRContext *context, bool mixed) : OpRewritePattern(context), mixed(mixed) {}
+  LogicalResult matchAndRewrite(sym::BackwardBatchNormOp op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+    if (!type || op.getOutGrad().getType() != type)
+      return failure();
+    SmallVector<int64_t> axes;
+    std::optional<SmallVector<Value>> sources =
+        transposedSources(rewriter, op.getLoc(), {op.getOutGrad(), op.getData()}, mixed, axes);
+    if (!sources)
+      return failure();
+    int64_t axis = op.getAxis() < 0 ? op.getAxis() + type.getRank() : op.getAxis();
+    SmallVector<Value> operands(op->getOperands());
+    operands[0] = (*sources)[0];
+    operands[1] = (*sources)[1];
+    SmallVector<Type> types(op->getResultTypes());
+    types[0] = operands[1].getType();
+    auto moved = rewriter.create<sym::BackwardBatchNormOp>(op.getLoc(), types, operands, op->getAttrs());
+    moved.setAxis(axes[axis]);
+    rewriter.replaceOp(op, {transpose(rewriter, op.getLoc(), moved.getDataGrad(), axes), moved.getGammaGrad(),
+                            moved.getBetaGrad()});
+    return success();
+  }
+  bool mixed;
+};
+
+/// A sum of a transposed value down to one dim (a bias gradient, the sum
+/// of an output gradient over all but its channels) sums the transpose's
+/// input over the dims the transpose moved the summed ones to.
+struct SinkThroughSum : OpRewritePattern<sym::SumOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(sym::SumOp op, PatternRewriter &rewriter) const override {
+    auto t = op.getData().getDefiningOp<sym::TransposeOp>();
+    auto type = dyn_cast<RankedTensorType>(op.getOutput().getType());
+    if (!t || t.getAxes().empty() || !op.getAxis() || op.getKeepdims() || op.getExclude() || !type ||
+        type.getRank() > 1)
+      return failure();
+    SmallVector<int64_t> axes;
+    std::optional<ArrayRef<int64_t>> summed = op.getAxis();
+    for (int64_t axis : *summed) {
+      if (axis < 0 || axis >= int64_t(t.getAxes().size()))
+        return failure();
+      axes.push_back(t.getAxes()[axis]);
+    }
+    llvm::sort(axes);
+    auto moved = rewriter.create<sym::SumOp>(op.getLoc(), type, t.getData(), op->getAttrs());
+    moved.setAxis(axes);
+    rewriter.replaceOp(op, moved);
+    return success();
+  }
+};
+
 /// A concatenation of inputs all transposed alike concatenates the
 /// transposes' inputs along the dim the transpose moved its own to.
 struct SinkThroughConcat : OpRewritePattern<sym::ConcatOp> {
@@ -241,22 +356,109 @@ struct SinkThroughPooling : OpRewritePattern<sym::PoolingOp> {
   }
 };
 
+/// A 2-d pooling's gradient, of data transposed to channels-first from
+/// channels-last and an output gradient transposed alike (or small: a
+/// global pool's), is taken channels-last.
+struct SinkThroughPoolingGrad : OpRewritePattern<sym::BackwardPoolingOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(sym::BackwardPoolingOp op, PatternRewriter &rewriter) const override {
+    auto data = op.getData().getDefiningOp<sym::TransposeOp>();
+    auto g = op.getOutGrad().getDefiningOp<sym::TransposeOp>();
+    auto type = dyn_cast<RankedTensorType>(op.getData().getType());
+    auto gType = dyn_cast<RankedTensorType>(op.getOutGrad().getType());
+    if (!data || !llvm::equal(data.getAxes(), kToChannelsFirst) || !type || !gType ||
+        op.getLayout().value_or("NCHW") != "NCHW" || op.getPoolType() == "lp" ||
+        op.getPoolingConvention() == "same")
+      return failure();
+    bool gTransposed = g && llvm::equal(g.getAxes(), kToChannelsFirst);
+    if (!gTransposed && 8 * gType.getNumElements() > type.getNumElements())
+      return failure();
+    Value gLast = gTransposed ? g.getData() : transpose(rewriter, op.getLoc(), op.getOutGrad(), kToChannelsLast);
+    auto moved = rewriter.create<sym::BackwardPoolingOp>(op.getLoc(), TypeRange{data.getData().getType()},
+                                                         ValueRange{gLast, data.getData()}, op->getAttrs());
+    moved.setLayout("NHWC");
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(), moved, kToChannelsFirst));
+    return success();
+  }
+};
+
+/// Converts the convolutions and their gradients of `function` that have
+/// channels-last kernels, then moves the transposes until they meet.
+LogicalResult runChannelsLast(func::FuncOp function, bool training) {
+  SmallVector<Operation *> convolutions;
+  function.walk([&](Operation *op) {
+    auto forward = dyn_cast<sym::ConvolutionOp>(op);
+    auto backward = dyn_cast<sym::BackwardConvolutionOp>(op);
+    if ((forward && convertsToChannelsLast(forward, forward.getOutput(), training)) ||
+        (backward && convertsToChannelsLast(backward, backward.getOutGrad(), training)))
+      convolutions.push_back(op);
+  });
+  for (Operation *op : convolutions) {
+    if (auto forward = dyn_cast<sym::ConvolutionOp>(op))
+      convertToChannelsLast(forward);
+    else
+      convertToChannelsLast(cast<sym::BackwardConvolutionOp>(op));
+  }
+  MLIRContext *context = function.getContext();
+  RewritePatternSet patterns(context);
+  patterns.add<FoldTransposes, SinkThroughBroadcast, SinkThroughBatchNorm, SinkThroughSum, SinkThroughConcat,
+               SinkThroughPooling, SinkThroughPoolingGrad>(context);
+  patterns.add<SinkThroughElementwise, SinkThroughBatchNormGrad>(context, /*mixed=*/training);
+  return applyPatternsAndFoldGreedily(function, std::move(patterns));
+}
+
+/// The activations that the training forward computes channels-last are
+/// saved so, and the backward reads them so: the transpose back to NCHW
+/// before the save moves to the backward, where it meets the transposes to
+/// NHWC of the layers that read it and folds.
+void saveChannelsLast(func::FuncOp train, func::FuncOp backward) {
+  llvm::StringMap<BlockArgument> savedArgs;
+  for (BlockArgument arg : backward.getArguments())
+    if (auto name = backward.getArgAttrOfType<StringAttr>(arg.getArgNumber(), sym::kSavedAttr))
+      savedArgs[name.getValue()] = arg;
+  auto ret = cast<func::ReturnOp>(train.getBody().front().getTerminator());
+  OpBuilder b = OpBuilder::atBlockBegin(&backward.getBody().front());
+  for (OpOperand &result : ret->getOpOperands()) {
+    auto name = train.getResultAttrOfType<StringAttr>(result.getOperandNumber(), sym::kSavedAttr);
+    auto t = result.get().getDefiningOp<sym::TransposeOp>();
+    if (!name || !t || !llvm::equal(t.getAxes(), kToChannelsFirst) || !savedArgs.count(name.getValue()))
+      continue;
+    result.set(t.getData());
+    if (t->use_empty())
+      t->erase();
+    BlockArgument arg = savedArgs[name.getValue()];
+    arg.setType(result.get().getType());
+    Value channelsFirst = transpose(b, arg.getLoc(), arg, kToChannelsFirst);
+    arg.replaceAllUsesExcept(channelsFirst, channelsFirst.getDefiningOp());
+  }
+  train.setType(FunctionType::get(train.getContext(), train.getArgumentTypes(), ret.getOperandTypes()));
+  backward.setType(FunctionType::get(backward.getContext(), backward.getBody().front().getArgumentTypes(),
+                                     backward.getResultTypes()));
+}
+
 struct SymChannelsLastPass : impl::SymChannelsLastBase<SymChannelsLastPass> {
+  using SymChannelsLastBase::SymChannelsLastBase;
+
   void runOnOperation() override {
-    func::FuncOp function = getOperation();
-    if (trains(function))
+    ModuleOp module = getOperation();
+    // Named functions, or (by default) every function that does not train.
+    auto selected = [&](func::FuncOp function) {
+      return function &&
+             (functions.empty() ? !trains(function) : llvm::is_contained(functions, function.getSymName()));
+    };
+    auto train = module.lookupSymbol<func::FuncOp>("main_train");
+    auto backward = module.lookupSymbol<func::FuncOp>("main_backward");
+    if (!selected(backward))
+      backward = nullptr;
+    for (func::FuncOp function : module.getOps<func::FuncOp>())
+      if (function != backward && selected(function) &&
+          failed(runChannelsLast(function, function == train || trains(function))))
+        return signalPassFailure();
+    if (!backward)
       return;
-    SmallVector<sym::ConvolutionOp> convolutions;
-    function.walk([&](sym::ConvolutionOp op) {
-      if (!op.isChannelsLast() && hasChannelsLastKernel(op) && cast<ShapedType>(op.getOutput().getType()).hasStaticShape())
-        convolutions.push_back(op);
-    });
-    for (sym::ConvolutionOp op : convolutions)
-      convertToChannelsLast(op);
-    RewritePatternSet patterns(&getContext());
-    patterns.add<FoldTransposes, SinkThroughElementwise, SinkThroughBroadcast, SinkThroughBatchNorm, SinkThroughConcat,
-               SinkThroughPooling>(&getContext());
-    if (failed(applyPatternsAndFoldGreedily(function, std::move(patterns))))
+    if (selected(train))
+      saveChannelsLast(train, backward);
+    if (failed(runChannelsLast(backward, /*training=*/true)))
       return signalPassFailure();
   }
 };

@@ -212,10 +212,10 @@ int64_t winogradImagesPerGemm(int64_t batch, RankedTensorType outType, int64_t t
   return group;
 }
 
-Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide, bool channelsLast) {
+Value winogradWeight(OpBuilder &b, Location loc, Value columns, int64_t tileSide, bool channelsLast) {
   WinogradMatrices t = matrices(tileSide);
-  RankedTensorType type = tensorType(weight);
-  int64_t f = type.getDimSize(0), c = type.getDimSize(channelsLast ? 3 : 1), a = t.alpha();
+  RankedTensorType type = tensorType(columns);
+  int64_t f = type.getDimSize(1), c = type.getDimSize(0) / 9, a = t.alpha();
   Type element = type.getElementType();
   // left[e, i] = G[e / a, i] and right[e, j] = G[e % a, j] for e = (xi, nu).
   SmallVector<float> left, right;
@@ -228,19 +228,23 @@ Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide,
   auto factorType = RankedTensorType::get({a * a, 3}, element);
   Value leftFactor = b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(factorType, ArrayRef<float>(left)));
   Value rightFactor = b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(factorType, ArrayRef<float>(right)));
-  // Loops (e, strip, c, lane, i, j).
-  AffineExpr e, strip, channel, lane, i, j;
-  bindDims(b.getContext(), e, strip, channel, lane, i, j);
+  // The columns as (i, j, c, F) or (c, i, j, F), read along the filters by
+  // the loops (strip, c, e, i, j, lane): one strip's 3 x 3 taps of a channel
+  // stay in cache while every e reads them.
+  SmallVector<int64_t> tapShape = channelsLast ? SmallVector<int64_t>{3, 3, c, f} : SmallVector<int64_t>{c, 3, 3, f};
+  Value taps = reshapeTo(b, loc, columns, tapShape);
+  AffineExpr strip, channel, e, i, j, lane;
+  bindDims(b.getContext(), strip, channel, e, i, j, lane);
+  AffineExpr filter = strip * kPackedFilters + lane;
   auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(6, 0, results, b.getContext()); };
   Value result = buildGeneric(
-      b, loc, {leftFactor, rightFactor, weight},
+      b, loc, {leftFactor, rightFactor, taps},
       zeros(b, loc, {a * a, f / kPackedFilters, c, kPackedFilters}, element),
       {map({e, i}), map({e, j}),
-       map(channelsLast ? ArrayRef<AffineExpr>{strip * kPackedFilters + lane, i, j, channel}
-                        : ArrayRef<AffineExpr>{strip * kPackedFilters + lane, channel, i, j}),
+       map(channelsLast ? ArrayRef<AffineExpr>{i, j, channel, filter} : ArrayRef<AffineExpr>{channel, i, j, filter}),
        map({e, strip, channel, lane})},
-      {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
-       IteratorType::reduction, IteratorType::reduction},
+      {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel, IteratorType::reduction,
+       IteratorType::reduction, IteratorType::parallel},
       [](OpBuilder &nb, Location l, ValueRange args) {
         return nb.create<math::FmaOp>(l, mul(nb, l, args[0], args[1]), args[2], args[3]).getResult();
       });

@@ -25,11 +25,12 @@ std::optional<int64_t> winogradTileSide(RankedTensorType dataType, const Window 
 /// (F, H, W): enough tiles for full register and thread tiles.
 int64_t winogradImagesPerGemm(int64_t batch, RankedTensorType outType, int64_t tileSide);
 
-/// The weight (F, C, 3, 3), or (F, 3, 3, C) if `channelsLast`, transformed
-/// for F(m x m, 3 x 3), G g G^T per (filter, channel), laid out
-/// ((m + 2)^2, F / 32, C, 32): for each of the GEMMs, strips of 32 filters,
-/// each a contiguous panel. Marked for the prepare entry.
-Value winogradWeight(OpBuilder &b, Location loc, Value weight, int64_t tileSide, bool channelsLast);
+/// The weight as its columns (filtersLast: (C * 9, F), or (9 * C, F) if
+/// `channelsLast`) transformed for F(m x m, 3 x 3), G g G^T per (filter,
+/// channel), laid out ((m + 2)^2, F / 32, C, 32): for each of the GEMMs,
+/// strips of 32 filters, each a contiguous panel. Marked for the prepare
+/// entry.
+Value winogradWeight(OpBuilder &b, Location loc, Value columns, int64_t tileSide, bool channelsLast);
 
 /// A group of images (N, C, H, W) convolved by the transformed weight
 /// (winogradWeight) into `outType` (N, F, H', W'): tiles of m x m cover

@@ -67,7 +67,7 @@ static void addTensorPasses(OpPassManager &pm, int64_t batchChunk,
   chunking.chunk = batchChunk;
   pm.addNestedPass<func::FuncOp>(symc::cpu::createSymChunkBatch(chunking));
   if (preparePrefix)
-    pm.addNestedPass<func::FuncOp>(symc::cpu::createSymChannelsLast());
+    pm.addPass(symc::cpu::createSymChannelsLast());
   symc::cpu::SymLowerToLinalgOptions lowering;
   lowering.packWeights = preparePrefix.has_value();
   pm.addPass(symc::cpu::createSymLowerToLinalg(lowering));
@@ -151,6 +151,12 @@ static void addLLVMPasses(OpPassManager &pm, const symc::SymEmbedManifestOptions
 void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   if (options.monitor)
     pm.addPass(sym::createSymInstrumentMonitor());
+  // The training pair before the ABI: the saved activations' layout is part
+  // of their entries' signatures.
+  static const std::string kTrainingPair[] = {"main_train", "main_backward"};
+  cpu::SymChannelsLastOptions training;
+  training.functions = kTrainingPair;
+  pm.addPass(cpu::createSymChannelsLast(training));
   SymArtifactABIOptions abi;
   abi.prefix = options.prefix;
   pm.addPass(createSymArtifactABI(abi));

@@ -87,6 +87,16 @@ def Sym_FullyConnectedOp : Sym_Op<"FullyConnected", [Pure]> {
   let hasVerifier = 1;
 }
 
+/// Where a convolution's (or its gradient's) data holds the channels and
+/// the spatial dims, by its layout.
+defvar Sym_ConvolutionLayout = [{
+    bool isChannelsLast() { return getLayout() == "NHWC"; }
+    /// The dim of data (and of the output) that holds the channels.
+    unsigned channelDim() { return isChannelsLast() ? getKernel().size() + 1 : 1; }
+    /// The dim of data (and of the output) that holds spatial dim `i`.
+    unsigned spatialDim(unsigned i) { return isChannelsLast() ? 1 + i : 2 + i; }
+}];
+
 def Sym_ConvolutionOp : Sym_Op<"Convolution", [Pure]> {
   let summary = "1-D/2-D/3-D grouped, dilated convolution (NCW/NCHW/NCDHW, or NHWC)";
   let description = [{
@@ -110,13 +120,7 @@ def Sym_ConvolutionOp : Sym_Op<"Convolution", [Pure]> {
                    OptionalAttr<Sym_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"]>>:$layout);
   let results = (outs AnyTensor:$output);
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    bool isChannelsLast() { return getLayout() == "NHWC"; }
-    /// The dim of data (and of the output) that holds the channels.
-    unsigned channelDim() { return isChannelsLast() ? getKernel().size() + 1 : 1; }
-    /// The dim of data (and of the output) that holds spatial dim `i`.
-    unsigned spatialDim(unsigned i) { return isChannelsLast() ? 1 + i : 2 + i; }
-  }];
+  let extraClassDeclaration = Sym_ConvolutionLayout;
 }
 
 def Sym_DeconvolutionOp : Sym_Op<"Deconvolution", [Pure]> {
@@ -1164,6 +1168,7 @@ def Sym_BackwardConvolutionOp : Sym_Op<"_backward_Convolution", [Pure]> {
                    DefaultValuedAttr<BoolAttr, "false">:$cudnn_off,
                    OptionalAttr<Sym_StrEnumAttr<["NCW", "NCHW", "NCDHW", "NHWC", "NDHWC"]>>:$layout);
   let results = (outs AnyTensor:$data_grad, AnyTensor:$weight_grad);
+  let extraClassDeclaration = Sym_ConvolutionLayout;
   let extraClassDefinition = [{
     ::mlir::LogicalResult $cppClass::inferShapes(::mlir::sym::ShapeInferenceContext &ctx) {
       if (::mlir::failed(ctx.refineOutput(0, ctx.input(1))))

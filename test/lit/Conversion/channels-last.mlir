@@ -1,4 +1,5 @@
-// RUN: symc-opt %s -split-input-file -pass-pipeline='builtin.module(func.func(sym-channels-last))' | FileCheck %s
+// RUN: symc-opt %s -split-input-file -pass-pipeline='builtin.module(sym-channels-last)' | FileCheck %s
+// RUN: symc-opt %s -split-input-file -pass-pipeline='builtin.module(sym-channels-last{functions=main_train,main_backward})' | FileCheck %s --check-prefix=PAIR
 
 // A pointwise convolution, its BatchNorm and clip, a depthwise convolution
 // and the residual add run channels-last: one transpose in, none between
@@ -71,8 +72,8 @@ func.func @excitation(%x: tensor<1x16x4x4xf32>, %w: tensor<32x16x1x1xf32>, %s: t
 
 // -----
 
-// A function that trains keeps its layout: its activations are saved for
-// the backward channels-first.
+// A function that trains keeps its layout by default: the training pair is
+// converted by name, before the artifact's signatures are fixed (below).
 // CHECK-LABEL: func @training
 // CHECK-NOT: sym.transpose
 // CHECK-NOT: NHWC
@@ -80,4 +81,53 @@ func.func @training(%x: tensor<2x4x6x6xf32>, %w: tensor<8x4x3x3xf32>, %g: tensor
   %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 8 : i64, no_bias = true} : (tensor<2x4x6x6xf32>, tensor<8x4x3x3xf32>) -> tensor<2x8x6x6xf32>
   %1:3 = sym.BatchNorm %0, %g, %b, %m, %v {fix_gamma = false, sym.is_train} : (tensor<2x8x6x6xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8x6x6xf32>, tensor<8xf32>, tensor<8xf32>)
   return %1#0 : tensor<2x8x6x6xf32>
+}
+
+// -----
+
+// The training pair: @main_train runs the convolution, its BatchNorm and
+// relu channels-last and saves the convolution's and the relu's outputs
+// so; @main_backward reads them so, and the gradients of the relu, the
+// BatchNorm and the convolution run channels-last with no transpose
+// between them. The convolution over 4 channels stays channels-first.
+// PAIR-LABEL: func @main_train
+// PAIR-SAME: -> (tensor<2x8x6x6xf32>, tensor<2x6x6x8xf32> {sym.saved = "c_output0"}, tensor<2x6x6x8xf32> {sym.saved = "r_output0"}
+// PAIR: sym.Convolution {{.*}}num_filter = 16 : i64{{.*}} -> tensor<2x16x6x6xf32>
+// PAIR: %[[C:.*]] = sym.Convolution {{.*}}layout = "NHWC"{{.*}} -> tensor<2x6x6x8xf32>
+// PAIR: %[[BN:.*]], %[[MEAN:.*]], %[[VAR:.*]] = sym.BatchNorm %[[C]], {{.*}}axis = 3 : i64
+// PAIR: %[[R:.*]] = sym.Activation %[[BN]]
+// PAIR: %[[OUT:.*]] = sym.transpose %[[R]] {axes = array<i64: 0, 3, 1, 2>}
+// PAIR: return %[[OUT]], %[[C]], %[[R]], %[[MEAN]], %[[VAR]], %{{.*}} :
+// PAIR-LABEL: func @main_backward
+// PAIR-SAME: %[[HG:[^:]*]]: tensor<2x8x6x6xf32>, %[[SC:[^:]*]]: tensor<2x6x6x8xf32> {sym.saved = "c_output0"}, %[[SR:[^:]*]]: tensor<2x6x6x8xf32> {sym.saved = "r_output0"}
+// PAIR: %[[G:.*]] = sym.transpose %[[HG]] {axes = array<i64: 0, 2, 3, 1>}
+// PAIR: %[[G1:.*]] = sym._backward_relu %[[G]], %[[SR]] {{.*}} -> tensor<2x6x6x8xf32>
+// PAIR-NOT: sym.transpose {{.*}} -> tensor<2x8x6x6xf32>
+// PAIR: %[[G2:.*]], %{{.*}}, %{{.*}} = sym._backward_BatchNorm %[[G1]], %[[SC]], {{.*}}axis = 3 : i64
+// PAIR-NOT: sym.transpose {{.*}} -> tensor<2x8x6x6xf32>
+// PAIR: %[[DX:.*]], %[[DW:.*]] = sym._backward_Convolution %[[G2]], {{.*}}layout = "NHWC"{{.*}} -> (tensor<2x6x6x16xf32>, tensor<8x3x3x16xf32>)
+// PAIR: sym.transpose %[[DX]] {axes = array<i64: 0, 3, 1, 2>}
+// PAIR: sym.transpose %[[DW]] {axes = array<i64: 0, 3, 1, 2>}
+// PAIR: sym._backward_Convolution {{.*}} -> (tensor<2x4x6x6xf32>, tensor<16x4x3x3xf32>)
+// The default run leaves both as they are.
+// CHECK-LABEL: func @main_train
+// CHECK-NOT: NHWC
+func.func @main_train(%x: tensor<2x4x6x6xf32>, %w0: tensor<16x4x3x3xf32>, %w: tensor<8x16x3x3xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>, %m: tensor<8xf32>, %v: tensor<8xf32>)
+    -> (tensor<2x8x6x6xf32>, tensor<2x8x6x6xf32> {sym.saved = "c_output0"}, tensor<2x8x6x6xf32> {sym.saved = "r_output0"},
+        tensor<8xf32> {sym.saved = "bn_output1"}, tensor<8xf32> {sym.saved = "bn_output2"}, tensor<2x16x6x6xf32> {sym.saved = "c0_output0"}) {
+  %x1 = sym.Convolution %x, %w0 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 16 : i64, no_bias = true} : (tensor<2x4x6x6xf32>, tensor<16x4x3x3xf32>) -> tensor<2x16x6x6xf32>
+  %0 = sym.Convolution %x1, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 8 : i64, no_bias = true} : (tensor<2x16x6x6xf32>, tensor<8x16x3x3xf32>) -> tensor<2x8x6x6xf32>
+  %1:3 = sym.BatchNorm %0, %g, %b, %m, %v {fix_gamma = false, sym.is_train} : (tensor<2x8x6x6xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8x6x6xf32>, tensor<8xf32>, tensor<8xf32>)
+  %2 = sym.Activation %1#0 {act_type = "relu"} : (tensor<2x8x6x6xf32>) -> tensor<2x8x6x6xf32>
+  return %2, %0, %2, %1#1, %1#2, %x1 : tensor<2x8x6x6xf32>, tensor<2x8x6x6xf32>, tensor<2x8x6x6xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2x16x6x6xf32>
+}
+func.func @main_backward(%x: tensor<2x4x6x6xf32>, %w0: tensor<16x4x3x3xf32>, %w: tensor<8x16x3x3xf32>, %g: tensor<8xf32>, %hg: tensor<2x8x6x6xf32>,
+                         %sc: tensor<2x8x6x6xf32> {sym.saved = "c_output0"}, %sr: tensor<2x8x6x6xf32> {sym.saved = "r_output0"},
+                         %mean: tensor<8xf32> {sym.saved = "bn_output1"}, %invstd: tensor<8xf32> {sym.saved = "bn_output2"},
+                         %x1: tensor<2x16x6x6xf32> {sym.saved = "c0_output0"}) -> (tensor<2x4x6x6xf32>, tensor<16x4x3x3xf32>, tensor<8x16x3x3xf32>) {
+  %0 = sym._backward_relu %hg, %sr : (tensor<2x8x6x6xf32>, tensor<2x8x6x6xf32>) -> tensor<2x8x6x6xf32>
+  %1:3 = sym._backward_BatchNorm %0, %sc, %g, %mean, %invstd {fix_gamma = false, sym.is_train} : (tensor<2x8x6x6xf32>, tensor<2x8x6x6xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8x6x6xf32>, tensor<8xf32>, tensor<8xf32>)
+  %2:2 = sym._backward_Convolution %1#0, %x1, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 8 : i64, no_bias = true} : (tensor<2x8x6x6xf32>, tensor<2x16x6x6xf32>, tensor<8x16x3x3xf32>) -> (tensor<2x16x6x6xf32>, tensor<8x16x3x3xf32>)
+  %3:2 = sym._backward_Convolution %2#0, %x, %w0 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 16 : i64, no_bias = true} : (tensor<2x16x6x6xf32>, tensor<2x4x6x6xf32>, tensor<16x4x3x3xf32>) -> (tensor<2x4x6x6xf32>, tensor<16x4x3x3xf32>)
+  return %3#0, %3#1, %2#1 : tensor<2x4x6x6xf32>, tensor<16x4x3x3xf32>, tensor<8x16x3x3xf32>
 }

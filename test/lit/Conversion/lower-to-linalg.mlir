@@ -367,7 +367,7 @@ func.func @gather_nd_check(%a: tensor<3x4xf32>, %i: tensor<2x3xf32>, %error: mem
 
 // With weights prepared (CPU code), a 3x3 stride-1 convolution over a map
 // of 24x24 (6 x 6 tiles of F(4 x 4, 3 x 3), 32 channels) goes by Winograd:
-// its filters transformed in filter strips of 32 (marked for the prepare
+// its filters, as columns (C * 9, F), transformed in filter strips of 32 (marked for the prepare
 // entry), the padded input transposed channels-last and transformed by rows
 // then columns of its tiles, 36 GEMMs of (tiles, channels) by (channels,
 // filters), then the output transform, transposed back channels-first.
@@ -376,7 +376,8 @@ func.func @gather_nd_check(%a: tensor<3x4xf32>, %i: tensor<2x3xf32>, %error: mem
 // CHECK-NOT: symc.prepare
 // CHECK: symc.tap_contraction
 // WINOGRAD-LABEL: func @winograd
-// WINOGRAD: %[[U:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<36x3xf32>, tensor<36x3xf32>, tensor<64x32x3x3xf32>) outs(%{{.*}} : tensor<36x2x32x32xf32>) attrs = {{.*}}symc.prepare = "Winograd F(4x4, 3x3) filter transform, filter strips of 32"
+// WINOGRAD: linalg.transpose ins(%{{.*}} : tensor<64x288xf32>) outs(%{{.*}} : tensor<288x64xf32>) permutation = [1, 0]
+// WINOGRAD: %[[U:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<36x3xf32>, tensor<36x3xf32>, tensor<32x3x3x64xf32>) outs(%{{.*}} : tensor<36x2x32x32xf32>) attrs = {{.*}}symc.prepare = "Winograd F(4x4, 3x3) filter transform, filter strips of 32"
 // WINOGRAD: linalg.transpose ins(%{{.*}} : tensor<1x32x26x26xf32>) {{.*}} permutation = [0, 2, 3, 1]
 // WINOGRAD: tensor.extract_slice %{{.*}}[0, 0, 5, 0] [1, 26, 6, 32] [1, 1, 4, 1]
 // WINOGRAD: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x26x6x6x32xf32>)
@@ -434,7 +435,7 @@ func.func @nhwc_depthwise(%x: tensor<1x6x6x32xf32>, %w: tensor<32x3x3x1xf32>) ->
 // GEMM, the filters in strips of 32 lanes: its result (P, F / 32, 32) is
 // the output as it is laid out, no transpose on either side.
 // WINOGRAD-LABEL: func @nhwc_pointwise
-// WINOGRAD: %[[STRIPS:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2x16x32xf32>) attrs = {{.*}}symc.prepare = "filter strips of 32"
+// WINOGRAD: %[[STRIPS:.*]] = linalg.transpose ins(%{{.*}} : tensor<16x2x32xf32>) outs(%{{.*}} : tensor<2x16x32xf32>) permutation = [1, 0, 2] {symc.prepare = "filter strips of 32"}
 // WINOGRAD: %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<1x4x4x16xf32> into tensor<16x16xf32>
 // WINOGRAD: %[[P:.*]] = linalg.generic {{.*}} ins(%[[ROWS]], %[[STRIPS]] : tensor<16x16xf32>, tensor<2x16x32xf32>) {{.*}}symc.tap_contraction
 // WINOGRAD: %[[E:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1, 2], [3], [4]] {{.*}} into tensor<1x4x4x2x32xf32>
@@ -503,7 +504,7 @@ func.func @nhwc_pooling(%x: tensor<1x7x7x16xf32>) -> (tensor<1x4x4x16xf32>, tens
 // with zero filters to two strips (in the prepare entry), the extra outputs
 // dropped.
 // WINOGRAD-LABEL: func @nhwc_completed_strips
-// WINOGRAD: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 0] [40, 1, 1, 16] [1, 1, 1, 1] : tensor<40x1x1x16xf32> into tensor<64x1x1x16xf32>
+// WINOGRAD: tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [16, 40] [1, 1] : tensor<16x40xf32> into tensor<16x64xf32>
 // WINOGRAD: symc.prepare = "filter strips of 32"
 // WINOGRAD: symc.tap_contraction
 // WINOGRAD: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 4, 4, 40] [1, 1, 1, 1] : tensor<1x4x4x64xf32> to tensor<1x4x4x40xf32>

@@ -15,7 +15,8 @@
 // CHECK-SAME: %{{.*}}: memref<1x8x4x4xf32>, %[[W:.*]]: memref<32x8x3x3xf32>, %[[OUT:.*]]: memref<1x72x32xf32>, %{{.*}}: memref<4xi64> {sym.run_error}, %{{.*}}: memref<?xi8>)
 // CHECK-SAME: symc.entry_impl
 // CHECK: bufferization.to_tensor %[[W]] restrict
-// CHECK: %[[PACK:.*]] = linalg.generic
+// CHECK: linalg.transpose {{.*}} permutation = [1, 0]
+// CHECK: %[[PACK:.*]] = linalg.transpose {{.*}} permutation = [1, 0, 2]
 // CHECK-NOT: symc.prepare
 // CHECK: bufferization.materialize_in_destination %[[PACK]] in restrict writable %[[OUT]]
 // CHECK-DAG: llvm.func @net_prepare(
