@@ -119,13 +119,7 @@ struct FoldTransposes : OpRewritePattern<sym::TransposeOp> {
 
 /// The ops that compute each element from the elements at the same
 /// position of their operands, all of one shape, with no axis to move.
-bool isElementwise(Operation *op) {
-  return isa<sym::ActivationOp, sym::ClipOp, sym::AddNOp, sym::CastOp, sym::ReluOp, sym::SigmoidOp, sym::TanhOp,
-             sym::ExpOp, sym::SqrtOp, sym::SquareOp, sym::AbsOp, sym::NegativeOp, sym::PlusScalarOp,
-             sym::MinusScalarOp, sym::RMinusScalarOp, sym::MulScalarOp, sym::DivScalarOp, sym::RDivScalarOp,
-             sym::MaximumScalarOp, sym::MinimumScalarOp, sym::ElemwiseAddOp, sym::ElemwiseSubOp, sym::ElemwiseMulOp,
-             sym::ElemwiseDivOp, sym::MaximumOp, sym::MinimumOp, sym::BackwardReluOp>(op);
-}
+bool isElementwise(Operation *op) { return op->hasTrait<sym::Elementwise>(); }
 
 /// The inputs of the transposes that make `operands` (all transposed alike,
 /// by the `axes` set here), or none. In a training step, whose gradients

@@ -12,6 +12,13 @@
 
 #include "dialects/Sym/IR/SymInterfaces.h.inc"
 
+namespace mlir::sym {
+/// Ops that compute each output element from the elements at the same
+/// position of their operands (of one shape once shapes are known), with
+/// no axis of their own: a layout change moves through them.
+template <typename ConcreteType> class Elementwise : public OpTrait::TraitBase<ConcreteType, Elementwise> {};
+} // namespace mlir::sym
+
 #define GET_OP_CLASSES
 #include "dialects/Sym/IR/SymOps.h.inc"
 

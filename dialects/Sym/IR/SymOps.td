@@ -18,6 +18,13 @@ class Sym_Op<string mnemonic, list<Trait> traits = [], list<string> overrides = 
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
 
+// Ops computing each element from their operands' at its position
+// (mlir::sym::Elementwise; MLIR's own Elementwise trait would reject the
+// unranked types of imported IR).
+def Sym_Elementwise : NativeOpTrait<"Elementwise"> {
+  let cppNamespace = "::mlir::sym";
+}
+
 // Ops whose inputs and outputs all share one shape (MXNet's ElemwiseShape).
 class Sym_SameShapeOp<string mnemonic, list<Trait> traits = [], list<string> overrides = []>
     : Sym_Op<mnemonic, traits, overrides> {
@@ -28,13 +35,13 @@ class Sym_SameShapeOp<string mnemonic, list<Trait> traits = [], list<string> ove
   }];
 }
 
-class Sym_UnaryOp<string mnemonic, string doc> : Sym_SameShapeOp<mnemonic, [Pure]> {
+class Sym_UnaryOp<string mnemonic, string doc> : Sym_SameShapeOp<mnemonic, [Pure, Sym_Elementwise]> {
   let summary = doc;
   let arguments = (ins AnyTensor:$data);
   let results = (outs AnyTensor:$output);
 }
 
-class Sym_ElemwiseBinaryOp<string mnemonic, string doc> : Sym_SameShapeOp<mnemonic, [Pure]> {
+class Sym_ElemwiseBinaryOp<string mnemonic, string doc> : Sym_SameShapeOp<mnemonic, [Pure, Sym_Elementwise]> {
   let summary = doc # " of two tensors of equal shape";
   let arguments = (ins AnyTensor:$lhs, AnyTensor:$rhs);
   let results = (outs AnyTensor:$output);
@@ -51,7 +58,7 @@ class Sym_BroadcastBinaryOp<string mnemonic, string doc> : Sym_Op<mnemonic, [Pur
   }];
 }
 
-class Sym_ScalarOp<string mnemonic, string doc> : Sym_SameShapeOp<mnemonic, [Pure]> {
+class Sym_ScalarOp<string mnemonic, string doc> : Sym_SameShapeOp<mnemonic, [Pure, Sym_Elementwise]> {
   let summary = doc;
   let arguments = (ins AnyTensor:$data,
                    DefaultValuedAttr<Sym_FloatAttr, "1.0">:$scalar,
@@ -207,7 +214,7 @@ def Sym_BilinearResize2DOp : Sym_Op<"_contrib_BilinearResize2D", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Sym_ActivationOp : Sym_SameShapeOp<"Activation", [Pure]> {
+def Sym_ActivationOp : Sym_SameShapeOp<"Activation", [Pure, Sym_Elementwise]> {
   let summary = "relu, sigmoid, tanh, softrelu or softsign";
   let arguments = (ins AnyTensor:$data,
                    Sym_StrEnumAttr<["relu", "sigmoid", "tanh", "softrelu", "softsign"]>:$act_type);
@@ -669,7 +676,7 @@ def Sym_EmbeddingOp : Sym_Op<"Embedding", [Pure], ["inferResultElementType"]> {
   let results = (outs AnyTensor:$output);
 }
 
-def Sym_CastOp : Sym_SameShapeOp<"Cast", [Pure], ["inferResultElementType"]> {
+def Sym_CastOp : Sym_SameShapeOp<"Cast", [Pure, Sym_Elementwise], ["inferResultElementType"]> {
   let summary = "element type conversion";
   let arguments = (ins AnyTensor:$data, Sym_DTypeAttr:$dtype);
   let results = (outs AnyTensor:$output);
@@ -775,7 +782,7 @@ def Sym_DivScalarOp : Sym_ScalarOp<"_div_scalar", "data / scalar">;
 def Sym_RDivScalarOp : Sym_ScalarOp<"_rdiv_scalar", "scalar / data">;
 def Sym_PowerScalarOp : Sym_ScalarOp<"_power_scalar", "data ** scalar">;
 
-def Sym_AddNOp : Sym_SameShapeOp<"add_n", [Pure]> {
+def Sym_AddNOp : Sym_SameShapeOp<"add_n", [Pure, Sym_Elementwise]> {
   let summary = "sum of `num_args` tensors of equal shape";
   let arguments = (ins Variadic<AnyTensor>:$inputs, Sym_PositiveIntAttr:$num_args);
   let results = (outs AnyTensor:$output);
@@ -846,7 +853,7 @@ def Sym_WhereOp : Sym_Op<"where", [Pure], ["inferResultElementType"]> {
   let results = (outs AnyTensor:$output);
 }
 
-def Sym_ClipOp : Sym_SameShapeOp<"clip", [Pure]> {
+def Sym_ClipOp : Sym_SameShapeOp<"clip", [Pure, Sym_Elementwise]> {
   let summary = "clamp to [a_min, a_max]";
   let arguments = (ins AnyTensor:$data, Sym_FloatAttr:$a_min, Sym_FloatAttr:$a_max);
   let results = (outs AnyTensor:$output);
@@ -1131,7 +1138,7 @@ def Sym_BoxDecodeOp : Sym_Op<"_contrib_box_decode", [Pure]> {
 // Backward ops: built by gradient rules (Gradients.cpp), never imported
 //===----------------------------------------------------------------------===//
 
-def Sym_BackwardReluOp : Sym_SameShapeOp<"_backward_relu", [Pure]> {
+def Sym_BackwardReluOp : Sym_SameShapeOp<"_backward_relu", [Pure, Sym_Elementwise]> {
   let summary = "relu's gradient: out_grad where data > 0, else 0";
   let arguments = (ins AnyTensor:$out_grad, AnyTensor:$data);
   let results = (outs AnyTensor:$output);
