@@ -688,15 +688,18 @@ Value channelsLastWeight(OpBuilder &b, Location loc, Value columns) {
   return columns;
 }
 
+/// (N, H, W, C) as the matrix of its positions' channel rows (N * H * W, C).
+Value positionRows(OpBuilder &b, Location loc, Value images) {
+  return b.create<tensor::CollapseShapeOp>(loc, images, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
+}
+
 /// Images (N, H, W, C) convolved by the weight as channelsLastWeight lays
 /// it out: their rows (the images themselves for a pointwise window) times
 /// each strip, (P, F / 32, 32), or times the matrix, (P, F), is the output
 /// (N, H', W', F) as it is laid out: no transpose on either side.
 Value convolveRowsChannelsLast(OpBuilder &b, Location loc, Value images, Value packed, const Window &w,
                                RankedTensorType outType) {
-  Value rows = isPointwise(w) ? b.create<tensor::CollapseShapeOp>(loc, images,
-                                                                  SmallVector<ReassociationIndices>{{0, 1, 2}, {3}})
-                              : channelsLastPatchRows(b, loc, images, w, outType);
+  Value rows = isPointwise(w) ? positionRows(b, loc, images) : channelsLastPatchRows(b, loc, images, w, outType);
   if (tensorType(packed).getRank() == 2)
     return b.create<tensor::ExpandShapeOp>(loc, outType, matmul(b, loc, rows, packed, false, false),
                                            SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
@@ -1451,11 +1454,6 @@ Value flippedColumns(OpBuilder &b, Location loc, Value weight) {
   ArrayRef<int64_t> s = tensorType(weight).getShape();
   Value tapsFirst = transposeTo(b, loc, reversedTaps(b, loc, weight), {1, 2, 0, 3});
   return reshapeTo(b, loc, tapsFirst, {s[1] * s[2] * s[0], s[3]});
-}
-
-/// (N, H, W, C) as the matrix of its positions' channel rows (N * H * W, C).
-Value positionRows(OpBuilder &b, Location loc, Value images) {
-  return b.create<tensor::CollapseShapeOp>(loc, images, SmallVector<ReassociationIndices>{{0, 1, 2}, {3}});
 }
 
 /// The data gradient of a strided 1x1 convolution: g's rows times the
