@@ -1,29 +1,63 @@
 #!/usr/bin/env bash
 # On a GPU machine (the device tool): the CUDA e2e tests, LeNet against
 # MXNet's output, then symc's CUDA artifacts against PyTorch on the same GPU.
-# Artifacts are compiled elsewhere (bench/cuda/README.md) into $CARRY.
+# What it runs comes from bench/cuda/make_artifacts.py (run where symc is
+# built) in $CARRY: the artifacts, the runtime, symc-run and the e2e tests.
+#   bench/cuda/gpu_bench.sh [--profile] [--no-torch]
+# --profile prints where the GPU time of ResNet-50's forward (batch 32) and
+# training step goes (SYMC_CUDA_PROFILE: time by kernel, named after its
+# MXNet node, and by GEMM shape).
 set -uo pipefail
-# The tests find their artifacts where they were built.
-[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+PROFILE=0 TORCH=1
+for arg in "$@"; do
+  case $arg in
+    --profile) PROFILE=1 ;;
+    --no-torch) TORCH=0 ;;
+    *) echo "unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
 CARRY=${CARRY:-.devcarry}
-export LD_LIBRARY_PATH=$PWD/build/lib:$PWD/$CARRY/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The binaries and the tests find the runtime and the e2e artifacts where
+# they were built.
+[ -e /work/main ] || { mkdir -p /work && ln -s "$PWD" /work/main; }
+mkdir -p build/test && cp -r "$CARRY/bin" "$CARRY/lib" build/ && cp -r "$CARRY/e2e" build/test/
+export LD_LIBRARY_PATH=$PWD/build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # NCCL (kvstore 'nccl'): PyTorch's wheel brings libnccl.so.2.
 NCCL_LIB=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null) &&
   export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$NCCL_LIB
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 grep -m1 'model name' /proc/cpuinfo; grep -o -m1 avx512f /proc/cpuinfo || echo "no avx512f"
 echo "== e2e"
-timeout 120 build/bin/symc-e2e-tests --gtest_filter="Cuda.*" > ${OUT:-/tmp}/e2e.log 2>&1; echo "e2e exit $?"; grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|gpu .*cpu" ${OUT:-/tmp}/e2e.log | head -40
+timeout 180 build/bin/symc-e2e-tests --gtest_filter="Cuda.*" > "${OUT:-/tmp}/e2e.log" 2>&1
+echo "e2e exit $?"
+grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|gpu .*cpu|tests ran" "${OUT:-/tmp}/e2e.log" | head -40
 echo "== lenet vs MXNet"
-build/bin/symc-run $CARRY/lenet1-cuda.so --params examples/lenet-0000.params --input data=examples/digit.npy \
+build/bin/symc-run "$CARRY/lenet1-cuda.so" --params examples/lenet-0000.params --input data=examples/digit.npy \
   --compare examples/lenet-expected.npy --bench 200
 echo "== symc"
-run() { local name=$1; shift; printf 'symc  %-22s ' "$name"; timeout 120 build/bin/symc-run $CARRY/$name-cuda.so --allow-missing "$@" 2>&1 | tail -1; }
+run() {
+  local name=$1
+  shift
+  printf 'symc  %-22s ' "$name"
+  timeout 180 build/bin/symc-run "$CARRY/$name-cuda.so" --allow-missing "$@" 2>&1 | tail -1
+}
+# The first load of an artifact has the driver compile its PTX (cached
+# for the later runs).
 run r50-b1 --bench 20
 run r50-b32 --bench 10
 run gemm --bench 10
 run ew --bench 50
 run mlp-train --backward --bench 200
-run r50-train-b32 --backward --bench 2
-echo "== torch"
-timeout 180 python3 bench/cuda/torch_peers.py
+run r50-train-b32 --backward --bench 5
+if [ "$PROFILE" = 1 ]; then
+  for name in r50-b32 r50-train-b32; do
+    echo "== profile $name"
+    flags=$([ "$name" = r50-train-b32 ] && echo --backward)
+    SYMC_CUDA_PROFILE=1 timeout 180 build/bin/symc-run "$CARRY/$name-cuda.so" --allow-missing $flags --bench 3 \
+      2>&1 | grep -A40 SYMC_CUDA_PROFILE
+  done
+fi
+if [ "$TORCH" = 1 ]; then
+  echo "== torch"
+  timeout 180 python3 bench/cuda/torch_peers.py
+fi

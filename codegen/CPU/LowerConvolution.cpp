@@ -5,11 +5,14 @@
 // maps on packed weights; else contractions over the kernel taps of each
 // padded, flattened image where that computes few junk columns, else GEMMs
 // over im2col columns, a group of images per GEMM; grouped ones are direct
-// windowed reductions. The backward follows MXNet's formulations: the weight
-// gradient is a GEMM of the columns by the output gradient (or a tap
-// contraction), the data gradient a convolution of the output gradient per
-// stride phase (by taps, all phases reading one padded copy of each image's
-// output gradient; or MXNet's col2im for few data channels).
+// windowed reductions. GPU code (LoweringOptions::deviceGemms) has GEMMs
+// (cuBLAS) over whole batches' im2col columns for every ungrouped
+// convolution and gradient, and direct grouped ones. The backward follows
+// MXNet's formulations: the weight gradient is a GEMM of the columns by the
+// output gradient (or a tap contraction), the data gradient a convolution
+// of the output gradient per stride phase (by taps, all phases reading one
+// padded copy of each image's output gradient; or MXNet's col2im for few
+// data channels).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/Artifact/Manifest.h"
@@ -30,6 +33,27 @@ namespace symc::cpu {
 namespace {
 
 using utils::IteratorType;
+
+/// The kernels a convolution or its gradient may go by.
+enum class Kernels {
+  /// CPU code: GEMMs over im2col columns of cache-sized groups of images,
+  /// contractions by taps.
+  Plain,
+  /// CPU code with a prepare entry: Winograd and packed filter strips too.
+  Prepared,
+  /// GPU code (LoweringOptions::deviceGemms): im2col GEMMs over whole
+  /// batches, direct grouped convolutions.
+  DeviceGemms,
+};
+
+Kernels kernelsFor(const LoweringOptions &options) {
+  if (options.deviceGemms)
+    return Kernels::DeviceGemms;
+  return options.packWeights ? Kernels::Prepared : Kernels::Plain;
+}
+
+/// `kernels` but prepared weights.
+Kernels unprepared(Kernels kernels) { return kernels == Kernels::Prepared ? Kernels::Plain : kernels; }
 
 /// The im2col matrix (C*K..., N*O...) of `padded` for window `w`.
 Value imageColumns(OpBuilder &b, Location loc, Value padded, const Window &w, ArrayRef<int64_t> outSpatial) {
@@ -89,6 +113,22 @@ int64_t largestDivisorUpTo(int64_t n, int64_t limit) {
 /// positions, a divisor of the batch so that every group is whole.
 int64_t imagesPerGemm(int64_t batch, int64_t positionsPerImage) {
   return largestDivisorUpTo(batch, kColumnsPerGemm / positionsPerImage);
+}
+
+/// The im2col columns of one GEMM on a GPU, at most: a whole batch of 32
+/// for each of ResNet-50's layers (its stem's are 236 MB), so that cuBLAS
+/// gets one large GEMM per layer.
+constexpr int64_t kMaxDeviceColumnsBytes = int64_t(512) << 20;
+
+/// The images one GEMM takes, for `rows` columns rows (C*K...) of
+/// `positionsPerImage` each: about kColumnsPerGemm output positions on a
+/// CPU, as many as kMaxDeviceColumnsBytes holds on a GPU; a divisor of the
+/// batch so that every group is whole.
+int64_t imagesPerGemm(int64_t batch, int64_t rows, int64_t positionsPerImage, Type element, Kernels kernels) {
+  if (kernels != Kernels::DeviceGemms)
+    return imagesPerGemm(batch, positionsPerImage);
+  int64_t bytesPerImage = rows * positionsPerImage * element.getIntOrFloatBitWidth() / 8;
+  return largestDivisorUpTo(batch, kMaxDeviceColumnsBytes / std::max<int64_t>(bytesPerImage, 1));
 }
 
 /// `group` images of `batched` from image `first` on.
@@ -505,16 +545,21 @@ Value convolveImagePacked(OpBuilder &b, Location loc, Value padded, Value packed
 /// a depthwise convolution), each image is padded on its own, in the flat
 /// layout the taps read.
 Value convolutionByContraction(OpBuilder &b, Location loc, Value data, Value weight, const Window &w,
-                               RankedTensorType outType, bool depthwise, bool packWeights) {
+                               RankedTensorType outType, bool depthwise, Kernels kernels) {
   int64_t n = outType.getDimSize(0);
-  std::optional<int64_t> winograd =
-      packWeights && !depthwise ? winogradTileSide(tensorType(data), w, outType) : std::nullopt;
-  bool packed = packWeights && !depthwise && !winograd && convolvesByPackedWeights(tensorType(data), w, outType);
-  bool byTaps = depthwise || (!packed && !winograd && convolvesByTaps(tensorType(data), w, outType));
+  bool prepared = kernels == Kernels::Prepared && !depthwise;
+  std::optional<int64_t> winograd = prepared ? winogradTileSide(tensorType(data), w, outType) : std::nullopt;
+  bool packed = prepared && !winograd && convolvesByPackedWeights(tensorType(data), w, outType);
+  bool byTaps = depthwise || (kernels != Kernels::DeviceGemms && !packed && !winograd &&
+                              convolvesByTaps(tensorType(data), w, outType));
+  int64_t columnRows = tensorType(weight).getNumElements() / outType.getDimSize(1);
   int64_t group = winograd ? winogradImagesPerGemm(n, outType, *winograd)
                   : byTaps || packed
                       ? 1
-                      : imagesPerGemm(n, outType.getNumElements() / (n * outType.getDimSize(1)));
+                      : imagesPerGemm(n, columnRows, outType.getNumElements() / (n * outType.getDimSize(1)),
+                                      outType.getElementType(), kernels);
+  // Row blocks bound a CPU GEMM's columns to the cache.
+  bool byRowBlocks = group == 1 && kernels != Kernels::DeviceGemms;
   SmallVector<int64_t> groupShape(outType.getShape());
   groupShape[0] = group;
   auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
@@ -531,7 +576,7 @@ Value convolutionByContraction(OpBuilder &b, Location loc, Value data, Value wei
                                                              /*channelsLast=*/false)
                                : byTaps ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut, depthwise)
                                : packed ? convolveImagePacked(nested, l, images[0], preparedWeight, w, groupOut)
-                               : group == 1 ? convolveImageByRowBlocks(nested, l, images[0], weight, w, groupOut)
+                               : byRowBlocks ? convolveImageByRowBlocks(nested, l, images[0], weight, w, groupOut)
                                             : convolveImages(nested, l, images[0], weight, w, groupOut);
                            return group == n ? result : insertImages(nested, l, result, acc, first);
                          });
@@ -757,24 +802,25 @@ Value ungroupedChannelsLast(OpBuilder &b, Location loc, Value data, Value column
 /// once for few images); depthwise ones contractions by taps where they
 /// can be; other grouped ones stay direct.
 Value convolve(OpBuilder &b, Location loc, Value data, Value weight, const Window &w, int64_t groups,
-               RankedTensorType outType, bool packWeights = false) {
+               RankedTensorType outType, Kernels kernels) {
   RankedTensorType dataType = tensorType(data);
   if (isFullyConnected(dataType, w, groups)) {
     int64_t n = dataType.getDimSize(0), c = dataType.getDimSize(1), f = outType.getDimSize(1);
     Value product = matmulTransposedB(b, loc, reshapeTo(b, loc, data, {n, c}), reshapeTo(b, loc, weight, {f, c}));
     return reshapeTo(b, loc, product, outType.getShape());
   }
-  if (groups == 1 || convolvesDepthwiseByTaps(dataType, w, groups, outType))
-    return convolutionByContraction(b, loc, data, weight, w, outType, /*depthwise=*/groups > 1, packWeights);
+  if (groups == 1 ||
+      (kernels != Kernels::DeviceGemms && convolvesDepthwiseByTaps(dataType, w, groups, outType)))
+    return convolutionByContraction(b, loc, data, weight, w, outType, /*depthwise=*/groups > 1, kernels);
   return groupedConvolution(b, loc, data, weight, w, groups, outType);
 }
 
 /// A channels-last convolution through the channels-first one: data and
 /// weight transposed to it, its result transposed back.
 Value throughChannelsFirst(OpBuilder &b, Location loc, Value data, Value weight, const Window &w, int64_t groups,
-                           RankedTensorType outType, bool packWeights) {
+                           RankedTensorType outType, Kernels kernels) {
   Value out = convolve(b, loc, transposeTo(b, loc, data, kToChannelsFirst), transposeTo(b, loc, weight, kToChannelsFirst),
-                       w, groups, channelsFirst(outType), packWeights);
+                       w, groups, channelsFirst(outType), kernels);
   return transposeTo(b, loc, out, kToChannelsLast);
 }
 
@@ -784,7 +830,7 @@ Value convolveChannelsLast(OpBuilder &b, Location loc, sym::ConvolutionOp op, co
   RankedTensorType outType = tensorType(op.getOutput());
   int64_t groups = op.getNumGroup();
   if (!options.packWeights || !hasChannelsLastKernel(op))
-    return throughChannelsFirst(b, loc, data, weight, w, groups, outType, options.packWeights);
+    return throughChannelsFirst(b, loc, data, weight, w, groups, outType, kernelsFor(options));
   return groups > 1 ? depthwiseChannelsLast(b, loc, data, weight, w, outType)
                     : ungroupedChannelsLast(b, loc, data, filtersLast(b, loc, weight), w, outType);
 }
@@ -796,7 +842,7 @@ Lowered lowerConvolution(OpBuilder &b, sym::ConvolutionOp op, const LoweringOpti
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
   Value out = op.isChannelsLast() ? convolveChannelsLast(b, loc, op, w, options)
                                   : convolve(b, loc, op.getData(), op.getWeight(), w, op.getNumGroup(),
-                                             tensorType(op.getOutput()), options.packWeights);
+                                             tensorType(op.getOutput()), kernelsFor(options));
   if (op.getBias())
     out = addBias(b, loc, out, op.getBias(), op.channelDim());
   return SmallVector<Value>{out};
@@ -898,14 +944,15 @@ constexpr int64_t kMinTapWeightGradPositions = 256;
 /// the output positions) and only g, K times smaller, is transposed. By
 /// taps, each image of `data` is padded on its own.
 Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value data, const Window &w,
-                            RankedTensorType weightType) {
+                            RankedTensorType weightType, Kernels kernels) {
   RankedTensorType gType = tensorType(g);
   int64_t n = gType.getDimSize(0), f = gType.getDimSize(1);
   ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
   int64_t positions = computeProduct(outSpatial);
-  bool byTaps = convolvesByTaps(tensorType(data), w, gType) && positions >= kMinTapWeightGradPositions;
-  int64_t group = byTaps ? 1 : imagesPerGemm(n, positions);
+  bool byTaps = kernels != Kernels::DeviceGemms && convolvesByTaps(tensorType(data), w, gType) &&
+                positions >= kMinTapWeightGradPositions;
   int64_t ck = weightType.getNumElements() / f;
+  int64_t group = byTaps ? 1 : imagesPerGemm(n, ck, positions, gType.getElementType(), kernels);
   Value sum = zeros(b, loc, {ck, f}, gType.getElementType());
   Value source = byTaps ? data : padForWindow(b, loc, data, w);
   sum = foldImageGroups(
@@ -1029,11 +1076,10 @@ Window tapWindow(ArrayRef<StridePhase> phases) {
 
 /// The data gradient at one stride phase (one StridePhase per spatial dim):
 /// a stride-1 convolution of the output gradient's window by the phase's
-/// taps, flipped (flippedPhaseWeight); where `packWeights`, by whichever of
-/// the forward's kernels on prepared weights (Winograd, packed filters)
-/// such a forward would take.
+/// taps, flipped (flippedPhaseWeight), by whichever of `kernels` such a
+/// forward would take.
 Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<StridePhase> phases,
-                    int64_t groups, int64_t channels, bool packWeights) {
+                    int64_t groups, int64_t channels, Kernels kernels) {
   RankedTensorType gType = tensorType(g);
   Type element = gType.getElementType();
   SmallVector<int64_t> outShape{gType.getDimSize(0), channels};
@@ -1054,7 +1100,7 @@ Value phaseDataGrad(OpBuilder &b, Location loc, Value g, Value weight, ArrayRef<
       loc, padConstant(b, loc, g, low, high, 0.0), getAsIndexOpFoldResult(b.getContext(), offsets),
       getAsIndexOpFoldResult(b.getContext(), sizes), getAsIndexOpFoldResult(b.getContext(), unitStrides));
   return convolve(b, loc, window, flippedPhaseWeight(b, loc, weight, phases, groups), tapWindow(phases), groups,
-                  RankedTensorType::get(outShape, element), packWeights);
+                  RankedTensorType::get(outShape, element), kernels);
 }
 
 /// Each combination of one stride phase per spatial dim of `dataType`, the
@@ -1263,9 +1309,9 @@ Value gatherPhase(OpBuilder &b, Location loc, Value columns, ArrayRef<StridePhas
 /// dX by stride-1 convolutions of g with sub-kernels, one per stride phase:
 /// no product by a zero (as g dilated by the stride would give).
 Value convolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, int64_t groups,
-                          RankedTensorType dataType, bool packWeights = false) {
+                          RankedTensorType dataType, Kernels kernels) {
   return assembleStridePhases(b, loc, dataType, w, [&](ArrayRef<StridePhase> phases) {
-    return phaseDataGrad(b, loc, g, weight, phases, groups, dataType.getDimSize(1), packWeights);
+    return phaseDataGrad(b, loc, g, weight, phases, groups, dataType.getDimSize(1), kernels);
   });
 }
 
@@ -1289,7 +1335,7 @@ bool dataGradByPreparedWeights(RankedTensorType gType, RankedTensorType dataType
 /// columns W^T (C*K, F) · g (F, N*O) hold every tap's contribution, which
 /// each stride phase gathers.
 Value convolutionDataGradByColumns(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
-                                   RankedTensorType dataType) {
+                                   RankedTensorType dataType, Kernels kernels) {
   unsigned d = w.rank();
   RankedTensorType gType = tensorType(g);
   int64_t n = gType.getDimSize(0), f = gType.getDimSize(1), c = dataType.getDimSize(1);
@@ -1309,8 +1355,9 @@ Value convolutionDataGradByColumns(OpBuilder &b, Location loc, Value g, Value we
     paddedSpatial.push_back(size + before + after);
   }
   Value padded = padConstant(b, loc, g, low, high, 0.0);
-  int64_t positions = computeProduct(paddedSpatial), group = imagesPerGemm(n, positions);
+  int64_t positions = computeProduct(paddedSpatial);
   int64_t ck = tensorType(weight).getNumElements() / f;
+  int64_t group = imagesPerGemm(n, ck, positions, dataType.getElementType(), kernels);
   // lhs[c, k, f] = weight[f, c, K - 1 - k]: W^T, the kernel reversed.
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
   SmallVector<int64_t> lhsShape{c};
@@ -1384,29 +1431,29 @@ constexpr int64_t kFewChannels = 16;
 /// for few data channels; else by GEMMs over the stride phases' im2col
 /// columns.
 Value ungroupedConvolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w,
-                                   RankedTensorType dataType, bool packWeights) {
-  if (packWeights && dataGradByPreparedWeights(tensorType(g), dataType, w))
-    return convolutionDataGrad(b, loc, g, weight, w, 1, dataType, packWeights);
+                                   RankedTensorType dataType, Kernels kernels) {
+  if (kernels == Kernels::Prepared && dataGradByPreparedWeights(tensorType(g), dataType, w))
+    return convolutionDataGrad(b, loc, g, weight, w, 1, dataType, kernels);
   int64_t channels = dataType.getDimSize(1);
-  if (channels >= kMinTapRows)
+  if (channels >= kMinTapRows && kernels != Kernels::DeviceGemms)
     if (std::optional<TapDataGrad> plan = planDataGradByTaps(tensorType(g), dataType, w))
       return dataGradByTaps(b, loc, g, weight, w, *plan, dataType);
   if (channels < kFewChannels)
-    return convolutionDataGradByColumns(b, loc, g, weight, w, dataType);
-  return convolutionDataGrad(b, loc, g, weight, w, 1, dataType);
+    return convolutionDataGradByColumns(b, loc, g, weight, w, dataType, kernels);
+  return convolutionDataGrad(b, loc, g, weight, w, 1, dataType, unprepared(kernels));
 }
 
 /// The data gradient of a convolution with `groups`, by the fastest plan.
 Value anyConvolutionDataGrad(OpBuilder &b, Location loc, Value g, Value weight, const Window &w, int64_t groups,
-                             RankedTensorType dataType, bool packWeights) {
-  return groups == 1 ? ungroupedConvolutionDataGrad(b, loc, g, weight, w, dataType, packWeights)
-                     : convolutionDataGrad(b, loc, g, weight, w, groups, dataType);
+                             RankedTensorType dataType, Kernels kernels) {
+  return groups == 1 ? ungroupedConvolutionDataGrad(b, loc, g, weight, w, dataType, kernels)
+                     : convolutionDataGrad(b, loc, g, weight, w, groups, dataType, unprepared(kernels));
 }
 
 /// The weight gradient of a convolution of `data` with `groups`.
 Value anyConvolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value data, const Window &w, int64_t groups,
-                               RankedTensorType weightType) {
-  return groups == 1 ? convolutionWeightGrad(b, loc, g, data, w, weightType)
+                               RankedTensorType weightType, Kernels kernels) {
+  return groups == 1 ? convolutionWeightGrad(b, loc, g, data, w, weightType, kernels)
                      : groupedConvolutionWeightGrad(b, loc, g, padForWindow(b, loc, data, w), w, groups, weightType);
 }
 
@@ -1492,7 +1539,7 @@ Value dataGradChannelsLast(OpBuilder &b, Location loc, Value g, Value weight, co
     return stridedPointwiseDataGrad(b, loc, g, weight, w, dataType);
   Value grad = anyConvolutionDataGrad(b, loc, transposeTo(b, loc, g, kToChannelsFirst),
                                       transposeTo(b, loc, weight, kToChannelsFirst), w, groups,
-                                      channelsFirst(dataType), /*packWeights=*/true);
+                                      channelsFirst(dataType), Kernels::Prepared);
   return transposeTo(b, loc, grad, kToChannelsLast);
 }
 
@@ -1539,7 +1586,7 @@ Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, co
   if (groups > 1) {
     Value grad = anyConvolutionWeightGrad(b, loc, transposeTo(b, loc, g, kToChannelsFirst),
                                           transposeTo(b, loc, data, kToChannelsFirst), w, groups,
-                                          channelsFirst(weightType));
+                                          channelsFirst(weightType), Kernels::Prepared);
     return transposeTo(b, loc, grad, kToChannelsLast);
   }
   RankedTensorType gType = tensorType(g);
@@ -1589,16 +1636,16 @@ Lowered lowerConvolutionBackward(OpBuilder &b, sym::BackwardConvolutionOp op, co
   int64_t groups = op.getNumGroup();
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
   Value dataGrad = anyConvolutionDataGrad(b, loc, op.getOutGrad(), op.getWeight(), w, groups,
-                                          tensorType(op.getDataGrad()), options.packWeights);
+                                          tensorType(op.getDataGrad()), kernelsFor(options));
   Value weightGrad = anyConvolutionWeightGrad(b, loc, op.getOutGrad(), op.getData(), w, groups,
-                                              tensorType(op.getWeightGrad()));
+                                              tensorType(op.getWeightGrad()), kernelsFor(options));
   return SmallVector<Value>{dataGrad, weightGrad};
 }
 
 /// Deconvolution is the data gradient of the convolution of its output by
 /// its weight; its own gradients are that convolution (data) and its
 /// weight gradient with data and output gradient swapped.
-Lowered lowerDeconvolution(OpBuilder &b, sym::DeconvolutionOp op) {
+Lowered lowerDeconvolution(OpBuilder &b, sym::DeconvolutionOp op, const LoweringOptions &options) {
   Location loc = op.getLoc();
   if (op.getLayout() && !llvm::is_contained({"NCW", "NCHW", "NCDHW"}, *op.getLayout()))
     return op.emitError("the CPU backend supports channel-first layouts only, got ") << *op.getLayout();
@@ -1607,31 +1654,34 @@ Lowered lowerDeconvolution(OpBuilder &b, sym::DeconvolutionOp op) {
   // Not by prepared weights: the flipped weight is gathered by a generic
   // whose region reads the weight, which the prepare entry cannot follow.
   Value out = anyConvolutionDataGrad(b, loc, op.getData(), op.getWeight(), w, op.getNumGroup(),
-                                     tensorType(op.getOutput()), /*packWeights=*/false);
+                                     tensorType(op.getOutput()), unprepared(kernelsFor(options)));
   if (op.getBias())
     out = addBias(b, loc, out, op.getBias());
   return SmallVector<Value>{out};
 }
 
-Lowered lowerDeconvolutionBackward(OpBuilder &b, sym::BackwardDeconvolutionOp op) {
+Lowered lowerDeconvolutionBackward(OpBuilder &b, sym::BackwardDeconvolutionOp op, const LoweringOptions &options) {
   Location loc = op.getLoc();
   int64_t groups = op.getNumGroup();
   Window w(op.getKernel(), op.getStride(), op.getDilate(), op.getPad());
-  Value dataGrad = convolve(b, loc, op.getOutGrad(), op.getWeight(), w, groups, tensorType(op.getDataGrad()));
+  Kernels kernels = unprepared(kernelsFor(options));
+  Value dataGrad =
+      convolve(b, loc, op.getOutGrad(), op.getWeight(), w, groups, tensorType(op.getDataGrad()), kernels);
   Value weightGrad = anyConvolutionWeightGrad(b, loc, op.getData(), op.getOutGrad(), w, groups,
-                                              tensorType(op.getWeightGrad()));
+                                              tensorType(op.getWeightGrad()), kernels);
   return SmallVector<Value>{dataGrad, weightGrad};
 }
 
 /// Bilinear UpSampling: MXNet's Deconvolution, the data gradient of a
 /// convolution of the output by the weight (C, 1, k, k), a group per channel.
-Lowered lowerBilinearUpSampling(OpBuilder &b, sym::UpSamplingOp op) {
+Lowered lowerBilinearUpSampling(OpBuilder &b, sym::UpSamplingOp op, const LoweringOptions &options) {
   int64_t k = op.getBilinearKernel(), s = op.getScale(), p = op.getBilinearPad();
   Window w({k, k}, {s, s}, {}, {p, p});
   Value data = op.getInputs()[0], weight = op.getInputs()[1];
   int64_t channels = tensorType(data).getDimSize(1);
-  return SmallVector<Value>{
-      convolutionDataGrad(b, op.getLoc(), data, weight, w, channels, tensorType(op.getOutput()))};
+  Value out = convolutionDataGrad(b, op.getLoc(), data, weight, w, channels, tensorType(op.getOutput()),
+                                  unprepared(kernelsFor(options)));
+  return SmallVector<Value>{out};
 }
 
 /// Whether `op` (a Convolution or its gradient) has channels-last kernels.
@@ -1656,12 +1706,12 @@ std::optional<Lowered> lowerConvolutionOp(Operation *op, OpBuilder &b, const Low
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
       .Case([&](sym::ConvolutionOp o) { return lowerConvolution(b, o, options); })
       .Case([&](sym::BackwardConvolutionOp o) { return lowerConvolutionBackward(b, o, options); })
-      .Case([&](sym::DeconvolutionOp o) { return lowerDeconvolution(b, o); })
-      .Case([&](sym::BackwardDeconvolutionOp o) { return lowerDeconvolutionBackward(b, o); })
+      .Case([&](sym::DeconvolutionOp o) { return lowerDeconvolution(b, o, options); })
+      .Case([&](sym::BackwardDeconvolutionOp o) { return lowerDeconvolutionBackward(b, o, options); })
       .Case([&](sym::UpSamplingOp o) -> std::optional<Lowered> {
         if (o.getSampleType() != "bilinear")
           return std::nullopt;
-        return lowerBilinearUpSampling(b, o);
+        return lowerBilinearUpSampling(b, o, options);
       })
       .Default([](Operation *) { return std::nullopt; });
 }

@@ -34,6 +34,10 @@ struct LoweringOptions {
   /// Convolutions may read their weights packed (marked kPrepareAttr):
   /// CPU code, whose prepare entry packs them once.
   bool packWeights = false;
+  /// Ungrouped convolutions and their gradients are im2col GEMMs over whole
+  /// batches, grouped ones direct: GPU code, where GEMMs are cuBLAS calls and
+  /// any other contraction runs a thread per output (summing every tap).
+  bool deviceGemms = false;
 };
 std::optional<Lowered> lowerConvolutionOp(mlir::Operation *op, OpBuilder &b, const LoweringOptions &options);
 /// Whether a convolution or its gradient, either layout, has channels-last

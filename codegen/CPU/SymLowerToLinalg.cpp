@@ -48,6 +48,7 @@ struct SymLowerToLinalgPass : impl::SymLowerToLinalgBase<SymLowerToLinalgPass> {
   void runOnOperation() override {
     LoweringOptions options;
     options.packWeights = packWeights;
+    options.deviceGemms = deviceGemms;
     SmallVector<Operation *> symOps;
     getOperation().walk([&](Operation *op) {
       if (isa<sym::SymDialect>(op->getDialect()))

@@ -46,6 +46,32 @@ def SymOffloadMatmuls : Pass<"sym-offload-matmuls", "::mlir::ModuleOp"> {
   ];
 }
 
+def SymSplitReductions : Pass<"sym-split-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Split long reductions with few outputs into partial reductions (GPU code)";
+  let description = [{
+    A reduction runs as a thread per output element that folds every
+    element of its reduction serially. Where a linalg.generic on tensors has
+    fewer than `min-threads` outputs and more than `max-serial` elements to
+    fold into each, its outermost reduction dims become parallel: it writes
+    one partial result per value of them, into tensors filled with the
+    combiner's neutral element, and a second generic folds the partials into
+    the original inits, with the same combiner. That generic is split again
+    while it is still long. The innermost reduction dim stays serial, and
+    generics with index ops, dynamic sizes, outputs indexed differently or a
+    combiner without a neutral element are left alone. Then the loops of
+    every generic are interchanged to put its parallel dims first (linalg's
+    parallel loops would make a leading reduction dim a loop on the host,
+    which launches a kernel per iteration).
+  }];
+  let options = [
+    Option<"maxSerial", "max-serial", "int64_t", "256", "elements one thread may fold serially">,
+    Option<"minThreads", "min-threads", "int64_t", "65536", "outputs from which a reduction is not split">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def SymMergeKernelModules : Pass<"sym-merge-kernel-modules", "::mlir::ModuleOp"> {
   let summary = "Put every outlined kernel into one gpu.module";
   let description = [{

@@ -3,8 +3,11 @@
 
 #include "dialects/Sym/IR/SymDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <limits>
 
 namespace symc::cuda {
 #define GEN_PASS_DEF_SYMMAPTOGPU
@@ -232,9 +235,9 @@ private:
     SmallVector<Value> trips;
     Value total = b.create<arith::ConstantIndexOp>(loc, 1);
     for (auto [lb, ub, step] : llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-      Value span = b.create<arith::SubIOp>(loc, ub, lb);
-      trips.push_back(b.create<arith::CeilDivSIOp>(loc, span, step));
-      total = b.create<arith::MulIOp>(loc, total, trips.back());
+      Value span = b.createOrFold<arith::SubIOp>(loc, ub, lb);
+      trips.push_back(b.createOrFold<arith::CeilDivSIOp>(loc, span, step));
+      total = b.createOrFold<arith::MulIOp>(loc, total, trips.back());
     }
     Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
     Value threads = b.create<arith::ConstantIndexOp>(loc, blockSize);
@@ -246,19 +249,33 @@ private:
     gpu::LaunchOp launch = createLaunch(b, loc, grid, threads);
 
     b.setInsertionPointToStart(&launch.getBody().front());
+    // Index arithmetic in 32 bits where the space allows: a GPU divides (to
+    // delinearize) and multiplies 64-bit integers in several instructions.
+    std::optional<int64_t> staticTotal = getConstantIntValue(total);
+    bool narrow = staticTotal && *staticTotal <= std::numeric_limits<int32_t>::max();
+    auto narrowed = [&](Value v) -> Value {
+      return narrow ? b.create<arith::IndexCastUIOp>(loc, b.getI32Type(), v).getResult() : v;
+    };
+    auto widened = [&](Value v) -> Value {
+      return narrow ? b.create<arith::IndexCastUIOp>(loc, b.getIndexType(), v).getResult() : v;
+    };
     Value index = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, launch.getBlockIds().x, launch.getBlockSize().x), launch.getThreadIds().x);
-    Value inRange = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, index, total);
+        loc, b.create<arith::MulIOp>(loc, narrowed(launch.getBlockIds().x), narrowed(launch.getBlockSize().x)),
+        narrowed(launch.getThreadIds().x));
+    Value inRange = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, index, narrowed(total));
     auto ifInRange = b.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifInRange.thenBlock());
     IRMapping map;
     Value remaining = index;
     for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
-      Value position = d == 0 ? remaining : b.create<arith::RemUIOp>(loc, remaining, trips[d]);
-      if (d > 0)
-        remaining = b.create<arith::DivUIOp>(loc, remaining, trips[d]);
+      Value position = remaining;
+      if (d > 0) {
+        Value trip = narrowed(trips[d]);
+        position = b.create<arith::RemUIOp>(loc, remaining, trip);
+        remaining = b.create<arith::DivUIOp>(loc, remaining, trip);
+      }
       Value iv = b.create<arith::AddIOp>(loc, loop.getLowerBound()[d],
-                                         b.create<arith::MulIOp>(loc, position, loop.getStep()[d]));
+                                         b.create<arith::MulIOp>(loc, widened(position), loop.getStep()[d]));
       map.map(loop.getInductionVars()[d], iv);
     }
     for (Operation &op : loop.getBody()->without_terminator())

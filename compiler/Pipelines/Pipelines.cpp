@@ -62,7 +62,7 @@ void symc::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &optio
 /// convolutions read packed weights, packed by the artifact's prepare entry,
 /// and run channels-last where the CPU has kernels for that.
 static void addTensorPasses(OpPassManager &pm, int64_t batchChunk,
-                            std::optional<std::string> preparePrefix = std::nullopt) {
+                            std::optional<std::string> preparePrefix = std::nullopt, bool deviceGemms = false) {
   symc::cpu::SymChunkBatchOptions chunking;
   chunking.chunk = batchChunk;
   pm.addNestedPass<func::FuncOp>(symc::cpu::createSymChunkBatch(chunking));
@@ -70,6 +70,7 @@ static void addTensorPasses(OpPassManager &pm, int64_t batchChunk,
     pm.addPass(symc::cpu::createSymChannelsLast());
   symc::cpu::SymLowerToLinalgOptions lowering;
   lowering.packWeights = preparePrefix.has_value();
+  lowering.deviceGemms = deviceGemms;
   pm.addPass(symc::cpu::createSymLowerToLinalg(lowering));
   if (preparePrefix) {
     symc::SymOutlinePrepareOptions prepare;
@@ -228,7 +229,8 @@ void symc::buildCUDAPipeline(OpPassManager &pm, const CUDAOptions &options) {
   SymArtifactABIOptions abi;
   abi.prefix = options.prefix;
   pm.addPass(createSymArtifactABI(abi));
-  addTensorPasses(pm, options.batchChunk);
+  addTensorPasses(pm, options.batchChunk, /*preparePrefix=*/std::nullopt, /*deviceGemms=*/true);
+  pm.addNestedPass<func::FuncOp>(symc::cuda::createSymSplitReductions());
   if (options.stopAtLinalg)
     return;
   addBufferizationPasses(pm, /*vectorizeCopies=*/false);

@@ -189,6 +189,19 @@ TEST(Cuda, ConvolutionBatchNormDropoutTrainingStep) {
   checkAgainstCpu("conv-bn-dropout-train", true);
 }
 
+// A residual block with a strided, a depthwise and 1x1 convolutions (im2col
+// GEMMs and direct loops on the GPU), BatchNorm statistics long enough to
+// be split into partial sums, max and global average pooling.
+TEST(Cuda, ResidualBlockForward) {
+  REQUIRE_GPU();
+  checkAgainstCpu("resblock", false);
+}
+
+TEST(Cuda, ResidualBlockTrainingStep) {
+  REQUIRE_GPU();
+  checkAgainstCpu("resblock-train", true);
+}
+
 TEST(Cuda, LeNetForward) {
   REQUIRE_GPU();
   checkAgainstCpu("lenet", false);

@@ -10,6 +10,9 @@
 //   module is loaded once per context and kept (MLIR 19's host code asks
 //   for it at every launch), and launches go to the executor's stream
 //   without a synchronization each.
+// With SYMC_CUDA_PROFILE set, every launch and GEMM is timed by a pair of
+// events, and the totals by kernel (named after their MXNet nodes) print to
+// stderr when the process exits.
 //
 //===----------------------------------------------------------------------===//
 #include "core/DeviceAPI.h"
@@ -24,8 +27,11 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -117,14 +123,91 @@ int use(int device) {
   return contexts().current(device, &context);
 }
 
+/// A launch or GEMM timed on its stream (SYMC_CUDA_PROFILE).
+struct TimedWork {
+  std::string name;
+  CUevent start = nullptr, stop = nullptr;
+};
+
+/// Time spent by kernel (or GEMM shape) over the process, printed at exit.
+class Profile {
+public:
+  static Profile *active() {
+    static Profile *instance = std::getenv("SYMC_CUDA_PROFILE") ? new Profile : nullptr;
+    return instance;
+  }
+
+  /// Adds the elapsed times of `work`, whose stream has finished, and
+  /// releases its events.
+  void collect(std::vector<TimedWork> &work) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (TimedWork &w : work) {
+      float ms = 0;
+      if (cuEventElapsedTime(&ms, w.start, w.stop) == CUDA_SUCCESS) {
+        Total &total = totals[w.name];
+        total.ms += ms;
+        ++total.calls;
+      }
+      cuEventDestroy(w.start);
+      cuEventDestroy(w.stop);
+    }
+    work.clear();
+  }
+
+private:
+  struct Total {
+    double ms = 0;
+    int64_t calls = 0;
+  };
+
+  Profile() { std::atexit([] { active()->print(); }); }
+
+  void print() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::pair<std::string, Total>> rows(totals.begin(), totals.end());
+    std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) { return a.second.ms > b.second.ms; });
+    double all = 0;
+    for (const auto &row : rows)
+      all += row.second.ms;
+    std::fprintf(stderr, "SYMC_CUDA_PROFILE: %.3f ms on the GPU in %zu kernels and GEMMs\n%10s %8s %6s  %s\n", all,
+                 rows.size(), "total ms", "calls", "share", "kernel");
+    for (const auto &[name, total] : rows)
+      std::fprintf(stderr, "%10.3f %8lld %5.1f%%  %s\n", total.ms, static_cast<long long>(total.calls),
+                   all > 0 ? 100 * total.ms / all : 0.0, name.c_str());
+  }
+
+  std::mutex mutex;
+  std::map<std::string, Total> totals;
+};
+
 /// The run the calling thread is in (beginRun .. endRun): where its
-/// launches go, and the first launch failure.
+/// launches go, the first launch failure, and its timed work (profiling).
 struct Run {
   CUcontext context = nullptr;
   CUstream stream = nullptr;
   std::string error;
+  std::vector<TimedWork> timed;
 };
 thread_local std::optional<Run> currentRun;
+
+/// Runs `work` on the current run's stream, between two events, under
+/// `name()`, when profiling.
+template <typename Name, typename Work> void timeOnStream(Name name, Work work) {
+  if (!Profile::active()) {
+    work();
+    return;
+  }
+  TimedWork timed{name()};
+  if (cuEventCreate(&timed.start, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+      cuEventCreate(&timed.stop, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+    work();
+    return;
+  }
+  cuEventRecord(timed.start, currentRun->stream);
+  work();
+  cuEventRecord(timed.stop, currentRun->stream);
+  currentRun->timed.push_back(std::move(timed));
+}
 
 void recordRunError(std::string message) {
   if (currentRun && currentRun->error.empty())
@@ -287,8 +370,11 @@ int endRun(int /*device: the stream knows its context*/, void *stream) {
   if (!currentRun)
     return fail("no run in progress on this thread");
   std::string error = std::move(currentRun->error);
+  std::vector<TimedWork> timed = std::move(currentRun->timed);
   currentRun.reset();
   CUresult waited = cuStreamSynchronize(static_cast<CUstream>(stream));
+  if (Profile *profile = Profile::active())
+    profile->collect(timed);
   if (!error.empty())
     return fail(error);
   return check(waited, "running the kernels");
@@ -568,12 +654,18 @@ __attribute__((visibility("default"))) void symcCudaGemm(int64_t rankA, const Sy
     return;
   const float one = 1.0f;
   cublasStatus_t status = cublasSetStream(handle, currentRun->stream);
+  auto shape = [&] {
+    return "cuBLAS GEMM (batch x M x K x N) " + std::to_string(c.batch) + "x" + std::to_string(c.rows) + "x" +
+           std::to_string(a.columns) + "x" + std::to_string(c.columns);
+  };
   if (status == CUBLAS_STATUS_SUCCESS)
-    status = cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(c.columns),
-                                       static_cast<int>(c.rows), static_cast<int>(a.columns), &one, b.data,
-                                       static_cast<int>(b.leading), b.batchStride, a.data, static_cast<int>(a.leading),
-                                       a.batchStride, &one, const_cast<float *>(c.data), static_cast<int>(c.leading),
-                                       c.batchStride, static_cast<int>(c.batch));
+    timeOnStream(shape, [&] {
+      status = cublasSgemmStridedBatched(
+          handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(c.columns), static_cast<int>(c.rows),
+          static_cast<int>(a.columns), &one, b.data, static_cast<int>(b.leading), b.batchStride, a.data,
+          static_cast<int>(a.leading), a.batchStride, &one, const_cast<float *>(c.data), static_cast<int>(c.leading),
+          c.batchStride, static_cast<int>(c.batch));
+    });
   if (status != CUBLAS_STATUS_SUCCESS)
     recordRunError("a GEMM (" + std::to_string(c.rows) + "x" + std::to_string(a.columns) + " by " +
                    std::to_string(a.columns) + "x" + std::to_string(c.columns) + ") failed in cuBLAS: " +
@@ -590,8 +682,14 @@ __attribute__((visibility("default"))) void mgpuLaunchKernel(CUfunction function
   }
   if (!function || !currentRun->error.empty())
     return; // the reason is recorded; the run fails at its end
-  CUresult result = cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes, stream, params,
-                                   extra);
+  auto name = [&] {
+    const char *text = nullptr;
+    return std::string(cuFuncGetName(&text, function) == CUDA_SUCCESS && text ? text : "a kernel");
+  };
+  CUresult result;
+  timeOnStream(name, [&] {
+    result = cuLaunchKernel(function, gridX, gridY, gridZ, blockX, blockY, blockZ, sharedBytes, stream, params, extra);
+  });
   if (result != CUDA_SUCCESS)
     recordRunError("launching a kernel (grid " + std::to_string(gridX) + ", block " + std::to_string(blockX) +
                    ") failed: " + describe(result));

@@ -2,16 +2,19 @@
 
 // A host-level parallel loop becomes a launch of one thread per iteration:
 // the space linearized, 256 threads a block, each thread delinearizing its
-// index; a nested parallel loop runs sequentially in the thread.
+// index (in 32 bits: the space is static and small enough); a nested
+// parallel loop runs sequentially in the thread.
 // CHECK-LABEL: func.func @parallel_loop
-// CHECK: %[[GRID:.*]] = arith.ceildivsi %[[TOTAL:.*]], %[[BLOCK:c256]] : index
+// CHECK: %[[TOTAL:.*]] = arith.constant 15 : index
+// CHECK: %[[GRID:.*]] = arith.ceildivsi %[[TOTAL]], %[[BLOCK:c256]] : index
 // CHECK: arith.cmpi sgt, %[[TOTAL]]
 // CHECK: scf.if
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], {{.*}}) threads({{.*}}) in (%{{.*}} = %[[BLOCK]],
-// CHECK: %[[INDEX:.*]] = arith.addi
-// CHECK: arith.cmpi ult, %[[INDEX]], %[[TOTAL]]
-// CHECK: arith.remui %[[INDEX]]
-// CHECK: arith.divui %[[INDEX]]
+// CHECK: %[[INDEX:.*]] = arith.addi {{.*}} : i32
+// CHECK: %[[TOTAL32:.*]] = arith.index_castui %[[TOTAL]] : index to i32
+// CHECK: arith.cmpi ult, %[[INDEX]], %[[TOTAL32]] : i32
+// CHECK: arith.remui %[[INDEX]], {{.*}} : i32
+// CHECK: arith.divui %[[INDEX]], {{.*}} : i32
 // CHECK: memref.load
 // CHECK: scf.for
 // CHECK: memref.store
@@ -27,6 +30,26 @@ func.func @parallel_loop(%a: memref<3x5xf32>, %b: memref<3x5xf32>) {
       memref.store %v, %b[%k, %j] : memref<3x5xf32>
       scf.reduce
     }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A dynamic space delinearizes in index arithmetic.
+// CHECK-LABEL: func.func @dynamic_space
+// CHECK: gpu.launch
+// CHECK-NOT: i32
+// CHECK: %[[INDEX:.*]] = arith.addi {{.*}} : index
+// CHECK: arith.cmpi ult, %[[INDEX]], {{.*}} : index
+// CHECK: memref.store
+func.func @dynamic_space(%a: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %zero, %a[%i] : memref<?xf32>
     scf.reduce
   }
   return

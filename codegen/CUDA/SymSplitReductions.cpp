@@ -1,0 +1,218 @@
+//===- SymSplitReductions.cpp - the sym-split-reductions pass -------------===//
+//
+// On a GPU every output of a reduction is one thread summing its whole
+// reduction serially (sym-map-to-gpu): BatchNorm's statistics over a batch
+// of 32 at 56x56 are 64 threads summing 100k values each. This pass turns
+// the outer reduction dims of such a generic into parallel ones, writing a
+// partial result per value of them, and reduces the partials by a second
+// generic (which the pass splits again while it is still long). The
+// partials start at the combiner's neutral element; the original init is
+// the second generic's, so the results are those of the same sums taken in
+// another order.
+//
+// Then every generic's parallel dims go first: linalg's parallel loops
+// would make a leading reduction dim a loop on the host, launching a kernel
+// per iteration.
+//
+//===----------------------------------------------------------------------===//
+#include "codegen/CUDA/Passes.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace symc::cuda {
+#define GEN_PASS_DEF_SYMSPLITREDUCTIONS
+#include "codegen/CUDA/Passes.h.inc"
+} // namespace symc::cuda
+
+using namespace mlir;
+
+namespace symc::cuda {
+namespace {
+
+using utils::IteratorType;
+
+/// The combiner of each output of `op` (the op that folds a value into the
+/// output's block argument), or none where some output is not a reduction
+/// matchReduction recognizes with a neutral element.
+std::optional<SmallVector<Operation *>> combinersOf(linalg::GenericOp op) {
+  SmallVector<Operation *> combiners;
+  for (unsigned i = 0; i < op.getNumDpsInits(); ++i) {
+    SmallVector<Operation *, 4> ops;
+    if (!matchReduction(op.getRegionOutputArgs(), i, ops) || ops.size() != 1 ||
+        !arith::getNeutralElement(ops.front()))
+      return std::nullopt;
+    combiners.push_back(ops.front());
+  }
+  return combiners;
+}
+
+class ReductionSplitter {
+public:
+  ReductionSplitter(int64_t maxSerial, int64_t minThreads) : maxSerial(maxSerial), minThreads(minThreads) {}
+
+  /// Splits `op` where it pays, and its partials' reduction again; the
+  /// generics it builds.
+  void split(linalg::GenericOp op) {
+    SmallVector<linalg::GenericOp> work{op};
+    while (!work.empty()) {
+      linalg::GenericOp next = work.pop_back_val();
+      if (std::optional<linalg::GenericOp> partials = splitOnce(next))
+        work.push_back(*partials);
+    }
+  }
+
+private:
+  /// The reduction dims of `op` to make parallel: the outermost ones, until
+  /// the serial rest is at most maxSerial (the innermost dim stays serial);
+  /// none where the op has threads enough or a short reduction.
+  SmallVector<unsigned> dimsToSplit(linalg::GenericOp op, ArrayRef<int64_t> ranges) {
+    SmallVector<unsigned> reductions;
+    int64_t parallelTrips = 1, reductionTrips = 1;
+    for (auto [i, type] : llvm::enumerate(op.getIteratorTypesArray())) {
+      if (type == IteratorType::reduction) {
+        reductions.push_back(i);
+        reductionTrips *= ranges[i];
+      } else {
+        parallelTrips *= ranges[i];
+      }
+    }
+    if (reductionTrips <= maxSerial || parallelTrips >= minThreads || reductions.size() < 2)
+      return {};
+    int64_t serial = ranges[reductions.back()];
+    size_t kept = 1;
+    while (kept < reductions.size() && serial * ranges[reductions[reductions.size() - 1 - kept]] <= maxSerial)
+      serial *= ranges[reductions[reductions.size() - 1 - kept++]];
+    reductions.resize(reductions.size() - kept);
+    return reductions;
+  }
+
+  /// Whether `op` is a generic this pass can split: tensors, static
+  /// ranges, no index ops, a recognized reduction into each output, and the
+  /// outputs all indexed alike (the partials' reduction is one generic).
+  static bool splittable(linalg::GenericOp op) {
+    if (!op.hasPureTensorSemantics() || op.getNumReductionLoops() == 0 || op.hasIndexSemantics())
+      return false;
+    if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+      return false;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    ArrayRef<AffineMap> outputMaps = ArrayRef(maps).drop_front(op.getNumDpsInputs());
+    return llvm::all_equal(outputMaps) && outputMaps.front().isProjectedPermutation() && combinersOf(op);
+  }
+
+  /// Splits `op` once: the generic reducing its partials, or none.
+  std::optional<linalg::GenericOp> splitOnce(linalg::GenericOp op) {
+    if (!splittable(op))
+      return std::nullopt;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<unsigned> split = dimsToSplit(op, ranges);
+    if (split.empty())
+      return std::nullopt;
+    SmallVector<Operation *> combiners = *combinersOf(op);
+    Location loc = op.getLoc();
+    OpBuilder b(op);
+    MLIRContext *ctx = op.getContext();
+    unsigned numDims = op.getNumLoops();
+
+    // The partials: the split dims' sizes, then the output's.
+    AffineMap outputMap = op.getIndexingMapsArray().back();
+    SmallVector<int64_t> partialShape;
+    SmallVector<AffineExpr> partialExprs;
+    for (unsigned d : split) {
+      partialShape.push_back(ranges[d]);
+      partialExprs.push_back(getAffineDimExpr(d, ctx));
+    }
+    for (AffineExpr e : outputMap.getResults()) {
+      partialShape.push_back(ranges[cast<AffineDimExpr>(e).getPosition()]);
+      partialExprs.push_back(e);
+    }
+    AffineMap partialMap = AffineMap::get(numDims, 0, partialExprs, ctx);
+
+    SmallVector<Value> partialInits;
+    for (auto [init, combiner] : llvm::zip(op.getDpsInits(), combiners)) {
+      Type element = cast<RankedTensorType>(init.getType()).getElementType();
+      Value empty = b.create<tensor::EmptyOp>(loc, partialShape, element);
+      Value neutral = b.create<arith::ConstantOp>(loc, *arith::getNeutralElement(combiner));
+      partialInits.push_back(b.create<linalg::FillOp>(loc, neutral, empty).getResult(0));
+    }
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    maps.resize(op.getNumDpsInputs());
+    maps.append(op.getNumDpsInits(), partialMap);
+    SmallVector<IteratorType> iterators = op.getIteratorTypesArray();
+    for (unsigned d : split)
+      iterators[d] = IteratorType::parallel;
+    auto partials = b.create<linalg::GenericOp>(loc, TypeRange(ValueRange(partialInits)), op.getDpsInputs(),
+                                                partialInits, maps, iterators);
+    IRMapping none;
+    op.getRegion().cloneInto(&partials.getRegion(), none);
+
+    // The partials reduced into the original inits: loops over the
+    // output's dims (parallel), then the split ones.
+    unsigned outRank = outputMap.getNumResults(), splitCount = split.size();
+    SmallVector<AffineExpr> readExprs;
+    for (unsigned i = 0; i < splitCount; ++i)
+      readExprs.push_back(getAffineDimExpr(outRank + i, ctx));
+    for (unsigned i = 0; i < outRank; ++i)
+      readExprs.push_back(getAffineDimExpr(i, ctx));
+    AffineMap readMap = AffineMap::get(outRank + splitCount, 0, readExprs, ctx);
+    AffineMap writeMap = AffineMap::getMultiDimIdentityMap(outRank + splitCount, ctx).getMajorSubMap(outRank);
+    SmallVector<AffineMap> finalMaps(op.getNumDpsInits(), readMap);
+    finalMaps.append(op.getNumDpsInits(), writeMap);
+    SmallVector<IteratorType> finalIterators(outRank, IteratorType::parallel);
+    finalIterators.append(splitCount, IteratorType::reduction);
+    auto final = b.create<linalg::GenericOp>(
+        loc, op.getResultTypes(), partials.getResults(), op.getDpsInits(), finalMaps, finalIterators,
+        [&](OpBuilder &nested, Location l, ValueRange args) {
+          SmallVector<Value> folded;
+          for (auto [i, combiner] : llvm::enumerate(combiners)) {
+            BlockArgument out = op.getRegionOutputArgs()[i];
+            IRMapping operands;
+            for (Value operand : combiner->getOperands())
+              operands.map(operand, operand == out ? args[combiners.size() + i] : args[i]);
+            folded.push_back(nested.clone(*combiner, operands)->getResult(0));
+          }
+          nested.create<linalg::YieldOp>(l, folded);
+        });
+    op->replaceAllUsesWith(final->getResults());
+    op->erase();
+    return final;
+  }
+
+  int64_t maxSerial, minThreads;
+};
+
+/// Interchanges `op`'s loops so that its parallel dims come first (each
+/// kind in its order).
+void parallelDimsFirst(linalg::GenericOp op) {
+  SmallVector<IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> order;
+  for (auto kind : {IteratorType::parallel, IteratorType::reduction})
+    for (auto [i, type] : llvm::enumerate(iterators))
+      if (type == kind)
+        order.push_back(i);
+  if (llvm::equal(order, llvm::seq<unsigned>(0, order.size())))
+    return;
+  IRRewriter rewriter(op.getContext());
+  rewriter.setInsertionPoint(op);
+  (void)linalg::interchangeGenericOp(rewriter, op, order);
+}
+
+struct SymSplitReductionsPass : impl::SymSplitReductionsBase<SymSplitReductionsPass> {
+  using SymSplitReductionsBase::SymSplitReductionsBase;
+
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
+    ReductionSplitter splitter(maxSerial, minThreads);
+    for (linalg::GenericOp op : generics)
+      splitter.split(op);
+    getOperation().walk([](linalg::GenericOp op) { parallelDimsFirst(op); });
+  }
+};
+
+} // namespace
+} // namespace symc::cuda
