@@ -5,7 +5,7 @@
 // maps on packed weights; else contractions over the kernel taps of each
 // padded, flattened image where that computes few junk columns, else GEMMs
 // over im2col columns, a group of images per GEMM; grouped ones are direct
-// windowed reductions. GPU code (LoweringOptions::deviceGemms) has GEMMs
+// windowed reductions. GPU code (LoweringOptions::gpu) has GEMMs
 // (cuBLAS) over whole batches' im2col columns for every ungrouped
 // convolution and gradient, and direct grouped ones. The backward follows
 // MXNet's formulations: the weight gradient is a GEMM of the columns by the
@@ -41,13 +41,13 @@ enum class Kernels {
   Plain,
   /// CPU code with a prepare entry: Winograd and packed filter strips too.
   Prepared,
-  /// GPU code (LoweringOptions::deviceGemms): im2col GEMMs over whole
+  /// GPU code (LoweringOptions::gpu): im2col GEMMs over whole
   /// batches, direct grouped convolutions.
   DeviceGemms,
 };
 
 Kernels kernelsFor(const LoweringOptions &options) {
-  if (options.deviceGemms)
+  if (options.gpu)
     return Kernels::DeviceGemms;
   return options.packWeights ? Kernels::Prepared : Kernels::Plain;
 }

@@ -81,6 +81,28 @@ WindowRange windowRange(IndexMath &m, Value o, int64_t kernel, int64_t stride, i
   return {m.max(start, m.c(0)), m.min(stop, m.c(size)), extent};
 }
 
+/// The position in `data` (N, C, S...) of the first largest element (in
+/// row-major order) of plane (n, c)'s window [begins, ends): MXNet's
+/// unpooling sends a max pooling's gradient there.
+scf::ValueVector firstLargest(OpBuilder &b, Location loc, Value data, Value n, Value c, ValueRange begins,
+                              ValueRange ends) {
+  Type element = tensorType(data).getElementType();
+  SmallVector<Value> start{scalarConstant(b, loc, element, -std::numeric_limits<double>::infinity())};
+  llvm::append_range(start, begins);
+  scf::LoopNest scan =
+      loopNest(b, loc, begins, ends, start, [&](OpBuilder &sb, Location l, ValueRange x, ValueRange best) {
+        SmallVector<Value> at{n, c};
+        llvm::append_range(at, x);
+        Value v = sb.create<tensor::ExtractOp>(l, data, at);
+        Value better = sb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v, best[0]);
+        scf::ValueVector next{sb.create<arith::SelectOp>(l, better, v, best[0])};
+        for (unsigned i = 0; i < begins.size(); ++i)
+          next.push_back(sb.create<arith::SelectOp>(l, better, x[i], best[1 + i]));
+        return next;
+      });
+  return scf::ValueVector(std::next(scan.results.begin()), scan.results.end());
+}
+
 /// The data gradient of pooling over any number of spatial dims, one (n, c)
 /// plane per parallel iteration: for each output position, max sends its
 /// gradient to the window's first largest element (MXNet's unpooling), avg
@@ -106,25 +128,84 @@ Value poolingGrad(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, Value g
       gAt.push_back(o[i]);
     }
     Value gradient = ob.create<tensor::ExtractOp>(l, g, gAt);
-    if (kind == "max") {
-      // The first largest element, in row-major order.
-      SmallVector<Value> start{scalarConstant(ob, l, element, -std::numeric_limits<double>::infinity())};
-      llvm::append_range(start, begins);
-      scf::LoopNest scan = loopNest(ob, l, begins, ends, start,
-                                    [&](OpBuilder &sb, Location l, ValueRange x, ValueRange best) {
-        SmallVector<Value> at{n, ch};
-        llvm::append_range(at, x);
-        Value v = sb.create<tensor::ExtractOp>(l, data, at);
-        Value better = sb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v, best[0]);
-        scf::ValueVector next{sb.create<arith::SelectOp>(l, better, v, best[0])};
-        for (unsigned i = 0; i < d; ++i)
-          next.push_back(sb.create<arith::SelectOp>(l, better, x[i], best[1 + i]));
-        return next;
-      });
-      return addToPlane(ob, l, plane, ArrayRef<Value>(scan.results).drop_front(), gradient);
-    }
+    if (kind == "max")
+      return addToPlane(ob, l, plane, firstLargest(ob, l, data, n, ch, begins, ends), gradient);
     Value share = kind == "avg" ? div(ob, l, gradient, m.toFloat(count, element)) : gradient;
     return spreadOverPlane(ob, l, plane, begins, ends, share).front();
+  });
+}
+
+/// The flat position in its (n, c) plane of the first largest element of
+/// each max-pooling window of `data` (N, C, S...), as poolingGrad's scan
+/// finds it: (N, C, O...) of i64, for an output of `outShape`.
+Value windowArgmax(OpBuilder &b, Location loc, Value data, const Window &w, ArrayRef<int64_t> outShape) {
+  ArrayRef<int64_t> spatial = tensorType(data).getShape().drop_front(2);
+  unsigned d = spatial.size();
+  auto type = RankedTensorType::get(outShape, b.getI64Type());
+  return generateElements(b, loc, type, [&](OpBuilder &ob, Location l, ValueRange at) -> Value {
+    IndexMath m{ob, l};
+    SmallVector<Value> begins, ends;
+    for (unsigned i = 0; i < d; ++i) {
+      WindowRange r = windowRange(m, at[2 + i], w.kernel[i], w.stride[i], w.pad[i], spatial[i]);
+      begins.push_back(r.begin);
+      ends.push_back(r.end);
+    }
+    scf::ValueVector first = firstLargest(ob, l, data, at[0], at[1], begins, ends);
+    Value flat = m.c(0);
+    for (unsigned i = 0; i < d; ++i)
+      flat = m.add(m.mul(flat, m.c(spatial[i])), first[i]);
+    return ob.create<arith::IndexCastOp>(l, ob.getI64Type(), flat).getResult();
+  });
+}
+
+/// The data gradient of pooling (N, C, S...) gathered at each input
+/// element: the sum, in output order, of the shares of the windows that
+/// cover it (max: a window's whole gradient where the element is its first
+/// largest, windowArgmax). A thread per element on a GPU, where poolingGrad
+/// scatters a plane per thread.
+Value poolingGradByGather(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const Window &w) {
+  Value g = op.getOutGrad(), data = op.getData();
+  RankedTensorType dataType = tensorType(data), gType = tensorType(g);
+  ArrayRef<int64_t> spatial = dataType.getShape().drop_front(2), outSpatial = gType.getShape().drop_front(2);
+  unsigned d = spatial.size();
+  StringRef kind = op.getPoolType();
+  bool includePad = op.getCountIncludePad().value_or(true);
+  Value argmax = kind == "max" ? windowArgmax(b, loc, data, w, gType.getShape()) : Value();
+  return generateElements(b, loc, dataType, [&](OpBuilder &ob, Location l, ValueRange at) -> Value {
+    IndexMath m{ob, l};
+    // Output o covers x along a dim where o s - p <= x < o s - p + k.
+    SmallVector<Value> begins, ends;
+    Value flat = m.c(0);
+    for (unsigned i = 0; i < d; ++i) {
+      Value x = at[2 + i], s = m.c(w.stride[i]);
+      Value firstReach = m.max(m.sub(x, m.c(w.kernel[i] - 1 - w.pad[i])), m.c(0));
+      begins.push_back(m.div(m.add(firstReach, m.c(w.stride[i] - 1)), s));
+      ends.push_back(m.min(m.add(m.div(m.add(x, m.c(w.pad[i])), s), m.c(1)), m.c(outSpatial[i])));
+      flat = m.add(m.mul(flat, m.c(spatial[i])), x);
+    }
+    Value zero = scalarConstant(ob, l, dataType.getElementType(), 0.0);
+    scf::LoopNest sum = loopNest(ob, l, begins, ends, {zero}, [&](OpBuilder &sb, Location sl, ValueRange o,
+                                                                  ValueRange acc) {
+      IndexMath sm{sb, sl};
+      SmallVector<Value> position{at[0], at[1]};
+      llvm::append_range(position, o);
+      Value share = sb.create<tensor::ExtractOp>(sl, g, position);
+      if (kind == "max") {
+        Value first = sb.create<tensor::ExtractOp>(sl, argmax, position);
+        Value hit = sb.create<arith::CmpIOp>(sl, arith::CmpIPredicate::eq, first,
+                                             sb.create<arith::IndexCastOp>(sl, sb.getI64Type(), flat));
+        share = sb.create<arith::SelectOp>(sl, hit, share, zero);
+      } else if (kind == "avg") {
+        Value count = sm.c(1);
+        for (unsigned i = 0; i < d; ++i) {
+          WindowRange r = windowRange(sm, o[i], w.kernel[i], w.stride[i], w.pad[i], spatial[i]);
+          count = sm.mul(count, includePad ? r.unclippedExtent : sm.sub(r.end, r.begin));
+        }
+        share = div(sb, sl, share, sm.toFloat(count, share.getType()));
+      }
+      return scf::ValueVector{add(sb, sl, acc[0], share)};
+    });
+    return sum.results.front();
   });
 }
 
@@ -150,7 +231,7 @@ Value poolingGradChannelsLast(OpBuilder &b, Location loc, sym::BackwardPoolingOp
   return transposeTo(b, loc, grad, kToChannelsLast);
 }
 
-Lowered lowerPoolingBackward(OpBuilder &b, sym::BackwardPoolingOp op) {
+Lowered lowerPoolingBackward(OpBuilder &b, sym::BackwardPoolingOp op, const LoweringOptions &options) {
   RankedTensorType dataType = tensorType(op.getData());
   if (op.getPoolType() == "lp" || op.getPoolingConvention() == "same" || !isa<FloatType>(dataType.getElementType()))
     return op.emitError("the CPU backend has a Pooling gradient for max/avg/sum pooling of floats only");
@@ -159,6 +240,8 @@ Lowered lowerPoolingBackward(OpBuilder &b, sym::BackwardPoolingOp op) {
   Window w = op.getGlobalPool() ? Window(spatial, {}, {}, {}) : Window(op.getKernel(), op.getStride(), {}, op.getPad());
   if (channelsLast)
     return SmallVector<Value>{poolingGradChannelsLast(b, op.getLoc(), op, w)};
+  if (options.gpu)
+    return SmallVector<Value>{poolingGradByGather(b, op.getLoc(), op, w)};
   return SmallVector<Value>{poolingGrad(b, op.getLoc(), op, op.getOutGrad(), op.getData(), w)};
 }
 
@@ -811,12 +894,12 @@ Lowered lowerUpSampling(OpBuilder &b, sym::UpSamplingOp op) {
 
 } // namespace
 
-std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b) {
+std::optional<Lowered> lowerLayerOp(Operation *op, OpBuilder &b, const LoweringOptions &options) {
   return llvm::TypeSwitch<Operation *, std::optional<Lowered>>(op)
       .Case([&](sym::FullyConnectedOp o) { return lowerFullyConnected(b, o); })
       .Case([&](sym::DotOp o) { return lowerDot(b, o); })
       .Case([&](sym::BatchDotOp o) { return lowerBatchDot(b, o); })
-      .Case([&](sym::BackwardPoolingOp o) { return lowerPoolingBackward(b, o); })
+      .Case([&](sym::BackwardPoolingOp o) { return lowerPoolingBackward(b, o, options); })
       .Case([&](sym::PoolingOp o) { return lowerPooling(b, o); })
       .Case([&](sym::BatchNormOp o) { return lowerBatchNorm(b, o); })
       .Case([&](sym::BackwardBatchNormOp o) { return lowerBatchNormBackward(b, o); })

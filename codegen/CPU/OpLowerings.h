@@ -26,7 +26,6 @@ std::optional<Lowered> lowerRandomOp(mlir::Operation *op, OpBuilder &b);
 /// them (a backward) gets the same mask.
 Value dropoutMask(OpBuilder &b, mlir::Operation *op, RankedTensorType type, double p, uint64_t substream);
 std::optional<Lowered> lowerElementwiseOp(mlir::Operation *op, OpBuilder &b);
-std::optional<Lowered> lowerLayerOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerAttentionOp(mlir::Operation *op, OpBuilder &b);
 std::optional<Lowered> lowerResamplingOp(mlir::Operation *op, OpBuilder &b);
 /// What the target's lowering may do beyond MXNet's semantics.
@@ -34,12 +33,15 @@ struct LoweringOptions {
   /// Convolutions may read their weights packed (marked kPrepareAttr):
   /// CPU code, whose prepare entry packs them once.
   bool packWeights = false;
-  /// Ungrouped convolutions and their gradients are im2col GEMMs over whole
-  /// batches, grouped ones direct: GPU code, where GEMMs are cuBLAS calls and
-  /// any other contraction runs a thread per output (summing every tap).
-  bool deviceGemms = false;
+  /// GPU code, where a parallel loop runs a thread per iteration and GEMMs
+  /// are cuBLAS calls: ungrouped convolutions and their gradients are im2col
+  /// GEMMs over whole batches (any other contraction would run a thread per
+  /// output summing every tap), grouped ones direct; a pooling gradient is
+  /// gathered at each input element (not scattered plane by plane).
+  bool gpu = false;
 };
 std::optional<Lowered> lowerConvolutionOp(mlir::Operation *op, OpBuilder &b, const LoweringOptions &options);
+std::optional<Lowered> lowerLayerOp(mlir::Operation *op, OpBuilder &b, const LoweringOptions &options);
 /// Whether a convolution or its gradient, either layout, has channels-last
 /// kernels of its own (on prepared weights): 2-d f32 depthwise and ungrouped
 /// ones. Others run channels-last through transposes.

@@ -16,15 +16,16 @@ def SymLowerToLinalg : Pass<"sym-lower-to-linalg", "::mlir::ModuleOp"> {
     symc's kernel library on buffers, which the pass declares in the module.
     With `pack-weights`, convolutions over small maps read their weights
     packed into filter strips, by ops marked for the prepare entry
-    (sym-outline-prepare). With `device-gemms` (GPU code), ungrouped
-    convolutions and their gradients are im2col GEMMs over whole batches,
-    never contractions by taps.
+    (sym-outline-prepare). With `gpu` (GPU code), ungrouped convolutions
+    and their gradients are im2col GEMMs over whole batches, never
+    contractions by taps, and pooling gradients are gathered at each input
+    element.
   }];
   let options = [
     Option<"packWeights", "pack-weights", "bool", "false",
            "let convolutions read weights packed by marked ops (CPU code)">,
-    Option<"deviceGemms", "device-gemms", "bool", "false",
-           "lower convolutions to batch-sized im2col GEMMs (GPU code, GEMMs by cuBLAS)">
+    Option<"gpu", "gpu", "bool", "false",
+           "lower for a GPU: batch-sized im2col GEMMs (cuBLAS), gathered pooling gradients">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect", "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",

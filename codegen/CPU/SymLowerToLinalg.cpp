@@ -35,8 +35,14 @@ Lowered lowerOp(Operation *op, OpBuilder &b, const LoweringOptions &options) {
     return failure();
   if (std::optional<Lowered> lowered = lowerConvolutionOp(op, b, options))
     return *lowered;
-  for (auto lower : {lowerRandomOp, lowerElementwiseOp, lowerLayerOp, lowerAttentionOp, lowerResamplingOp, lowerShapeOp,
-                     lowerReductionOp, lowerDetectionOp, lowerIndexingOp, lowerRecurrentOp})
+  // Ops that draw random numbers first: a Dropout that draws is no layer.
+  for (auto lower : {lowerRandomOp, lowerElementwiseOp})
+    if (std::optional<Lowered> lowered = lower(op, b))
+      return *lowered;
+  if (std::optional<Lowered> lowered = lowerLayerOp(op, b, options))
+    return *lowered;
+  for (auto lower : {lowerAttentionOp, lowerResamplingOp, lowerShapeOp, lowerReductionOp, lowerDetectionOp,
+                     lowerIndexingOp, lowerRecurrentOp})
     if (std::optional<Lowered> lowered = lower(op, b))
       return *lowered;
   return op->emitError("the CPU backend has no lowering for '") << op->getName().stripDialect() << "'";
@@ -48,7 +54,7 @@ struct SymLowerToLinalgPass : impl::SymLowerToLinalgBase<SymLowerToLinalgPass> {
   void runOnOperation() override {
     LoweringOptions options;
     options.packWeights = packWeights;
-    options.deviceGemms = deviceGemms;
+    options.gpu = gpu;
     SmallVector<Operation *> symOps;
     getOperation().walk([&](Operation *op) {
       if (isa<sym::SymDialect>(op->getDialect()))

@@ -2,6 +2,7 @@
 #include "codegen/CUDA/Passes.h"
 
 #include "dialects/Sym/IR/SymDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -104,7 +105,14 @@ public:
 
   LogicalResult run() {
     hoistSeedLoads();
-    return mapRegion(function.getBody());
+    if (failed(mapRegion(function.getBody())))
+      return failure();
+    // Constants (bounds, steps, trip counts) are built into the kernels, not
+    // passed to them: a division by a constant is a multiplication.
+    function.walk([](gpu::LaunchOp launch) {
+      (void)sinkOperationsIntoLaunchOp(launch, [](Operation *op) { return op->hasTrait<OpTrait::ConstantLike>(); });
+    });
+    return success();
   }
 
 private:

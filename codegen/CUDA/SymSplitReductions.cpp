@@ -2,13 +2,15 @@
 //
 // On a GPU every output of a reduction is one thread summing its whole
 // reduction serially (sym-map-to-gpu): BatchNorm's statistics over a batch
-// of 32 at 56x56 are 64 threads summing 100k values each. This pass turns
-// the outer reduction dims of such a generic into parallel ones, writing a
-// partial result per value of them, and reduces the partials by a second
-// generic (which the pass splits again while it is still long). The
-// partials start at the combiner's neutral element; the original init is
-// the second generic's, so the results are those of the same sums taken in
-// another order.
+// of 32 at 56x56 are 64 threads summing 100k values each. This pass keeps
+// some outer reduction dims serial and turns the others, the innermost
+// (contiguous) one among them, into parallel ones, writing a partial
+// result per value of them: neighbouring threads then read neighbouring
+// elements at each step of their serial loops. A second generic reduces
+// the partials (and is split again while it is still long). The partials
+// start at the combiner's neutral element; the original init is the second
+// generic's, so the results are those of the same sums taken in another
+// order.
 //
 // Then every generic's parallel dims go first: linalg's parallel loops
 // would make a leading reduction dim a loop on the host, launching a kernel
@@ -67,9 +69,21 @@ public:
   }
 
 private:
-  /// The reduction dims of `op` to make parallel: the outermost ones, until
-  /// the serial rest is at most maxSerial (the innermost dim stays serial);
-  /// none where the op has threads enough or a short reduction.
+  /// The dim `op` reads its first input contiguously along, if any.
+  static std::optional<unsigned> contiguousDim(linalg::GenericOp op) {
+    if (op.getNumDpsInputs() == 0)
+      return std::nullopt;
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+    if (map.getNumResults() == 0)
+      return std::nullopt;
+    auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+    return last ? std::optional<unsigned>(last.getPosition()) : std::nullopt;
+  }
+
+  /// The reduction dims of `op` to make parallel: all but the serial ones,
+  /// chosen outermost first while their trips stay within maxSerial, never
+  /// the contiguous dim (at least one, while there is another); none where
+  /// the op has threads enough or a short reduction.
   SmallVector<unsigned> dimsToSplit(linalg::GenericOp op, ArrayRef<int64_t> ranges) {
     SmallVector<unsigned> reductions;
     int64_t parallelTrips = 1, reductionTrips = 1;
@@ -83,12 +97,20 @@ private:
     }
     if (reductionTrips <= maxSerial || parallelTrips >= minThreads || reductions.size() < 2)
       return {};
-    int64_t serial = ranges[reductions.back()];
-    size_t kept = 1;
-    while (kept < reductions.size() && serial * ranges[reductions[reductions.size() - 1 - kept]] <= maxSerial)
-      serial *= ranges[reductions[reductions.size() - 1 - kept++]];
-    reductions.resize(reductions.size() - kept);
-    return reductions;
+    std::optional<unsigned> contiguous = contiguousDim(op);
+    SmallVector<unsigned> candidates(llvm::make_filter_range(reductions, [&](unsigned d) { return d != contiguous; }));
+    if (candidates.empty())
+      return {};
+    llvm::SmallDenseSet<unsigned> serial;
+    int64_t serialTrips = 1;
+    for (unsigned d : candidates)
+      if (serialTrips * ranges[d] <= maxSerial) {
+        serial.insert(d);
+        serialTrips *= ranges[d];
+      }
+    if (serial.empty()) // every candidate alone is longer: the shortest
+      serial.insert(*llvm::min_element(candidates, [&](unsigned a, unsigned b) { return ranges[a] < ranges[b]; }));
+    return SmallVector<unsigned>(llvm::make_filter_range(reductions, [&](unsigned d) { return !serial.contains(d); }));
   }
 
   /// Whether `op` is a generic this pass can split: tensors, static
@@ -101,7 +123,9 @@ private:
       return false;
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     ArrayRef<AffineMap> outputMaps = ArrayRef(maps).drop_front(op.getNumDpsInputs());
-    return llvm::all_equal(outputMaps) && outputMaps.front().isProjectedPermutation() && combinersOf(op);
+    // Every parallel dim indexes the outputs (a partial per output element).
+    return llvm::all_equal(outputMaps) && outputMaps.front().isProjectedPermutation() &&
+           outputMaps.front().getNumResults() == op.getNumParallelLoops() && combinersOf(op);
   }
 
   /// Splits `op` once: the generic reducing its partials, or none.
@@ -118,17 +142,21 @@ private:
     MLIRContext *ctx = op.getContext();
     unsigned numDims = op.getNumLoops();
 
-    // The partials: the split dims' sizes, then the output's.
+    // The partials: one per iteration of the parallel dims, laid out in
+    // their loop order (so that the threads write them contiguously).
     AffineMap outputMap = op.getIndexingMapsArray().back();
+    SmallVector<IteratorType> iterators = op.getIteratorTypesArray();
+    for (unsigned d : split)
+      iterators[d] = IteratorType::parallel;
+    SmallVector<unsigned> partialDims;
     SmallVector<int64_t> partialShape;
     SmallVector<AffineExpr> partialExprs;
-    for (unsigned d : split) {
+    for (unsigned d = 0; d < numDims; ++d) {
+      if (iterators[d] != IteratorType::parallel)
+        continue;
+      partialDims.push_back(d);
       partialShape.push_back(ranges[d]);
       partialExprs.push_back(getAffineDimExpr(d, ctx));
-    }
-    for (AffineExpr e : outputMap.getResults()) {
-      partialShape.push_back(ranges[cast<AffineDimExpr>(e).getPosition()]);
-      partialExprs.push_back(e);
     }
     AffineMap partialMap = AffineMap::get(numDims, 0, partialExprs, ctx);
 
@@ -142,9 +170,6 @@ private:
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     maps.resize(op.getNumDpsInputs());
     maps.append(op.getNumDpsInits(), partialMap);
-    SmallVector<IteratorType> iterators = op.getIteratorTypesArray();
-    for (unsigned d : split)
-      iterators[d] = IteratorType::parallel;
     auto partials = b.create<linalg::GenericOp>(loc, TypeRange(ValueRange(partialInits)), op.getDpsInputs(),
                                                 partialInits, maps, iterators);
     IRMapping none;
@@ -154,10 +179,11 @@ private:
     // output's dims (parallel), then the split ones.
     unsigned outRank = outputMap.getNumResults(), splitCount = split.size();
     SmallVector<AffineExpr> readExprs;
-    for (unsigned i = 0; i < splitCount; ++i)
-      readExprs.push_back(getAffineDimExpr(outRank + i, ctx));
-    for (unsigned i = 0; i < outRank; ++i)
-      readExprs.push_back(getAffineDimExpr(i, ctx));
+    for (unsigned d : partialDims) {
+      std::optional<unsigned> out = outputMap.getResultPosition(getAffineDimExpr(d, ctx));
+      unsigned position = out ? *out : outRank + llvm::find(split, d) - split.begin();
+      readExprs.push_back(getAffineDimExpr(position, ctx));
+    }
     AffineMap readMap = AffineMap::get(outRank + splitCount, 0, readExprs, ctx);
     AffineMap writeMap = AffineMap::getMultiDimIdentityMap(outRank + splitCount, ctx).getMajorSubMap(outRank);
     SmallVector<AffineMap> finalMaps(op.getNumDpsInits(), readMap);

@@ -60,9 +60,10 @@ void symc::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &optio
 
 /// Lowers to linalg on tensors; `preparePrefix`, given for CPU code, lets
 /// convolutions read packed weights, packed by the artifact's prepare entry,
-/// and run channels-last where the CPU has kernels for that.
+/// and run channels-last where the CPU has kernels for that; `gpu` picks
+/// the lowerings GPU kernels want (LoweringOptions::gpu).
 static void addTensorPasses(OpPassManager &pm, int64_t batchChunk,
-                            std::optional<std::string> preparePrefix = std::nullopt, bool deviceGemms = false) {
+                            std::optional<std::string> preparePrefix = std::nullopt, bool gpu = false) {
   symc::cpu::SymChunkBatchOptions chunking;
   chunking.chunk = batchChunk;
   pm.addNestedPass<func::FuncOp>(symc::cpu::createSymChunkBatch(chunking));
@@ -70,7 +71,7 @@ static void addTensorPasses(OpPassManager &pm, int64_t batchChunk,
     pm.addPass(symc::cpu::createSymChannelsLast());
   symc::cpu::SymLowerToLinalgOptions lowering;
   lowering.packWeights = preparePrefix.has_value();
-  lowering.deviceGemms = deviceGemms;
+  lowering.gpu = gpu;
   pm.addPass(symc::cpu::createSymLowerToLinalg(lowering));
   if (preparePrefix) {
     symc::SymOutlinePrepareOptions prepare;
@@ -229,7 +230,7 @@ void symc::buildCUDAPipeline(OpPassManager &pm, const CUDAOptions &options) {
   SymArtifactABIOptions abi;
   abi.prefix = options.prefix;
   pm.addPass(createSymArtifactABI(abi));
-  addTensorPasses(pm, options.batchChunk, /*preparePrefix=*/std::nullopt, /*deviceGemms=*/true);
+  addTensorPasses(pm, options.batchChunk, /*preparePrefix=*/std::nullopt, /*gpu=*/true);
   pm.addNestedPass<func::FuncOp>(symc::cuda::createSymSplitReductions());
   if (options.stopAtLinalg)
     return;

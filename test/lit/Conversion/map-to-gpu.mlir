@@ -3,18 +3,22 @@
 // A host-level parallel loop becomes a launch of one thread per iteration:
 // the space linearized, 256 threads a block, each thread delinearizing its
 // index (in 32 bits: the space is static and small enough); a nested
-// parallel loop runs sequentially in the thread.
+// parallel loop runs sequentially in the thread. The constants the kernel
+// uses are built into it (a division by a constant is a multiplication).
 // CHECK-LABEL: func.func @parallel_loop
 // CHECK: %[[TOTAL:.*]] = arith.constant 15 : index
 // CHECK: %[[GRID:.*]] = arith.ceildivsi %[[TOTAL]], %[[BLOCK:c256]] : index
 // CHECK: arith.cmpi sgt, %[[TOTAL]]
 // CHECK: scf.if
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[GRID]], {{.*}}) threads({{.*}}) in (%{{.*}} = %[[BLOCK]],
+// CHECK-DAG: %[[INNER_TOTAL:.*]] = arith.constant 15 : index
+// CHECK-DAG: %[[ROW:.*]] = arith.constant 5 : index
 // CHECK: %[[INDEX:.*]] = arith.addi {{.*}} : i32
-// CHECK: %[[TOTAL32:.*]] = arith.index_castui %[[TOTAL]] : index to i32
+// CHECK: %[[TOTAL32:.*]] = arith.index_castui %[[INNER_TOTAL]] : index to i32
 // CHECK: arith.cmpi ult, %[[INDEX]], %[[TOTAL32]] : i32
-// CHECK: arith.remui %[[INDEX]], {{.*}} : i32
-// CHECK: arith.divui %[[INDEX]], {{.*}} : i32
+// CHECK: %[[ROW32:.*]] = arith.index_castui %[[ROW]] : index to i32
+// CHECK: arith.remui %[[INDEX]], %[[ROW32]] : i32
+// CHECK: arith.divui %[[INDEX]], %[[ROW32]] : i32
 // CHECK: memref.load
 // CHECK: scf.for
 // CHECK: memref.store
