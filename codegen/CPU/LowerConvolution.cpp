@@ -55,26 +55,66 @@ Kernels kernelsFor(const LoweringOptions &options) {
 /// `kernels` but prepared weights.
 Kernels unprepared(Kernels kernels) { return kernels == Kernels::Prepared ? Kernels::Plain : kernels; }
 
-/// The im2col matrix (C*K..., N*O...) of `padded` for window `w`.
-Value imageColumns(OpBuilder &b, Location loc, Value padded, const Window &w, ArrayRef<int64_t> outSpatial) {
+/// The im2col columns of `padded` for window `w`: (C, K..., N, O...), or
+/// with `imagesFirst` (N, C, K..., O...), each image's matrix whole. The
+/// loops run over exactly the columns' dims.
+Value windowColumns(OpBuilder &b, Location loc, Value padded, const Window &w, ArrayRef<int64_t> outSpatial,
+                    bool imagesFirst) {
   RankedTensorType in = tensorType(padded);
   unsigned d = w.rank();
-  int64_t c = in.getDimSize(1);
-  // The columns tensor is (C, K..., N, O...); the loops run over exactly
-  // its dims.
-  SmallVector<int64_t> shape{c};
-  llvm::append_range(shape, w.kernel);
-  shape.push_back(in.getDimSize(0));
-  llvm::append_range(shape, outSpatial);
-  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
-  SmallVector<AffineExpr> inExprs{dim(1 + d), dim(0)};
+  // Loop positions of the channel, first tap, image and first output dims.
+  unsigned cDim = imagesFirst ? 1 : 0, kDim = cDim + 1, nDim = imagesFirst ? 0 : 1 + d, oDim = 2 + d;
+  SmallVector<int64_t> shape(2 + 2 * d);
+  shape[cDim] = in.getDimSize(1);
+  shape[nDim] = in.getDimSize(0);
+  for (unsigned i = 0; i < d; ++i) {
+    shape[kDim + i] = w.kernel[i];
+    shape[oDim + i] = outSpatial[i];
+  }
+  SmallVector<AffineExpr> inExprs{b.getAffineDimExpr(nDim), b.getAffineDimExpr(cDim)};
   for (unsigned i = 0; i < d; ++i)
-    inExprs.push_back(windowExpr(b, w, i, 2 + d + i, 1 + i));
+    inExprs.push_back(windowExpr(b, w, i, oDim + i, kDim + i));
   auto type = RankedTensorType::get(shape, in.getElementType());
-  Value columns = mapWithMaps(b, loc, type, padded, AffineMap::get(shape.size(), 0, inExprs, b.getContext()),
-                              [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-  int64_t ck = c * computeProduct(w.kernel);
-  return reshapeTo(b, loc, columns, {ck, type.getNumElements() / ck});
+  return mapWithMaps(b, loc, type, padded, AffineMap::get(shape.size(), 0, inExprs, b.getContext()),
+                     [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+}
+
+/// The im2col matrix (C*K..., N*O...) of `padded` for window `w`.
+Value imageColumns(OpBuilder &b, Location loc, Value padded, const Window &w, ArrayRef<int64_t> outSpatial) {
+  Value columns = windowColumns(b, loc, padded, w, outSpatial, /*imagesFirst=*/false);
+  int64_t ck = tensorType(padded).getDimSize(1) * computeProduct(w.kernel);
+  return reshapeTo(b, loc, columns, {ck, tensorType(columns).getNumElements() / ck});
+}
+
+/// A 1x1, stride-1, unpadded window: its rows are the image's positions.
+bool isPointwise(const Window &w) {
+  auto ones = [](ArrayRef<int64_t> v) { return llvm::all_of(v, [](int64_t x) { return x == 1; }); };
+  return ones(w.kernel) && ones(w.stride) && llvm::all_of(w.pad, [](int64_t p) { return p == 0; });
+}
+
+/// out[n] = W (F, C*K) times image n's im2col matrix (C*K, O) for each
+/// image of `padded`, as one contraction whose weight every image shares:
+/// cuBLAS's strided batch with a zero stride (sym-offload-matmuls). The
+/// output (N, F, O...) is laid out as the convolution's, and over a 1x1
+/// stride-1 window the images are their own matrices. GPU code.
+Value convolveSharingWeight(OpBuilder &b, Location loc, Value padded, Value weight, const Window &w,
+                            RankedTensorType outType) {
+  RankedTensorType in = tensorType(padded);
+  int64_t n = in.getDimSize(0), f = outType.getDimSize(1);
+  int64_t positions = outType.getNumElements() / (n * f), ck = tensorType(weight).getNumElements() / f;
+  Value columns = isPointwise(w) ? padded : windowColumns(b, loc, padded, w, outType.getShape().drop_front(2),
+                                                          /*imagesFirst=*/true);
+  MLIRContext *ctx = b.getContext();
+  AffineExpr image, row, column, k;
+  bindDims(ctx, image, row, column, k);
+  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(4, 0, results, ctx); };
+  Value product = buildGeneric(
+      b, loc, {reshapeTo(b, loc, weight, {f, ck}), reshapeTo(b, loc, columns, {n, ck, positions})},
+      zeros(b, loc, {n, f, positions}, outType.getElementType()),
+      {map({row, k}), map({image, k, column}), map({image, row, column})},
+      {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel, IteratorType::reduction},
+      [](OpBuilder &nb, Location l, ValueRange args) { return add(nb, l, args[2], mul(nb, l, args[0], args[1])); });
+  return reshapeTo(b, loc, product, outType.getShape());
 }
 
 /// A group of N images convolved by one GEMM: W (F, C*K) times the im2col
@@ -576,6 +616,8 @@ Value convolutionByContraction(OpBuilder &b, Location loc, Value data, Value wei
                                                              /*channelsLast=*/false)
                                : byTaps ? convolveImageByTaps(nested, l, images[0], weight, w, groupOut, depthwise)
                                : packed ? convolveImagePacked(nested, l, images[0], preparedWeight, w, groupOut)
+                               : kernels == Kernels::DeviceGemms
+                                   ? convolveSharingWeight(nested, l, images[0], weight, w, groupOut)
                                : byRowBlocks ? convolveImageByRowBlocks(nested, l, images[0], weight, w, groupOut)
                                             : convolveImages(nested, l, images[0], weight, w, groupOut);
                            return group == n ? result : insertImages(nested, l, result, acc, first);
@@ -684,12 +726,6 @@ Value depthwiseChannelsLast(OpBuilder &b, Location loc, Value data, Value weight
                                                           getAsIndexOpFoldResult(b.getContext(), {1, channels}),
                                                           getAsIndexOpFoldResult(b.getContext(), {1, 1})));
   return weightedSum(b, loc, outType.getShape(), views, b.getMultiDimIdentityMap(4), tapWeights, 3);
-}
-
-/// A 1x1, stride-1, unpadded window: its rows are the image's positions.
-bool isPointwise(const Window &w) {
-  auto ones = [](ArrayRef<int64_t> v) { return llvm::all_of(v, [](int64_t x) { return x == 1; }); };
-  return ones(w.kernel) && ones(w.stride) && llvm::all_of(w.pad, [](int64_t p) { return p == 0; });
 }
 
 /// The rows of the window values of each output position of `images` (N,

@@ -33,13 +33,15 @@ def SymOffloadMatmuls : Pass<"sym-offload-matmuls", "::mlir::ModuleOp"> {
   let summary = "Run f32 matmuls on buffers as cuBLAS GEMMs";
   let description = [{
     Each linalg.matmul and linalg.batch_matmul on f32 buffers at host level,
-    whose operands are row-major with unit inner strides, becomes a call to
-    the artifact ABI's `symcCudaGemm` (symc/ArtifactABI.h) with the three
-    buffers as unranked memrefs (their descriptors: pointers, offset, sizes
-    and strides), which libsymrt_cuda hands to cublasSgemmStridedBatched on
-    the run's stream. The product
-    accumulates into the output (beta = 1), as the linalg op does. Other
-    matmuls stay for sym-map-to-gpu.
+    and each linalg.generic that is a batch of products sharing A
+    (C[b, i, j] += A[i, k] * B[b, k, j]: a convolution's weight times each
+    image's columns), whose operands are row-major with unit inner strides,
+    becomes a call to the artifact ABI's `symcCudaGemm` (symc/ArtifactABI.h)
+    with the three buffers as unranked memrefs (their descriptors: pointers,
+    offset, sizes and strides), which libsymrt_cuda hands to
+    cublasSgemmStridedBatched on the run's stream (a shared A with a zero
+    batch stride). The product accumulates into the output (beta = 1), as
+    the linalg op does. Other matmuls stay for sym-map-to-gpu.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect"

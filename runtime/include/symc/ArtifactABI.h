@@ -66,9 +66,10 @@ void symcParallelFor(SymcParallelBody body, void *context, int64_t count);
 
 /* CUDA artifacts (symc compile --target cuda) launch their kernels through
    libsymrt_cuda and call it for GEMMs: C += A B of row-major float32
-   matrices in device memory (rank 2), or of stacks of them (rank 3), each
-   buffer an unranked memref (its rank, then its descriptor), on the stream
-   of the executor's run. A failure fails the run. */
+   matrices in device memory (rank 2), or of stacks of them (rank 3; a
+   rank-2 A or B is shared by every product of the stack), each buffer an
+   unranked memref (its rank, then its descriptor), on the stream of the
+   executor's run. A failure fails the run. */
 #ifdef __cplusplus
 extern "C"
 #endif
