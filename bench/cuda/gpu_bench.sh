@@ -51,10 +51,16 @@ run mlp-train --backward --bench 200
 run r50-train-b32 --backward --bench 5
 if [ "$PROFILE" = 1 ]; then
   for name in r50-b32 r50-train-b32; do
-    echo "== profile $name"
+    echo "== profile $name (whole table: profile-$name.txt)"
     flags=$([ "$name" = r50-train-b32 ] && echo --backward)
     SYMC_CUDA_PROFILE=1 timeout 180 build/bin/symc-run "$CARRY/$name-cuda.so" --allow-missing $flags --bench 3 \
-      2>&1 | grep -A40 SYMC_CUDA_PROFILE
+      2>&1 | grep -A100000 SYMC_CUDA_PROFILE > "${OUT:-/tmp}/profile-$name.txt"
+    head -16 "${OUT:-/tmp}/profile-$name.txt"
+    # By kind: cuBLAS, or the kernels of each kind of MXNet node.
+    awk 'NR > 2 { kind = $4 == "cuBLAS" ? "cuBLAS GEMMs" : $4; sub(/.*__/, "", kind); gsub(/[0-9]+/, "", kind);
+                  ms[kind] += $1; n[kind] += $2 }
+         END { for (k in ms) printf "%10.3f ms %7d calls  %s\n", ms[k], n[k], k }' \
+      "${OUT:-/tmp}/profile-$name.txt" | sort -rn | head -12
   done
 fi
 if [ "$TORCH" = 1 ]; then
