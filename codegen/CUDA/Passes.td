@@ -10,7 +10,15 @@ def SymMapToGPU : Pass<"sym-map-to-gpu", "::mlir::func::FuncOp"> {
     Every scf.parallel at host level (outside any other parallel loop)
     becomes a gpu.launch of one thread per iteration: the iteration space is
     linearized, 256 threads a block, and each thread delinearizes its index
-    and runs the loop body, nested parallel loops sequentially. Host-level
+    (in 32-bit arithmetic where the space is static and fits) and runs the
+    loop body, nested parallel loops sequentially. Where the space is large
+    (a million iterations or more) and the body has no loops, a thread runs
+    4 iterations a quarter of the space apart, their ops interleaved, so
+    that its loads are in flight together. A loop that fills a buffer (a
+    reduction's init) merges into the next loop when that one covers the
+    same space and touches the buffer only at its own iterations' positions.
+    The constants a kernel uses are built into it rather than passed to it.
+    Host-level
     code that reads or writes memory outside a parallel loop (a 0-d op, a
     full reduction's loop) becomes a launch of one thread, since every
     buffer lives on the device. Loops and conditionals that contain parallel

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <limits>
@@ -95,6 +96,12 @@ bool usesValue(Operation *op, Value value) {
   return value && llvm::any_of(value.getUsers(), [&](Operation *user) { return op->isAncestor(user); });
 }
 
+/// Iterations a thread of a large elementwise loop runs, and the threads
+/// from which it runs that many (H200: about 2048 threads on each of 132
+/// multiprocessors).
+constexpr int64_t kIterationsPerThread = 4;
+constexpr int64_t kMinThreadsToCoarsen = 1 << 18;
+
 class GPUMapper {
 public:
   GPUMapper(func::FuncOp function, int64_t blockSize) : function(function), blockSize(blockSize) {
@@ -105,6 +112,7 @@ public:
 
   LogicalResult run() {
     hoistSeedLoads();
+    fuseFills();
     if (failed(mapRegion(function.getBody())))
       return failure();
     // Constants (bounds, steps, trip counts) are built into the kernels, not
@@ -116,6 +124,90 @@ public:
   }
 
 private:
+  /// Each loop that only stores a value defined outside it into a buffer at
+  /// its own iteration's position (a fill), followed by a loop over the
+  /// same space that touches that buffer only at its own iteration's
+  /// position too (the reduction or update the fill initializes): the
+  /// second loop's iterations store the value first, and the fill goes. A
+  /// launch less, and the buffer is written once fewer.
+  void fuseFills() {
+    SmallVector<scf::ParallelOp> fills;
+    function.walk([&](scf::ParallelOp loop) {
+      if (filledBuffer(loop))
+        fills.push_back(loop);
+    });
+    for (scf::ParallelOp fill : fills) {
+      Operation *next = fill->getNextNode();
+      while (next && isPure(next))
+        next = next->getNextNode();
+      auto consumer = dyn_cast_or_null<scf::ParallelOp>(next);
+      if (!consumer || !sameSpace(fill, consumer) || !touchesOnlyOwnPosition(consumer, filledBuffer(fill)))
+        continue;
+      auto store = cast<memref::StoreOp>(fill.getBody()->front());
+      IRMapping map;
+      map.map(fill.getInductionVars(), consumer.getInductionVars());
+      OpBuilder::atBlockBegin(consumer.getBody()).clone(*store, map);
+      fill.erase();
+    }
+  }
+
+  /// The buffer `loop` fills: its body a lone store of a value from outside
+  /// at the loop's induction variables, in order.
+  static Value filledBuffer(scf::ParallelOp loop) {
+    Block *body = loop.getBody();
+    if (body->getOperations().size() != 2 || loop.getNumReductions() != 0)
+      return nullptr;
+    auto store = dyn_cast<memref::StoreOp>(body->front());
+    if (!store || loop->isAncestor(store.getValueToStore().getParentBlock()->getParentOp()) ||
+        !llvm::equal(store.getIndices(), loop.getInductionVars()))
+      return nullptr;
+    return store.getMemRef();
+  }
+
+  static bool sameSpace(scf::ParallelOp a, scf::ParallelOp b) {
+    auto equal = [](ValueRange x, ValueRange y) {
+      return x.size() == y.size() && llvm::all_of(llvm::zip(x, y), [](auto pair) {
+               auto [u, v] = pair;
+               std::optional<int64_t> cu = getConstantIntValue(u), cv = getConstantIntValue(v);
+               return u == v || (cu && cv && *cu == *cv);
+             });
+    };
+    return equal(a.getLowerBound(), b.getLowerBound()) && equal(a.getUpperBound(), b.getUpperBound()) &&
+           equal(a.getStep(), b.getStep());
+  }
+
+  /// The buffer `memref` views, through reshapes, subviews and casts: a
+  /// memref.view of the workspace is a buffer of its own (the memory plan
+  /// never overlaps buffers that live at once).
+  static Value viewedBuffer(Value memref) {
+    while (auto view = memref.getDefiningOp<ViewLikeOpInterface>()) {
+      if (isa<memref::ViewOp>(view))
+        break;
+      memref = view.getViewSource();
+    }
+    return memref;
+  }
+
+  /// Whether `loop` reads or writes `buffer`, through any view of it, only
+  /// by loads and stores of `buffer` itself at the loop's induction
+  /// variables, in order.
+  static bool touchesOnlyOwnPosition(scf::ParallelOp loop, Value buffer) {
+    Value root = viewedBuffer(buffer);
+    bool ownOnly = true;
+    loop.getBody()->walk([&](Operation *op) {
+      for (Value operand : op->getOperands()) {
+        if (!isa<MemRefType>(operand.getType()) || viewedBuffer(operand) != root)
+          continue;
+        auto load = dyn_cast<memref::LoadOp>(op);
+        auto store = dyn_cast<memref::StoreOp>(op);
+        bool own = operand == buffer && (load || (store && store.getValueToStore() != buffer)) &&
+                   llvm::equal(load ? load.getIndices() : store.getIndices(), loop.getInductionVars());
+        ownOnly &= own;
+      }
+    });
+    return ownOnly;
+  }
+
   /// The seed lives in the host's dims array: read it once, on the host.
   void hoistSeedLoads() {
     for (BlockArgument arg : function.getArguments()) {
@@ -231,8 +323,25 @@ private:
     return success();
   }
 
-  /// One thread per iteration of `loop`: thread t of the linearized space
-  /// (iterations counted row-major) runs the iteration it delinearizes to.
+  /// Iterations of `loop` (of `total` iterations, if static) that one thread
+  /// runs: several, for a large space of a loop body without loops of its
+  /// own, so that each thread has several loads in flight (a GPU hides
+  /// memory latency by the loads in flight).
+  int64_t iterationsPerThread(scf::ParallelOp loop, std::optional<int64_t> total) {
+    bool hasLoops = loop.getBody()
+                        ->walk([](Operation *op) {
+                          return isa<LoopLikeOpInterface>(op) ? WalkResult::interrupt() : WalkResult::advance();
+                        })
+                        .wasInterrupted();
+    if (hasLoops || !total || *total % kIterationsPerThread != 0 ||
+        *total / kIterationsPerThread < kMinThreadsToCoarsen)
+      return 1;
+    return kIterationsPerThread;
+  }
+
+  /// One thread per iteration of `loop` (or per few, iterationsPerThread):
+  /// thread t of the linearized space (iterations counted row-major) runs
+  /// the iteration it delinearizes to.
   LogicalResult launchParallelLoop(scf::ParallelOp loop) {
     if (loop.getNumReductions() != 0)
       return loop.emitError("a parallel loop with reductions cannot run on the GPU yet");
@@ -248,8 +357,11 @@ private:
       total = b.createOrFold<arith::MulIOp>(loc, total, trips.back());
     }
     Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+    std::optional<int64_t> staticTotal = getConstantIntValue(total);
+    int64_t perThread = iterationsPerThread(loop, staticTotal);
+    Value threadCount = b.createOrFold<arith::DivUIOp>(loc, total, b.create<arith::ConstantIndexOp>(loc, perThread));
     Value threads = b.create<arith::ConstantIndexOp>(loc, blockSize);
-    Value grid = b.create<arith::CeilDivSIOp>(loc, total, threads);
+    Value grid = b.create<arith::CeilDivSIOp>(loc, threadCount, threads);
     // An empty space launches nothing (a zero grid is an invalid launch).
     Value any = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt, total, zero);
     auto ifAny = b.create<scf::IfOp>(loc, any, /*withElseRegion=*/false);
@@ -259,7 +371,6 @@ private:
     b.setInsertionPointToStart(&launch.getBody().front());
     // Index arithmetic in 32 bits where the space allows: a GPU divides (to
     // delinearize) and multiplies 64-bit integers in several instructions.
-    std::optional<int64_t> staticTotal = getConstantIntValue(total);
     bool narrow = staticTotal && *staticTotal <= std::numeric_limits<int32_t>::max();
     auto narrowed = [&](Value v) -> Value {
       return narrow ? b.create<arith::IndexCastUIOp>(loc, b.getI32Type(), v).getResult() : v;
@@ -270,24 +381,35 @@ private:
     Value index = b.create<arith::AddIOp>(
         loc, b.create<arith::MulIOp>(loc, narrowed(launch.getBlockIds().x), narrowed(launch.getBlockSize().x)),
         narrowed(launch.getThreadIds().x));
-    Value inRange = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, index, narrowed(total));
+    Value inRange = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, index, narrowed(threadCount));
     auto ifInRange = b.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifInRange.thenBlock());
-    IRMapping map;
-    Value remaining = index;
-    for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
-      Value position = remaining;
-      if (d > 0) {
-        Value trip = narrowed(trips[d]);
-        position = b.create<arith::RemUIOp>(loc, remaining, trip);
-        remaining = b.create<arith::DivUIOp>(loc, remaining, trip);
+    // Thread t runs iterations t, t + threadCount, ...: at each step the
+    // threads of a warp still touch neighbouring elements.
+    SmallVector<IRMapping> maps(perThread);
+    for (int64_t j = 0; j < perThread; ++j) {
+      Value remaining = index;
+      if (j > 0)
+        remaining = b.create<arith::AddIOp>(
+            loc, index, narrowed(b.create<arith::MulIOp>(loc, threadCount, b.create<arith::ConstantIndexOp>(loc, j))));
+      for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
+        Value position = remaining;
+        if (d > 0) {
+          Value trip = narrowed(trips[d]);
+          position = b.create<arith::RemUIOp>(loc, remaining, trip);
+          remaining = b.create<arith::DivUIOp>(loc, remaining, trip);
+        }
+        Value iv = b.create<arith::AddIOp>(loc, loop.getLowerBound()[d],
+                                           b.create<arith::MulIOp>(loc, widened(position), loop.getStep()[d]));
+        maps[j].map(loop.getInductionVars()[d], iv);
       }
-      Value iv = b.create<arith::AddIOp>(loc, loop.getLowerBound()[d],
-                                         b.create<arith::MulIOp>(loc, widened(position), loop.getStep()[d]));
-      map.map(loop.getInductionVars()[d], iv);
     }
+    // The iterations' ops interleaved, each op for every iteration in turn:
+    // a thread's loads are all in flight together. Iterations of a parallel
+    // loop touch no element another writes, so the order is free.
     for (Operation &op : loop.getBody()->without_terminator())
-      b.clone(op, map);
+      for (IRMapping &map : maps)
+        b.clone(op, map);
     loop.erase();
     return serializeNestedParallelLoops(launch);
   }

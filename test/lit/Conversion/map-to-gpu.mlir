@@ -41,6 +41,93 @@ func.func @parallel_loop(%a: memref<3x5xf32>, %b: memref<3x5xf32>) {
 
 // -----
 
+// A large loop whose body has no loops: each thread runs 4 iterations a
+// quarter of the space apart (1M threads), their ops interleaved so that
+// the loads are in flight together.
+// CHECK-LABEL: func.func @coarsened
+// CHECK: %[[THREADS:.*]] = arith.constant 1048576 : index
+// CHECK: arith.ceildivsi %[[THREADS]], %c256
+// CHECK: gpu.launch
+// CHECK-COUNT-4: memref.load %arg0
+// CHECK-COUNT-4: arith.addf
+// CHECK-COUNT-4: memref.store
+func.func @coarsened(%a: memref<2048x2048xf32>, %b: memref<2048x2048xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2048 = arith.constant 2048 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c2048, %c2048) step (%c1, %c1) {
+    %v = memref.load %a[%i, %j] : memref<2048x2048xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %b[%i, %j] : memref<2048x2048xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A fill followed by a loop over the same space that touches the filled
+// buffer only at its own position (a reduction into it): one launch, whose
+// threads store the fill value first.
+// CHECK-LABEL: func.func @fill_then_reduce
+// CHECK: gpu.launch
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: memref.store %[[ZERO]], %arg1
+// CHECK: scf.for
+// CHECK: memref.load %arg1
+// CHECK: memref.store {{.*}}, %arg1
+// CHECK-NOT: gpu.launch
+func.func @fill_then_reduce(%a: memref<8x64xf32>, %sum: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %zero, %sum[%i] : memref<8xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    scf.for %k = %c0 to %c64 step %c1 {
+      %v = memref.load %a[%i, %k] : memref<8x64xf32>
+      %acc = memref.load %sum[%i] : memref<8xf32>
+      %next = arith.addf %acc, %v : f32
+      memref.store %next, %sum[%i] : memref<8xf32>
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A loop that reads the filled buffer elsewhere than at its own position
+// (through a view) keeps the fill its own launch.
+// CHECK-LABEL: func.func @fill_then_read_elsewhere
+// CHECK: gpu.launch
+// CHECK: gpu.launch
+func.func @fill_then_read_elsewhere(%buf: memref<8xf32>, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %zero, %buf[%i] : memref<8xf32>
+    scf.reduce
+  }
+  %view = memref.subview %buf[0] [8] [1] : memref<8xf32> to memref<8xf32, strided<[1]>>
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %j = arith.subi %c7, %i : index
+    %v = memref.load %view[%j] : memref<8xf32, strided<[1]>>
+    memref.store %v, %out[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // A dynamic space delinearizes in index arithmetic.
 // CHECK-LABEL: func.func @dynamic_space
 // CHECK: gpu.launch
