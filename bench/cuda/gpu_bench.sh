@@ -31,6 +31,20 @@ echo "== e2e"
 timeout 180 build/bin/symc-e2e-tests --gtest_filter="Cuda.*" > "${OUT:-/tmp}/e2e.log" 2>&1
 echo "e2e exit $?"
 grep -E "^\[  (PASSED|FAILED|  OK|SKIPPED) |Failure|gpu .*cpu|tests ran" "${OUT:-/tmp}/e2e.log" | head -40
+if [ -f "$CARRY/pairs.tar.xz" ]; then
+  echo "== oracle pairs (test/oracle/make_cuda_pairs.py): CUDA against the CPU path"
+  mkdir -p /tmp/pairs && tar -xJf "$CARRY/pairs.tar.xz" -C /tmp/pairs
+  SYMC_CUDA_PAIRS=/tmp/pairs timeout 600 build/bin/symc-e2e-tests --gtest_filter=Cuda.OraclePairs \
+    > "${OUT:-/tmp}/pairs.log" 2>&1
+  echo "pairs exit $?"
+  grep -E "^checked|^\[  (PASSED|FAILED) " "${OUT:-/tmp}/pairs.log"
+  # Each failing pair once, with its first message.
+  grep -E "^[^ ]+: (gpu|.*(error|failed|Error))| output [0-9]+\[|gradient of .*\[|aux .*\[" "${OUT:-/tmp}/pairs.log" |
+    awk '{ name = $1; sub(/[-:].*/, "", name); if (!(name in seen)) { seen[name] = 1; print } }' | head -60
+  cat /tmp/pairs/refused.txt | wc -l | xargs echo "refused by the cuda target at compile time:"
+fi
+echo "== python package on gpu(0)"
+PYTHONPATH=$PWD/python SYMC_LIBRARY=$PWD/build/lib/libsymrt.so python3 bench/cuda/python_gpu_check.py build/test/e2e
 echo "== lenet vs MXNet"
 build/bin/symc-run "$CARRY/lenet1-cuda.so" --params examples/lenet-0000.params --input data=examples/digit.npy \
   --compare examples/lenet-expected.npy --bench 200

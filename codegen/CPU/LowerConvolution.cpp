@@ -987,16 +987,58 @@ constexpr int64_t kMinTapWeightGradPositions = 256;
 /// that the columns are built as the forward builds them (contiguous along
 /// the output positions) and only g, K times smaller, is transposed. By
 /// taps, each image of `data` is padded on its own.
+/// A (M, K) times B (N, K) transposed, (M, N), as a contraction whose B is
+/// read along its rows: GPU code, where cuBLAS reads B transposed as it is
+/// laid out (sym-offload-matmuls).
+Value productTransposedB(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr i, j, k;
+  bindDims(ctx, i, j, k);
+  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(3, 0, results, ctx); };
+  RankedTensorType l = tensorType(lhs);
+  Value init = zeros(b, loc, {l.getDimSize(0), tensorType(rhs).getDimSize(0)}, l.getElementType());
+  return buildGeneric(b, loc, {lhs, rhs}, init, {map({i, k}), map({j, k}), map({i, j})},
+                      {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction},
+                      [](OpBuilder &nb, Location l, ValueRange args) {
+                        return add(nb, l, args[2], mul(nb, l, args[0], args[1]));
+                      });
+}
+
+/// dW (F, C*K) on a GPU: g as (F, N*O), the images' gradients side by side
+/// (a transpose of outer dims: rows stay contiguous), times the im2col
+/// columns (C*K, N*O) transposed, which cuBLAS reads as they lie. No
+/// transpose of g to positions-major (a write across rows) and none of the
+/// product.
+Value deviceWeightGrad(OpBuilder &b, Location loc, Value g, Value data, const Window &w,
+                       RankedTensorType weightType) {
+  RankedTensorType gType = tensorType(g);
+  int64_t n = gType.getDimSize(0), f = gType.getDimSize(1);
+  ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
+  int64_t positions = computeProduct(outSpatial), ck = weightType.getNumElements() / f;
+  Type element = gType.getElementType();
+  int64_t group = imagesPerGemm(n, ck, positions, element, Kernels::DeviceGemms);
+  Value sum = foldImageGroups(
+      b, loc, {g, padForWindow(b, loc, data, w)}, group, zeros(b, loc, {f, ck}, element),
+      [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) -> Value {
+        Value perImage = reshapeTo(nested, l, images[0], {group, f, positions});
+        Value byFilter = reshapeTo(nested, l, transposeTo(nested, l, perImage, {1, 0, 2}), {f, group * positions});
+        Value product = productTransposedB(nested, l, byFilter, imageColumns(nested, l, images[1], w, outSpatial));
+        return group == n ? product : accumulate(nested, l, acc, product);
+      });
+  return reshapeTo(b, loc, sum, weightType.getShape());
+}
+
 Value convolutionWeightGrad(OpBuilder &b, Location loc, Value g, Value data, const Window &w,
                             RankedTensorType weightType, Kernels kernels) {
+  if (kernels == Kernels::DeviceGemms)
+    return deviceWeightGrad(b, loc, g, data, w, weightType);
   RankedTensorType gType = tensorType(g);
   int64_t n = gType.getDimSize(0), f = gType.getDimSize(1);
   ArrayRef<int64_t> outSpatial = gType.getShape().drop_front(2);
   int64_t positions = computeProduct(outSpatial);
-  bool byTaps = kernels != Kernels::DeviceGemms && convolvesByTaps(tensorType(data), w, gType) &&
-                positions >= kMinTapWeightGradPositions;
+  bool byTaps = convolvesByTaps(tensorType(data), w, gType) && positions >= kMinTapWeightGradPositions;
   int64_t ck = weightType.getNumElements() / f;
-  int64_t group = byTaps ? 1 : imagesPerGemm(n, ck, positions, gType.getElementType(), kernels);
+  int64_t group = byTaps ? 1 : imagesPerGemm(n, positions);
   Value sum = zeros(b, loc, {ck, f}, gType.getElementType());
   Value source = byTaps ? data : padForWindow(b, loc, data, w);
   sum = foldImageGroups(

@@ -17,14 +17,17 @@ namespace {
 /// libsymrt_cuda's GEMM (symc/ArtifactABI.h).
 constexpr llvm::StringLiteral kGemmFunction = "symcCudaGemm";
 
-/// Whether `value` is an f32 buffer of `rank` whose innermost stride is 1.
-bool isRowMajorF32(Value value, int64_t rank) {
+/// Whether `value` is a stack of f32 matrices (or one) of `rank` that
+/// cuBLAS reads: row-major (its innermost stride 1) or, where
+/// `columnMajor`, column-major (a transposed view: its rows' stride 1).
+bool isMatrixF32(Value value, int64_t rank, bool columnMajor) {
   auto type = dyn_cast<MemRefType>(value.getType());
   if (!type || type.getRank() != rank || !type.getElementType().isF32())
     return false;
   SmallVector<int64_t> strides;
   int64_t offset;
-  return succeeded(getStridesAndOffset(type, strides, offset)) && strides.back() == 1;
+  return succeeded(getStridesAndOffset(type, strides, offset)) &&
+         (columnMajor ? strides[rank - 2] == 1 : strides[rank - 1] == 1);
 }
 
 func::FuncOp declareGemm(ModuleOp module) {
@@ -39,10 +42,12 @@ func::FuncOp declareGemm(ModuleOp module) {
 }
 
 /// How the GEMM reads a product's operands: each operand's dims grouped
-/// into the dims of its matrix (or stack of them), A (M, K), B ([batch,] K,
-/// N), C ([batch,] M, N).
+/// into the dims of its matrix (or stack of them) as it is stored, A (M, K)
+/// or transposed (K, M), B ([stack,] K, N) or transposed ([stack,] N, K),
+/// C ([stack,] M, N).
 struct GemmOperands {
   SmallVector<ReassociationIndices> a, b, c;
+  bool transposedA = false, transposedB = false;
 };
 
 /// Consecutive groups of sizes `sizes`.
@@ -73,9 +78,11 @@ std::optional<SmallVector<unsigned>> dimsRead(AffineMap map) {
 
 /// The operands of a product libsymrt_cuda's GEMM computes: linalg.matmul,
 /// linalg.batch_matmul, or a contraction generic whose operands are read
-/// along A (m..., k...), B (stack..., k..., n...), C (stack..., m...,
-/// n...), each group of loop dims in order: a stack of products that share
-/// A, as a convolution's weight times each image's columns.
+/// along C (stack..., m..., n...), A (m..., k...) or (k..., m...), B
+/// (stack..., k..., n...) or (stack..., n..., k...), each group of loop
+/// dims in order: a stack of products that share A (a convolution's weight
+/// times each image's columns), or a product with an operand transposed as
+/// it lies (a weight gradient's columns).
 std::optional<GemmOperands> gemmOperands(linalg::LinalgOp op) {
   if (isa<linalg::MatmulOp>(op))
     return GemmOperands{groupsOf({1, 1}), groupsOf({1, 1}), groupsOf({1, 1})};
@@ -90,36 +97,53 @@ std::optional<GemmOperands> gemmOperands(linalg::LinalgOp op) {
                                        cDims = dimsRead(maps[2]);
   if (failed(dims) || !dims->batch.empty() || !aDims || !bDims || !cDims)
     return std::nullopt;
-  // B's n dims before its k dims stack the products (A has none of them).
-  auto firstK = llvm::find_if(*bDims, [&](unsigned d) { return llvm::is_contained(dims->k, d); });
-  SmallVector<unsigned> stack(bDims->begin(), firstK);
-  SmallVector<unsigned> columns(llvm::make_filter_range(
-      dims->n, [&](unsigned d) { return !llvm::is_contained(stack, d); }));
+  ArrayRef<unsigned> m = dims->m, k = dims->k;
+  // C's n dims before its m dims stack the products (A has none of them).
+  auto firstM = llvm::find_if(*cDims, [&](unsigned d) { return llvm::is_contained(m, d); });
+  SmallVector<unsigned> stack(cDims->begin(), firstM);
+  SmallVector<unsigned> columns(firstM + std::min<size_t>(m.size(), cDims->end() - firstM), cDims->end());
   auto concat = [](std::initializer_list<ArrayRef<unsigned>> parts) {
     SmallVector<unsigned> all;
     for (ArrayRef<unsigned> part : parts)
       llvm::append_range(all, part);
     return all;
   };
-  if (*aDims != concat({dims->m, dims->k}) || *bDims != concat({stack, dims->k, columns}) ||
-      *cDims != concat({stack, dims->m, columns}))
+  bool transposedA = *aDims == concat({k, m}), transposedB = *bDims == concat({stack, columns, k});
+  if (*cDims != concat({stack, m, columns}) || (*aDims != concat({m, k}) && !transposedA) ||
+      (*bDims != concat({stack, k, columns}) && !transposedB))
     return std::nullopt;
-  size_t m = dims->m.size(), k = dims->k.size();
-  return GemmOperands{groupsOf({m, k}), groupsOf({stack.size(), k, columns.size()}),
-                      groupsOf({stack.size(), m, columns.size()})};
+  GemmOperands operands;
+  operands.a = transposedA ? groupsOf({k.size(), m.size()}) : groupsOf({m.size(), k.size()});
+  operands.b = transposedB ? groupsOf({stack.size(), columns.size(), k.size()})
+                           : groupsOf({stack.size(), k.size(), columns.size()});
+  operands.c = groupsOf({stack.size(), m.size(), columns.size()});
+  operands.transposedA = transposedA;
+  operands.transposedB = transposedB;
+  return operands;
 }
 
-/// `value` collapsed by `groups` into a row-major f32 buffer, or none.
-std::optional<Value> asMatrix(OpBuilder &b, Location loc, Value value, ArrayRef<ReassociationIndices> groups) {
+/// `value` collapsed by `groups` into an f32 matrix (or stack of them)
+/// cuBLAS reads, its last two dims swapped where `transposed` (a view of
+/// the matrix that is stored transposed), or none.
+std::optional<Value> asMatrix(OpBuilder &b, Location loc, Value value, ArrayRef<ReassociationIndices> groups,
+                              bool transposed = false) {
   auto type = dyn_cast<MemRefType>(value.getType());
   if (!type || !type.getElementType().isF32() || groups.size() < 2 || groups.size() > 3)
     return std::nullopt;
-  if (llvm::all_of(groups, [](const ReassociationIndices &g) { return g.size() == 1; }))
-    return isRowMajorF32(value, groups.size()) ? std::optional<Value>(value) : std::nullopt;
-  if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups))
-    return std::nullopt;
-  Value collapsed = b.create<memref::CollapseShapeOp>(loc, value, groups);
-  return isRowMajorF32(collapsed, groups.size()) ? std::optional<Value>(collapsed) : std::nullopt;
+  int64_t rank = groups.size();
+  Value matrix = value;
+  if (!llvm::all_of(groups, [](const ReassociationIndices &g) { return g.size() == 1; })) {
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(type, groups))
+      return std::nullopt;
+    matrix = b.create<memref::CollapseShapeOp>(loc, value, groups);
+  }
+  if (transposed) {
+    SmallVector<unsigned> order = llvm::to_vector(llvm::seq<unsigned>(0, rank));
+    std::swap(order[rank - 1], order[rank - 2]);
+    AffineMap permutation = AffineMap::getPermutationMap(order, b.getContext());
+    matrix = b.create<memref::TransposeOp>(loc, matrix, AffineMapAttr::get(permutation));
+  }
+  return isMatrixF32(matrix, rank, transposed) ? std::optional<Value>(matrix) : std::nullopt;
 }
 
 /// Replaces `op` by the call, or fails when the operands are not row-major
@@ -127,8 +151,8 @@ std::optional<Value> asMatrix(OpBuilder &b, Location loc, Value value, ArrayRef<
 LogicalResult offload(linalg::LinalgOp op, const GemmOperands &operands, func::FuncOp gemm) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  std::optional<Value> a = asMatrix(b, loc, op.getDpsInputs()[0], operands.a),
-                       bValue = asMatrix(b, loc, op.getDpsInputs()[1], operands.b),
+  std::optional<Value> a = asMatrix(b, loc, op.getDpsInputs()[0], operands.a, operands.transposedA),
+                       bValue = asMatrix(b, loc, op.getDpsInputs()[1], operands.b, operands.transposedB),
                        c = asMatrix(b, loc, op.getDpsInits()[0], operands.c);
   if (!a || !bValue || !c)
     return failure();

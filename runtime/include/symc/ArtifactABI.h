@@ -69,7 +69,8 @@ void symcParallelFor(SymcParallelBody body, void *context, int64_t count);
    matrices in device memory (rank 2), or of stacks of them (rank 3; a
    rank-2 A or B is shared by every product of the stack), each buffer an
    unranked memref (its rank, then its descriptor), on the stream of the
-   executor's run. A failure fails the run. */
+   executor's run. A and B may also be column-major, transposed views
+   whose rows' stride is 1. A failure fails the run. */
 #ifdef __cplusplus
 extern "C"
 #endif

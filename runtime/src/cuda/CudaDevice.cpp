@@ -629,20 +629,29 @@ __attribute__((visibility("default"))) void mgpuStreamSynchronize(CUstream) {}
 
 __attribute__((visibility("default"))) void mgpuStreamDestroy(CUstream) {}
 
-/// A row-major matrix (or stack of them) of a GEMM.
+/// A matrix (or stack of them) of a GEMM: row-major, or column-major (a
+/// transposed view, whose rows' stride is 1).
 struct GemmOperand {
   const float *data;
   int64_t rows, columns, leading, batch, batchStride;
+  bool columnMajor;
 };
 
 GemmOperand gemmOperand(int64_t rank, const SymcMemRefF32 *m) {
   const int64_t *sizes = m->sizes_and_strides, *strides = m->sizes_and_strides + rank;
-  return {m->aligned + m->offset, sizes[rank - 2], sizes[rank - 1], strides[rank - 2], rank == 3 ? sizes[0] : 1,
-          rank == 3 ? strides[0] : 0};
+  bool columnMajor = strides[rank - 1] != 1 && strides[rank - 2] == 1;
+  return {m->aligned + m->offset,
+          sizes[rank - 2],
+          sizes[rank - 1],
+          columnMajor ? strides[rank - 1] : strides[rank - 2],
+          rank == 3 ? sizes[0] : 1,
+          rank == 3 ? strides[0] : 0,
+          columnMajor};
 }
 
 /// Row-major C = A B is column-major C^T = B^T A^T: cuBLAS multiplies the
-/// operands the other way round, each in its own layout.
+/// operands the other way round, each in its own layout (a column-major
+/// operand is the transpose of the row-major matrix it reads).
 __attribute__((visibility("default"))) void symcCudaGemm(int64_t rankA, const SymcMemRefF32 *aRef, int64_t rankB,
                                                           const SymcMemRefF32 *bRef, int64_t rankC,
                                                           const SymcMemRefF32 *cRef) {
@@ -665,7 +674,8 @@ __attribute__((visibility("default"))) void symcCudaGemm(int64_t rankA, const Sy
   if (status == CUBLAS_STATUS_SUCCESS)
     timeOnStream(shape, [&] {
       status = cublasSgemmStridedBatched(
-          handle, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(c.columns), static_cast<int>(c.rows),
+          handle, b.columnMajor ? CUBLAS_OP_T : CUBLAS_OP_N, a.columnMajor ? CUBLAS_OP_T : CUBLAS_OP_N,
+          static_cast<int>(c.columns), static_cast<int>(c.rows),
           static_cast<int>(a.columns), &one, b.data, static_cast<int>(b.leading), b.batchStride, a.data,
           static_cast<int>(a.leading), a.batchStride, &one, const_cast<float *>(c.data), static_cast<int>(c.leading),
           c.batchStride, static_cast<int>(c.batch));

@@ -55,13 +55,53 @@ func.func @shared_weight(%a: memref<8x18xf32>, %b: memref<2x18x4x5xf32>, %c: mem
   return
 }
 
-// Read in another order (B's k after its columns), it stays a loop nest.
-// CHECK-LABEL: func.func @columns_before_k
-// CHECK: linalg.generic
+// B with its k after its columns: each image's matrix transposed as it
+// lies, a view whose rows' stride is 1.
+// CHECK-LABEL: func.func @stack_of_transposed_b
+// CHECK: %[[B:.*]] = memref.collapse_shape %arg1 {{\[}}[0], [1, 2], [3]] : memref<2x4x5x18xf32> into memref<2x20x18xf32>
+// CHECK: memref.transpose %[[B]] (d0, d1, d2) -> (d0, d2, d1) : memref<2x20x18xf32> to memref<2x18x20xf32, strided<[360, 1, 18]>>
+// CHECK: call @symcCudaGemm
 #bt = affine_map<(n, f, h, w, k) -> (n, h, w, k)>
-func.func @columns_before_k(%a: memref<8x18xf32>, %b: memref<2x4x5x18xf32>, %c: memref<2x8x4x5xf32>) {
+func.func @stack_of_transposed_b(%a: memref<8x18xf32>, %b: memref<2x4x5x18xf32>, %c: memref<2x8x4x5xf32>) {
   linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
       ins(%a, %b : memref<8x18xf32>, memref<2x4x5x18xf32>) outs(%c : memref<2x8x4x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// C with its rows between columns is no matrix: it stays a loop nest.
+// CHECK-LABEL: func.func @rows_between_columns
+// CHECK: linalg.generic
+#cm = affine_map<(n, f, h, w, k) -> (n, h, f, w)>
+func.func @rows_between_columns(%a: memref<8x18xf32>, %b: memref<2x18x4x5xf32>, %c: memref<2x4x8x5xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #cm], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x18xf32>, memref<2x18x4x5xf32>) outs(%c : memref<2x4x8x5xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// A weight gradient: g (F, N*O) times the columns (C*K, N*O) transposed.
+// B goes as a transposed view (its rows' stride 1), which cuBLAS reads
+// transposed: no copy.
+// CHECK-LABEL: func.func @transposed_b
+// CHECK: %[[BT:.*]] = memref.transpose %arg1 (d0, d1) -> (d1, d0) : memref<6x20xf32> to memref<20x6xf32, strided<[1, 20]>>
+// CHECK: memref.cast %[[BT]]
+// CHECK: call @symcCudaGemm
+// CHECK-NOT: linalg.generic
+#ta = affine_map<(i, j, k) -> (i, k)>
+#tb = affine_map<(i, j, k) -> (j, k)>
+#tc = affine_map<(i, j, k) -> (i, j)>
+func.func @transposed_b(%a: memref<4x20xf32>, %b: memref<6x20xf32>, %c: memref<4x6xf32>) {
+  linalg.generic {indexing_maps = [#ta, #tb, #tc], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x20xf32>, memref<6x20xf32>) outs(%c : memref<4x6xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p : f32
