@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <dlfcn.h>
+#include <link.h>
 
 namespace symc {
 
@@ -287,6 +288,48 @@ void exposeRuntimeToArtifacts() {
   (void)exposed;
 }
 
+/// The addresses the loaded library `handle` occupies (its loadable
+/// segments), or an empty range.
+std::pair<uintptr_t, uintptr_t> addressRange(void *handle) {
+  struct Search {
+    uintptr_t base = 0, begin = UINTPTR_MAX, end = 0;
+  } search;
+  link_map *map = nullptr;
+  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map)
+    return {0, 0};
+  search.base = map->l_addr;
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto *s = static_cast<Search *>(data);
+        if (info->dlpi_addr != s->base)
+          return 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr) &segment = info->dlpi_phdr[i];
+          if (segment.p_type != PT_LOAD)
+            continue;
+          s->begin = std::min<uintptr_t>(s->begin, info->dlpi_addr + segment.p_vaddr);
+          s->end = std::max<uintptr_t>(s->end, info->dlpi_addr + segment.p_vaddr + segment.p_memsz);
+        }
+        return 1;
+      },
+      &search);
+  if (search.begin >= search.end)
+    return {0, 0};
+  return {search.begin, search.end};
+}
+
+/// dlclose()s an artifact's library, after libsymrt_cuda (where loaded)
+/// forgets the kernels it loaded from it: a library loaded later may sit
+/// at the same addresses.
+void closeArtifactLibrary(void *handle) {
+  if (const SymcDeviceAPI *device = loadedCudaDevice()) {
+    auto [begin, end] = addressRange(handle);
+    if (begin < end)
+      device->forgetCode(reinterpret_cast<const void *>(begin), reinterpret_cast<const void *>(end));
+  }
+  dlclose(handle);
+}
+
 } // namespace
 
 std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const std::string &prefix,
@@ -318,7 +361,7 @@ std::shared_ptr<const Artifact> Artifact::load(const std::string &path, const st
     std::string error = dlerror();
     throw Error("MXNetError", "cannot load artifact " + path + ": " + error);
   }
-  std::shared_ptr<void> library(handle, [](void *h) { dlclose(h); });
+  std::shared_ptr<void> library(handle, closeArtifactLibrary);
   std::shared_ptr<Artifact> artifact = fromLibrary(library, path, prefix);
   for (const std::string &variantPrefix : artifact->manifest_.shapeVariants) {
     std::shared_ptr<Artifact> variant = fromLibrary(library, path, variantPrefix);

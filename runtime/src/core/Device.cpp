@@ -1,6 +1,7 @@
 //===- Device.cpp - GPU memory and runs through libsymrt_cuda -------------===//
 #include "Device.h"
 
+#include <atomic>
 #include <dlfcn.h>
 #include <mutex>
 
@@ -45,15 +46,22 @@ const SymcDeviceAPI *loadCudaRuntime(std::string &error) {
 
 } // namespace
 
+std::atomic<const SymcDeviceAPI *> loadedApi{nullptr};
+
 const SymcDeviceAPI &cudaDevice() {
   static std::once_flag once;
   static const SymcDeviceAPI *api = nullptr;
   static std::string error;
-  std::call_once(once, [] { api = loadCudaRuntime(error); });
+  std::call_once(once, [] {
+    api = loadCudaRuntime(error);
+    loadedApi = api;
+  });
   if (!api)
     throw Error("MXNetError", error);
   return *api;
 }
+
+const SymcDeviceAPI *loadedCudaDevice() { return loadedApi; }
 
 void checkDevice(int status, const std::string &what) {
   if (status != 0)

@@ -14,6 +14,8 @@ namespace symc {
 /// resolves against it) on first use. Throws MXNetError naming what is
 /// missing (the library, the driver) when it cannot load.
 const SymcDeviceAPI &cudaDevice();
+/// libsymrt_cuda's table where it has been loaded, else null (loads nothing).
+const SymcDeviceAPI *loadedCudaDevice();
 
 /// Throws MXNetError with `what` and libsymrt_cuda's reason when `status`
 /// is non-zero.

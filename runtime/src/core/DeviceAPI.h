@@ -13,7 +13,7 @@
 
 extern "C" {
 
-#define SYMC_DEVICE_API_VERSION 2
+#define SYMC_DEVICE_API_VERSION 3
 /// An NCCL communicator's id (NCCL_UNIQUE_ID_BYTES).
 #define SYMC_COLLECTIVE_ID_BYTES 128
 
@@ -34,6 +34,10 @@ struct SymcDeviceAPI {
   int (*beginRun)(int device, void *stream);
   int (*endRun)(int device, void *stream);
   const char *(*lastError)(void);
+  /// The library holding code at [begin, end) (an artifact's) is about to
+  /// be unloaded: the modules loaded from images there go, since a library
+  /// loaded later may reuse the addresses.
+  void (*forgetCode)(const void *begin, const void *end);
 
   // Collectives, on NCCL (libnccl.so.2, loaded on first use).
   /// A new communicator's id: one rank makes it, the others are given it.

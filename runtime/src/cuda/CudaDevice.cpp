@@ -255,6 +255,28 @@ public:
     return function;
   }
 
+  /// Unloads the modules loaded from images in [begin, end), and forgets
+  /// their kernels.
+  void forget(const void *begin, const void *end) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = modules.begin(); it != modules.end();) {
+      auto [context, image] = it->first;
+      if (std::less<const void *>()(image, begin) || !std::less<const void *>()(image, end)) {
+        ++it;
+        continue;
+      }
+      CUmodule module = it->second;
+      for (auto f = functions.begin(); f != functions.end();)
+        f = f->first.first == module ? functions.erase(f) : std::next(f);
+      if (cuCtxPushCurrent(context) == CUDA_SUCCESS) {
+        cuModuleUnload(module);
+        CUcontext popped;
+        cuCtxPopCurrent(&popped);
+      }
+      it = modules.erase(it);
+    }
+  }
+
 private:
   std::mutex mutex;
   std::map<std::pair<CUcontext, const void *>, CUmodule> modules;
@@ -385,6 +407,8 @@ int endRun(int /*device: the stream knows its context*/, void *stream) {
 }
 
 const char *lastError() { return lastErrorText.c_str(); }
+
+void forgetCode(const void *begin, const void *end) { modules().forget(begin, end); }
 
 #if SYMC_HAVE_NCCL
 static_assert(SYMC_COLLECTIVE_ID_BYTES == NCCL_UNIQUE_ID_BYTES, "the device API's communicator id is NCCL's");
@@ -587,6 +611,7 @@ const SymcDeviceAPI api = {SYMC_DEVICE_API_VERSION,
                            beginRun,
                            endRun,
                            lastError,
+                           forgetCode,
                            collectiveId,
                            collectiveJoin,
                            collectiveLeave,
