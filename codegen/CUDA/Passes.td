@@ -87,9 +87,10 @@ def SymMergeKernelModules : Pass<"sym-merge-kernel-modules", "::mlir::ModuleOp">
   let description = [{
     gpu-kernel-outlining makes a gpu.module per kernel; each would become a
     PTX image of its own that the driver compiles and loads on its own.
-    This pass moves every kernel into one module, `symc_kernels`, and points
-    the launches at it, so an artifact carries one PTX image and the
-    runtime loads it once per device.
+    This pass moves every kernel into one module, `symc_kernels`, with the
+    globals outlining copied in for them (constant arrays, one copy of
+    each), and points the launches at it, so an artifact carries one PTX
+    image and the runtime loads it once per device.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

@@ -116,9 +116,14 @@ public:
     if (failed(mapRegion(function.getBody())))
       return failure();
     // Constants (bounds, steps, trip counts) are built into the kernels, not
-    // passed to them: a division by a constant is a multiplication.
+    // passed to them: a division by a constant is a multiplication. A
+    // constant array (memref.get_global) must be read in the kernel too:
+    // outlining then copies its global into the GPU module (device memory),
+    // where passed in it would be host memory.
     function.walk([](gpu::LaunchOp launch) {
-      (void)sinkOperationsIntoLaunchOp(launch, [](Operation *op) { return op->hasTrait<OpTrait::ConstantLike>(); });
+      (void)sinkOperationsIntoLaunchOp(launch, [](Operation *op) {
+        return op->hasTrait<OpTrait::ConstantLike>() || isa<memref::GetGlobalOp>(op);
+      });
     });
     return success();
   }

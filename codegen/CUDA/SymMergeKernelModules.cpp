@@ -1,6 +1,8 @@
 //===- SymMergeKernelModules.cpp - the sym-merge-kernel-modules pass ------===//
 #include "codegen/CUDA/Passes.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
 namespace symc::cuda {
 #define GEN_PASS_DEF_SYMMERGEKERNELMODULES
 #include "codegen/CUDA/Passes.h.inc"
@@ -56,6 +58,11 @@ struct SymMergeKernelModulesPass : impl::SymMergeKernelModulesBase<SymMergeKerne
         kernel.setName(name);
         kernel->moveBefore(body.getTerminator());
       }
+      // The globals outlining copied in for the kernels (constant arrays):
+      // copies of one host global, so the first of each name serves all.
+      for (memref::GlobalOp global : llvm::make_early_inc_range(kernels.getOps<memref::GlobalOp>()))
+        if (!merged.lookupSymbol(global.getSymNameAttr()))
+          global->moveBefore(body.getTerminator());
       kernels.erase();
     }
     module.walk([&](gpu::LaunchFuncOp launch) {

@@ -64,6 +64,11 @@ struct Tolerance {
   double l2, element;
 };
 constexpr Tolerance kForward{1e-5, 1e-4}, kGradient{1e-4, 1e-3};
+/// Whole networks with random weights in [-1, 1]: activations grow to
+/// 1e5 and beyond through the layers, and each element carries the
+/// rounding of every sum before it (measured: ResNet-18's and MobileNet's
+/// outputs 1.2e-4 apart at worst, 2.5e-5 in L2).
+constexpr Tolerance kNetwork{1e-4, 1e-3};
 
 /// `got` (any context) against `want` within `tol`, with an absolute floor
 /// of float32 rounding for arrays that are zero up to rounding (a bias
@@ -92,7 +97,7 @@ void expectClose(const NDArray &got, const NDArray &want, const std::string &wha
 /// same random inputs, runs a forward (and with `train`, a training step)
 /// on both and compares everything they produce.
 void checkAgainstCpu(const std::string &name, bool train, std::map<std::string, std::vector<int64_t>> shapes = {},
-                     const std::string &dir = SYMC_E2E_DIR) {
+                     const std::string &dir = SYMC_E2E_DIR, Tolerance forward = kForward) {
   std::string req = train ? "write" : "null";
   Executor cpu = Executor::simpleBind(load(name + "-ref", dir), Context::cpu(), shapes, req);
   Executor gpu = Executor::simpleBind(load(name + "-cuda", dir), Context::gpu(0), shapes, req);
@@ -115,7 +120,7 @@ void checkAgainstCpu(const std::string &name, bool train, std::map<std::string, 
     exec->forward(train);
   }
   for (size_t i = 0; i < cpu.outputs().size(); ++i)
-    expectClose(gpu.outputs()[i], cpu.outputs()[i], name + " output " + std::to_string(i));
+    expectClose(gpu.outputs()[i], cpu.outputs()[i], name + " output " + std::to_string(i), forward);
   if (!train)
     return;
   // Head gradients, for the outputs that are no loss (host arrays: each
@@ -130,7 +135,7 @@ void checkAgainstCpu(const std::string &name, bool train, std::map<std::string, 
       expectClose(gpu.gradArrays()[i], cpu.gradArrays()[i], name + " gradient of " + cpu.listArguments()[i],
                   kGradient);
   for (size_t i = 0; i < cpu.auxArrays().size(); ++i)
-    expectClose(gpu.auxArrays()[i], cpu.auxArrays()[i], name + " aux " + cpu.listAuxiliaryStates()[i]);
+    expectClose(gpu.auxArrays()[i], cpu.auxArrays()[i], name + " aux " + cpu.listAuxiliaryStates()[i], forward);
 }
 
 TEST(Cuda, ArtifactRefusesTheCpuContext) {
@@ -231,7 +236,8 @@ TEST(Cuda, OraclePairs) {
     SCOPED_TRACE(name);
     try {
       bool train = load(name + "-cuda", dir)->manifest().backward.has_value();
-      checkAgainstCpu(name, train, {}, dir);
+      bool network = name.rfind("model_", 0) == 0 || name.rfind("zoo_", 0) == 0;
+      checkAgainstCpu(name, train, {}, dir, network ? kNetwork : kForward);
     } catch (const std::exception &e) {
       ADD_FAILURE() << name << ": " << e.what();
     }
