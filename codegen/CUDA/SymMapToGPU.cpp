@@ -328,6 +328,37 @@ private:
     return success();
   }
 
+  /// Index arithmetic in 32 bits where `narrow` (the space allows): a GPU
+  /// divides (to delinearize) and multiplies 64-bit integers in several
+  /// instructions.
+  struct IndexArithmetic {
+    OpBuilder &b;
+    Location loc;
+    bool narrow;
+
+    Value narrowed(Value v) { return narrow ? b.create<arith::IndexCastUIOp>(loc, b.getI32Type(), v) : v; }
+    Value widened(Value v) { return narrow ? b.create<arith::IndexCastUIOp>(loc, b.getIndexType(), v) : v; }
+  };
+
+  /// `loop`'s induction variables at the iteration numbered `linear` (row-
+  /// major over `trips`).
+  static IRMapping iteration(IndexArithmetic &math, Value linear, ArrayRef<Value> trips, scf::ParallelOp loop) {
+    OpBuilder &b = math.b;
+    IRMapping map;
+    Value remaining = linear;
+    for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
+      Value position = remaining;
+      if (d > 0) {
+        Value trip = math.narrowed(trips[d]);
+        position = b.create<arith::RemUIOp>(math.loc, remaining, trip);
+        remaining = b.create<arith::DivUIOp>(math.loc, remaining, trip);
+      }
+      Value step = b.create<arith::MulIOp>(math.loc, math.widened(position), loop.getStep()[d]);
+      map.map(loop.getInductionVars()[d], b.create<arith::AddIOp>(math.loc, loop.getLowerBound()[d], step));
+    }
+    return map;
+  }
+
   /// Iterations of `loop` (of `total` iterations, if static) that one thread
   /// runs: several, for a large space of a loop body without loops of its
   /// own, so that each thread has several loads in flight (a GPU hides
@@ -374,40 +405,20 @@ private:
     gpu::LaunchOp launch = createLaunch(b, loc, grid, threads);
 
     b.setInsertionPointToStart(&launch.getBody().front());
-    // Index arithmetic in 32 bits where the space allows: a GPU divides (to
-    // delinearize) and multiplies 64-bit integers in several instructions.
-    bool narrow = staticTotal && *staticTotal <= std::numeric_limits<int32_t>::max();
-    auto narrowed = [&](Value v) -> Value {
-      return narrow ? b.create<arith::IndexCastUIOp>(loc, b.getI32Type(), v).getResult() : v;
-    };
-    auto widened = [&](Value v) -> Value {
-      return narrow ? b.create<arith::IndexCastUIOp>(loc, b.getIndexType(), v).getResult() : v;
-    };
+    IndexArithmetic math{b, loc, staticTotal && *staticTotal <= std::numeric_limits<int32_t>::max()};
     Value index = b.create<arith::AddIOp>(
-        loc, b.create<arith::MulIOp>(loc, narrowed(launch.getBlockIds().x), narrowed(launch.getBlockSize().x)),
-        narrowed(launch.getThreadIds().x));
-    Value inRange = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, index, narrowed(threadCount));
+        loc,
+        b.create<arith::MulIOp>(loc, math.narrowed(launch.getBlockIds().x), math.narrowed(launch.getBlockSize().x)),
+        math.narrowed(launch.getThreadIds().x));
+    Value inRange = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, index, math.narrowed(threadCount));
     auto ifInRange = b.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
     b.setInsertionPointToStart(ifInRange.thenBlock());
     // Thread t runs iterations t, t + threadCount, ...: at each step the
     // threads of a warp still touch neighbouring elements.
-    SmallVector<IRMapping> maps(perThread);
-    for (int64_t j = 0; j < perThread; ++j) {
-      Value remaining = index;
-      if (j > 0)
-        remaining = b.create<arith::AddIOp>(
-            loc, index, narrowed(b.create<arith::MulIOp>(loc, threadCount, b.create<arith::ConstantIndexOp>(loc, j))));
-      for (int64_t d = static_cast<int64_t>(trips.size()) - 1; d >= 0; --d) {
-        Value position = remaining;
-        if (d > 0) {
-          Value trip = narrowed(trips[d]);
-          position = b.create<arith::RemUIOp>(loc, remaining, trip);
-          remaining = b.create<arith::DivUIOp>(loc, remaining, trip);
-        }
-        Value iv = b.create<arith::AddIOp>(loc, loop.getLowerBound()[d],
-                                           b.create<arith::MulIOp>(loc, widened(position), loop.getStep()[d]));
-        maps[j].map(loop.getInductionVars()[d], iv);
-      }
+    SmallVector<IRMapping> maps{iteration(math, index, trips, loop)};
+    for (int64_t j = 1; j < perThread; ++j) {
+      Value offset = b.create<arith::MulIOp>(loc, threadCount, b.create<arith::ConstantIndexOp>(loc, j));
+      maps.push_back(iteration(math, b.create<arith::AddIOp>(loc, index, math.narrowed(offset)), trips, loop));
     }
     // The iterations' ops interleaved, each op for every iteration in turn:
     // a thread's loads are all in flight together. Iterations of a parallel

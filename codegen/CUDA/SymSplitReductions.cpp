@@ -132,66 +132,72 @@ private:
   std::optional<linalg::GenericOp> splitOnce(linalg::GenericOp op) {
     if (!splittable(op))
       return std::nullopt;
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    SmallVector<unsigned> split = dimsToSplit(op, ranges);
+    SmallVector<unsigned> split = dimsToSplit(op, op.getStaticLoopRanges());
     if (split.empty())
       return std::nullopt;
     SmallVector<Operation *> combiners = *combinersOf(op);
-    Location loc = op.getLoc();
     OpBuilder b(op);
-    MLIRContext *ctx = op.getContext();
-    unsigned numDims = op.getNumLoops();
+    linalg::GenericOp partials = partialReduction(b, op, split, combiners);
+    linalg::GenericOp final = foldPartials(b, op, partials, split, combiners);
+    op->replaceAllUsesWith(final->getResults());
+    op->erase();
+    return final;
+  }
 
-    // The partials: one per iteration of the parallel dims, laid out in
-    // their loop order (so that the threads write them contiguously).
-    AffineMap outputMap = op.getIndexingMapsArray().back();
+  /// `op` with the `split` reduction dims parallel, into partials filled
+  /// with each combiner's neutral element: one per iteration of its
+  /// parallel dims, laid out in their loop order (so that the threads
+  /// write them contiguously).
+  static linalg::GenericOp partialReduction(OpBuilder &b, linalg::GenericOp op, ArrayRef<unsigned> split,
+                                            ArrayRef<Operation *> combiners) {
+    Location loc = op.getLoc();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     SmallVector<IteratorType> iterators = op.getIteratorTypesArray();
     for (unsigned d : split)
       iterators[d] = IteratorType::parallel;
-    SmallVector<unsigned> partialDims;
-    SmallVector<int64_t> partialShape;
-    SmallVector<AffineExpr> partialExprs;
-    for (unsigned d = 0; d < numDims; ++d) {
-      if (iterators[d] != IteratorType::parallel)
-        continue;
-      partialDims.push_back(d);
-      partialShape.push_back(ranges[d]);
-      partialExprs.push_back(getAffineDimExpr(d, ctx));
-    }
-    AffineMap partialMap = AffineMap::get(numDims, 0, partialExprs, ctx);
-
-    SmallVector<Value> partialInits;
+    SmallVector<int64_t> shape;
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d = 0; d < op.getNumLoops(); ++d)
+      if (iterators[d] == IteratorType::parallel) {
+        shape.push_back(ranges[d]);
+        exprs.push_back(b.getAffineDimExpr(d));
+      }
+    SmallVector<Value> inits;
     for (auto [init, combiner] : llvm::zip(op.getDpsInits(), combiners)) {
-      Type element = cast<RankedTensorType>(init.getType()).getElementType();
-      Value empty = b.create<tensor::EmptyOp>(loc, partialShape, element);
+      Value empty = b.create<tensor::EmptyOp>(loc, shape, cast<RankedTensorType>(init.getType()).getElementType());
       Value neutral = b.create<arith::ConstantOp>(loc, *arith::getNeutralElement(combiner));
-      partialInits.push_back(b.create<linalg::FillOp>(loc, neutral, empty).getResult(0));
+      inits.push_back(b.create<linalg::FillOp>(loc, neutral, empty).getResult(0));
     }
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     maps.resize(op.getNumDpsInputs());
-    maps.append(op.getNumDpsInits(), partialMap);
-    auto partials = b.create<linalg::GenericOp>(loc, TypeRange(ValueRange(partialInits)), op.getDpsInputs(),
-                                                partialInits, maps, iterators);
+    maps.append(op.getNumDpsInits(), AffineMap::get(op.getNumLoops(), 0, exprs, b.getContext()));
+    auto partials =
+        b.create<linalg::GenericOp>(loc, TypeRange(ValueRange(inits)), op.getDpsInputs(), inits, maps, iterators);
     IRMapping none;
     op.getRegion().cloneInto(&partials.getRegion(), none);
+    return partials;
+  }
 
-    // The partials reduced into the original inits: loops over the
-    // output's dims (parallel), then the split ones.
-    unsigned outRank = outputMap.getNumResults(), splitCount = split.size();
+  /// The `partials` of `op` folded into its inits by its combiners: loops
+  /// over the output's dims (parallel), then the split ones (reduction).
+  static linalg::GenericOp foldPartials(OpBuilder &b, linalg::GenericOp op, linalg::GenericOp partials,
+                                        ArrayRef<unsigned> split, ArrayRef<Operation *> combiners) {
+    MLIRContext *ctx = b.getContext();
+    AffineMap outputMap = op.getIndexingMapsArray().back();
+    AffineMap partialMap = partials.getIndexingMapsArray().back();
+    unsigned outRank = outputMap.getNumResults(), loops = outRank + split.size();
     SmallVector<AffineExpr> readExprs;
-    for (unsigned d : partialDims) {
-      std::optional<unsigned> out = outputMap.getResultPosition(getAffineDimExpr(d, ctx));
-      unsigned position = out ? *out : outRank + llvm::find(split, d) - split.begin();
-      readExprs.push_back(getAffineDimExpr(position, ctx));
+    for (AffineExpr e : partialMap.getResults()) {
+      std::optional<unsigned> out = outputMap.getResultPosition(e);
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      readExprs.push_back(b.getAffineDimExpr(out ? *out : outRank + (llvm::find(split, d) - split.begin())));
     }
-    AffineMap readMap = AffineMap::get(outRank + splitCount, 0, readExprs, ctx);
-    AffineMap writeMap = AffineMap::getMultiDimIdentityMap(outRank + splitCount, ctx).getMajorSubMap(outRank);
-    SmallVector<AffineMap> finalMaps(op.getNumDpsInits(), readMap);
-    finalMaps.append(op.getNumDpsInits(), writeMap);
-    SmallVector<IteratorType> finalIterators(outRank, IteratorType::parallel);
-    finalIterators.append(splitCount, IteratorType::reduction);
-    auto final = b.create<linalg::GenericOp>(
-        loc, op.getResultTypes(), partials.getResults(), op.getDpsInits(), finalMaps, finalIterators,
+    SmallVector<AffineMap> maps(op.getNumDpsInits(), AffineMap::get(loops, 0, readExprs, ctx));
+    maps.append(op.getNumDpsInits(), AffineMap::getMultiDimIdentityMap(loops, ctx).getMajorSubMap(outRank));
+    SmallVector<IteratorType> iterators(outRank, IteratorType::parallel);
+    iterators.append(split.size(), IteratorType::reduction);
+    return b.create<linalg::GenericOp>(
+        op.getLoc(), op.getResultTypes(), partials.getResults(), op.getDpsInits(), maps, iterators,
         [&](OpBuilder &nested, Location l, ValueRange args) {
           SmallVector<Value> folded;
           for (auto [i, combiner] : llvm::enumerate(combiners)) {
@@ -203,9 +209,6 @@ private:
           }
           nested.create<linalg::YieldOp>(l, folded);
         });
-    op->replaceAllUsesWith(final->getResults());
-    op->erase();
-    return final;
   }
 
   int64_t maxSerial, minThreads;
