@@ -92,6 +92,12 @@ bool isPointwise(const Window &w) {
   return ones(w.kernel) && ones(w.stride) && llvm::all_of(w.pad, [](int64_t p) { return p == 0; });
 }
 
+/// out + lhs * rhs, as a mul and an add: the body linalg recognizes as a
+/// contraction (sym-offload-matmuls makes such generics cuBLAS GEMMs).
+Value accumulateProduct(OpBuilder &b, Location loc, ValueRange args) {
+  return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
+}
+
 /// Output positions per image from which a GPU convolution is a stack of
 /// GEMMs sharing the weight (convolveSharingWeight). Over smaller maps,
 /// cuBLAS runs one GEMM over every image's columns faster than a stack of
@@ -120,7 +126,7 @@ Value convolveSharingWeight(OpBuilder &b, Location loc, Value padded, Value weig
       zeros(b, loc, {n, f, positions}, outType.getElementType()),
       {map({row, k}), map({image, k, column}), map({image, row, column})},
       {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel, IteratorType::reduction},
-      [](OpBuilder &nb, Location l, ValueRange args) { return add(nb, l, args[2], mul(nb, l, args[0], args[1])); });
+      accumulateProduct);
   return reshapeTo(b, loc, product, outType.getShape());
 }
 
@@ -600,15 +606,13 @@ Value convolutionByContraction(OpBuilder &b, Location loc, Value data, Value wei
   bool byTaps = depthwise || (kernels != Kernels::DeviceGemms && !packed && !winograd &&
                               convolvesByTaps(tensorType(data), w, outType));
   int64_t columnRows = tensorType(weight).getNumElements() / outType.getDimSize(1);
+  int64_t positions = outType.getNumElements() / (n * outType.getDimSize(1));
   int64_t group = winograd ? winogradImagesPerGemm(n, outType, *winograd)
-                  : byTaps || packed
-                      ? 1
-                      : imagesPerGemm(n, columnRows, outType.getNumElements() / (n * outType.getDimSize(1)),
-                                      outType.getElementType(), kernels);
+                  : byTaps || packed ? 1
+                                     : imagesPerGemm(n, columnRows, positions, outType.getElementType(), kernels);
   // Row blocks bound a CPU GEMM's columns to the cache.
   bool byRowBlocks = group == 1 && kernels != Kernels::DeviceGemms;
-  bool sharingWeight = kernels == Kernels::DeviceGemms &&
-                       outType.getNumElements() / (n * outType.getDimSize(1)) >= kMinPositionsSharingWeight;
+  bool sharingWeight = kernels == Kernels::DeviceGemms && positions >= kMinPositionsSharingWeight;
   SmallVector<int64_t> groupShape(outType.getShape());
   groupShape[0] = group;
   auto groupOut = RankedTensorType::get(groupShape, outType.getElementType());
@@ -998,10 +1002,7 @@ Value productTransposedB(OpBuilder &b, Location loc, Value lhs, Value rhs) {
   RankedTensorType l = tensorType(lhs);
   Value init = zeros(b, loc, {l.getDimSize(0), tensorType(rhs).getDimSize(0)}, l.getElementType());
   return buildGeneric(b, loc, {lhs, rhs}, init, {map({i, k}), map({j, k}), map({i, j})},
-                      {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction},
-                      [](OpBuilder &nb, Location l, ValueRange args) {
-                        return add(nb, l, args[2], mul(nb, l, args[0], args[1]));
-                      });
+                      {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction}, accumulateProduct);
 }
 
 /// dW (F, C*K) on a GPU: g as (F, N*O), the images' gradients side by side
