@@ -307,11 +307,15 @@ std::string describeMemoryPlan(const llvm::json::Object &manifest) {
                      ", aux states " + formatFootprint(footprintOf(manifest.getArray("aux_states"))) +
                      ", outputs " + formatFootprint(footprintOf(manifest.getArray("outputs"))) + ", workspace " +
                      formatBytes(manifest.getInteger("workspace_bytes").value_or(0));
-  if (const llvm::json::Object *prepare = manifest.getObject("prepare"))
-    text += ", prepared (packed weights) " + formatFootprint(footprintOf(prepare->getArray("arrays")));
   if (const llvm::json::Object *small = manifest.getObject("small_batch_workspace"))
     text += " (" + formatBytes(small->getInteger("bytes").value_or(0)) + " below " +
             std::to_string(small->getInteger("below_rows").value_or(0)) + " rows)";
+  if (const llvm::json::Object *monitor = manifest.getObject("monitor"))
+    if (std::optional<int64_t> bytes = monitor->getInteger("workspace_bytes");
+        bytes && *bytes > manifest.getInteger("workspace_bytes").value_or(0))
+      text += " (" + formatBytes(*bytes) + " with a monitor callback)";
+  if (const llvm::json::Object *prepare = manifest.getObject("prepare"))
+    text += ", prepared (packed weights) " + formatFootprint(footprintOf(prepare->getArray("arrays")));
   const llvm::json::Object *backward = manifest.getObject("backward");
   if (!backward)
     return text;

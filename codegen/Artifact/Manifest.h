@@ -24,6 +24,12 @@ namespace symc {
 inline constexpr llvm::StringLiteral kManifestAttr = "symc.manifest";
 inline constexpr llvm::StringLiteral kWorkspaceBytesAttr = "symc.workspace_bytes";
 inline constexpr llvm::StringLiteral kImplAttr = "symc.entry_impl";
+/// On the implementation of a monitor variant, which sym-plan-memory plans
+/// a workspace of its own for (kMonitorWorkspaceBytesAttr, the manifest's
+/// monitor.workspace_bytes): materializing every node takes more than the
+/// fused entries need, and only a run with a monitor callback allocates it.
+inline constexpr llvm::StringLiteral kMonitorImplAttr = "symc.monitor_impl";
+inline constexpr llvm::StringLiteral kMonitorWorkspaceBytesAttr = "symc.monitor_workspace_bytes";
 /// On sym-chunk-batch's loop over whole chunks of a dynamic batch: its rows
 /// per chunk. The loop runs only for batches of at least that many rows,
 /// so sym-plan-memory plans a smaller workspace for the smaller batches

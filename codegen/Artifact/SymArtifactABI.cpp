@@ -108,19 +108,25 @@ struct SymArtifactABIPass : impl::SymArtifactABIBase<SymArtifactABIPass> {
     description["checks"] = numberRunTimeChecks(module);
     std::string manifest;
     llvm::raw_string_ostream(manifest) << llvm::json::Value(std::move(description));
-    std::pair<func::FuncOp, std::string> entries[] = {
-        {main, forwardEntryName(prefix)},
-        {train, trainingForwardEntryName(prefix)},
-        {backward, backwardEntryName(prefix)},
-        {module.lookupSymbol<func::FuncOp>("main_monitor"), monitorEntryName(prefix, false)},
-        {module.lookupSymbol<func::FuncOp>("main_train_monitor"), monitorEntryName(prefix, true)},
-        {module.lookupSymbol<func::FuncOp>("main_backward_monitor"), backwardMonitorEntryName(prefix)}};
-    for (auto &[function, name] : entries) {
+    struct Entry {
+      func::FuncOp function;
+      std::string name;
+      bool monitor;
+    } entries[] = {
+        {main, forwardEntryName(prefix), false},
+        {train, trainingForwardEntryName(prefix), false},
+        {backward, backwardEntryName(prefix), false},
+        {module.lookupSymbol<func::FuncOp>("main_monitor"), monitorEntryName(prefix, false), true},
+        {module.lookupSymbol<func::FuncOp>("main_train_monitor"), monitorEntryName(prefix, true), true},
+        {module.lookupSymbol<func::FuncOp>("main_backward_monitor"), backwardMonitorEntryName(prefix), true}};
+    for (auto &[function, name, monitor] : entries) {
       if (!function)
         continue;
       std::optional<unsigned> seedArg = addSeedArgument(function);
       if (failed(toDestinationPassing(function, name + "_impl", seedArg)))
         return signalPassFailure();
+      if (monitor)
+        function->setAttr(kMonitorImplAttr, UnitAttr::get(&getContext()));
       buildEntry(module, function, name);
     }
     // Embedded by sym-embed-manifest once the workspace size is known.

@@ -72,6 +72,9 @@ struct SymEmbedManifestPass : impl::SymEmbedManifestBase<SymEmbedManifestPass> {
     manifest["workspace_bytes"] = bytes ? bytes.getInt() : 0;
     if (auto small = module->getAttrOfType<DenseI64ArrayAttr>(kSmallBatchWorkspaceAttr))
       manifest["small_batch_workspace"] = llvm::json::Object{{"below_rows", small[0]}, {"bytes", small[1]}};
+    llvm::json::Object *monitor = manifest.getObject("monitor");
+    if (auto monitorBytes = module->getAttrOfType<IntegerAttr>(kMonitorWorkspaceBytesAttr); monitor && monitorBytes)
+      (*monitor)["workspace_bytes"] = monitorBytes.getInt();
     manifest["cpu_features"] = llvm::json::Array(cpuFeatures);
     manifest["device"] = device;
     manifest["embedded_params"] = !paramsFile.empty();
@@ -92,6 +95,7 @@ struct SymEmbedManifestPass : impl::SymEmbedManifestBase<SymEmbedManifestPass> {
     module->removeAttr(kManifestAttr);
     module->removeAttr(kWorkspaceBytesAttr);
     module->removeAttr(kSmallBatchWorkspaceAttr);
+    module->removeAttr(kMonitorWorkspaceBytesAttr);
   }
 };
 

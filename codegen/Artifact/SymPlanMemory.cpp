@@ -151,17 +151,25 @@ struct SymPlanMemoryPass : impl::SymPlanMemoryBase<SymPlanMemoryPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     Plan workspace;
+    std::optional<int64_t> monitorBytes;
     int64_t chunkRows = 0;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (func->hasAttr(kImplAttr)) {
-        Plan p = plan(func, chunkRows);
-        workspace.bytes = std::max(workspace.bytes, p.bytes);
-        workspace.smallBatchBytes = std::max(workspace.smallBatchBytes, p.smallBatchBytes);
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (!func->hasAttr(kImplAttr))
+        continue;
+      Plan p = plan(func, chunkRows);
+      if (func->hasAttr(kMonitorImplAttr)) {
+        monitorBytes = std::max(monitorBytes.value_or(0), p.bytes);
+        continue;
       }
+      workspace.bytes = std::max(workspace.bytes, p.bytes);
+      workspace.smallBatchBytes = std::max(workspace.smallBatchBytes, p.smallBatchBytes);
+    }
     Builder b(&getContext());
     module->setAttr(kWorkspaceBytesAttr, b.getI64IntegerAttr(workspace.bytes));
     if (chunkRows > 1 && workspace.smallBatchBytes < workspace.bytes)
       module->setAttr(kSmallBatchWorkspaceAttr, b.getDenseI64ArrayAttr({chunkRows, workspace.smallBatchBytes}));
+    if (monitorBytes)
+      module->setAttr(kMonitorWorkspaceBytesAttr, b.getI64IntegerAttr(*monitorBytes));
   }
 
   /// Plans `func`'s buffers; sets `chunkRows` to the rows of its chunk loop.

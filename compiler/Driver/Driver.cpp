@@ -265,6 +265,7 @@ bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, std::str
   if (invalidTarget)
     return false;
   PassManager pm(module.getContext());
+  pm.enableVerifier(options.verifyEachPass);
   if (arch) {
     symc::CUDAOptions cuda;
     cuda.prefix = options.prefix;
@@ -289,6 +290,9 @@ bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, std::str
   }
   if (failed(pm.run(module)))
     return false;
+  if (!options.verifyEachPass && failed(verify(module)))
+    return reportError("the lowered module is invalid (a compiler bug): rerun with --verify-each to find the pass "
+                       "that broke it");
   if (passTimes)
     *slowestPasses = passTimes->slowest(3);
   return true;

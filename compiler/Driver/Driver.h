@@ -52,6 +52,9 @@ struct ArtifactOptions {
   /// The device the artifact runs on: "cpu", or "cuda:<arch>" (sm_80,
   /// sm_90, ...) for PTX kernels launched from host code.
   std::string target = "cpu";
+  /// Verifies the IR after every pass of the lowering, not only at its end
+  /// (on a training artifact that takes longer than the passes themselves).
+  bool verifyEachPass = false;
 };
 
 /// The GPU architecture of a `--target` ("cuda" alone: sm_90), or nullopt

@@ -153,11 +153,14 @@ static void addLLVMPasses(OpPassManager &pm, const symc::SymEmbedManifestOptions
 void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   if (options.monitor)
     pm.addPass(sym::createSymInstrumentMonitor());
-  // The training pair before the ABI: the saved activations' layout is part
-  // of their entries' signatures.
-  static const std::string kTrainingPair[] = {"main_train", "main_backward"};
+  // The training functions before the ABI: the saved activations' layout is
+  // part of their entries' signatures. Their monitor variants too: run
+  // channels-first, they shared no kernel with the training pair and were
+  // half of a training artifact's code.
+  static const std::string kTrainingFunctions[] = {"main_train", "main_backward", "main_train_monitor",
+                                                   "main_backward_monitor"};
   cpu::SymChannelsLastOptions training;
-  training.functions = kTrainingPair;
+  training.functions = kTrainingFunctions;
   pm.addPass(cpu::createSymChannelsLast(training));
   SymArtifactABIOptions abi;
   abi.prefix = options.prefix;

@@ -598,6 +598,77 @@ TEST(Executor, MonitorCallsBackEveryBackwardNode) {
   EXPECT_EQ(inference.debugStr().find("_backward"), std::string::npos);
 }
 
+/// Fills `a` with values in [-0.5, 0.5) from a fixed linear congruential sequence.
+void fillDeterministic(NDArray &a, uint32_t seed) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    a.data<float>()[i] = static_cast<float>(seed >> 8) / static_cast<float>(1u << 24) - 0.5f;
+  }
+}
+
+/// A 1x1 convolution of NCHW `x` (N, C, P positions) by weight (F, C),
+/// or with `transposed` by its transpose (the data gradient of g).
+std::vector<float> pointwise(const std::vector<float> &x, const std::vector<float> &weight, int64_t n, int64_t c,
+                             int64_t f, int64_t p, bool transposed) {
+  std::vector<float> y(n * f * p, 0.0f);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t o = 0; o < f; ++o)
+      for (int64_t k = 0; k < c; ++k) {
+        float w = transposed ? weight[k * f + o] : weight[o * c + k];
+        for (int64_t q = 0; q < p; ++q)
+          y[(i * f + o) * p + q] += w * x[(i * c + k) * p + q];
+      }
+  return y;
+}
+
+void expectAllNear(const std::vector<float> &got, const std::vector<float> &expected, float tolerance,
+                   const std::string &what) {
+  ASSERT_EQ(got.size(), expected.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], expected[i], tolerance * (1 + std::fabs(expected[i]))) << what << " element " << i;
+}
+
+TEST(Executor, MonitoredTrainingStepSeesChannelsFirstArrays) {
+  // resblock's training step, monitored or not, runs its convolutions
+  // channels-last; the monitor still sees MXNet's NCHW arrays, and the
+  // monitored step computes the same gradients.
+  Executor exec = Executor::simpleBind(load("resblock-monitored"), Context::cpu());
+  uint32_t seed = 1;
+  for (auto [name, array] : exec.argMap()) // handles sharing the executor's storage
+    if (name != "softmax_label")
+      fillDeterministic(array, seed++);
+  exec.argMap().at("softmax_label").copyFrom(vector({1, 3, 5, 7}));
+  exec.forward(true);
+  exec.backward();
+  std::map<std::string, std::vector<float>> plain;
+  for (const auto &[name, grad] : exec.gradMap())
+    if (!grad.isNone())
+      plain[name] = values(grad);
+  std::map<std::string, std::vector<float>> seen;
+  exec.setMonitorCallback([&](const std::string &name, const NDArray &array) { seen[name] = values(array); });
+  exec.forward(true);
+  exec.backward();
+  for (const auto &[name, grad] : plain)
+    expectAllNear(values(exec.gradMap().at(name)), grad, 1e-4f, "gradient of " + name);
+  // b1_conv2, 32 -> 32 channels over 8x8 positions of 4 images, and its data gradient.
+  std::vector<float> weight = values(exec.argMap().at("b1_conv2_weight"));
+  expectAllNear(seen.at("b1_conv2_output"), pointwise(seen.at("b1_dw_relu_output"), weight, 4, 32, 32, 64, false),
+                1e-4f, "b1_conv2_output");
+  expectAllNear(seen.at("b1_conv2_backward_output0"),
+                pointwise(seen.at("b1_conv2_bn_backward_output0"), weight, 4, 32, 32, 64, true), 1e-4f,
+                "b1_conv2_backward_output0");
+  // Global average pooling of 4x4 maps, and its gradient spread over them.
+  const std::vector<float> &pool = seen.at("pool_output"), &gap = seen.at("gap_output");
+  const std::vector<float> &flatGrad = seen.at("flatten0_backward_output"), &gapGrad = seen.at("gap_backward_output");
+  std::vector<float> mean(4 * 32, 0.0f), spread(4 * 32 * 16);
+  for (size_t i = 0; i < spread.size(); ++i) {
+    mean[i / 16] += pool[i] / 16;
+    spread[i] = flatGrad[i / 16] / 16;
+  }
+  expectAllNear(gap, mean, 1e-5f, "gap_output");
+  expectAllNear(gapGrad, spread, 1e-5f, "gap_backward_output");
+}
+
 TEST(Executor, ThreadCount) {
   Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {{"data", {1, 4}}});
   exec.setNumThreads(1);

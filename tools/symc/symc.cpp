@@ -103,6 +103,11 @@ cl::opt<bool> noMonitor("no-monitor",
                                  "a smaller artifact, compiled faster"),
                         cl::sub(compileCommand), cl::cat(symcOptions));
 
+cl::opt<bool> verifyEach("verify-each",
+                         cl::desc("verify the IR after every lowering pass, not only at the end (slower; finds "
+                                  "the pass that broke it)"),
+                         cl::sub(compileCommand), cl::cat(symcOptions));
+
 cl::opt<bool> quiet("q", cl::desc("do not print the compile phases"), cl::sub(compileCommand), cl::cat(symcOptions));
 
 cl::SubCommand opsCommand("ops", "List the MXNet ops symc compiles, with their inputs, parameters and aliases");
@@ -207,6 +212,7 @@ int runCompile() {
   symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet, batchChunk,
                                  embedParams ? paramsPath.getValue() : std::string(), !noMonitor};
   artifact.target = target;
+  artifact.verifyEachPass = verifyEach;
   bool emitted = shapeSets->size() > 1 ? symc::emitShapeVariants(*module, options, *shapeSets, artifact)
                                        : symc::emitArtifact(*module, artifact);
   if (emitted && !quiet)

@@ -116,6 +116,8 @@ struct MonitorSpec {
   std::vector<MonitorNode> nodes;
   /// Compiled for training: the instrumented backward.
   std::optional<BackwardMonitorSpec> backward;
+  /// The workspace the instrumented entries run in; 0: the artifact's own.
+  size_t workspaceBytes = 0;
 };
 
 /// An array the prepare entry computes from inputs alone (a convolution's

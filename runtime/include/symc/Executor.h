@@ -283,8 +283,9 @@ private:
   /// On a GPU, the stream the runs' kernels go to.
   std::shared_ptr<DeviceStream> stream_;
   int numThreads_ = 0;
-  /// Runs `entry` on `frame`; a failed run-time check raises its error.
-  void call(EntryPoint entry, void *const *frame);
+  /// Runs `entry` on `frame`, in the monitor variants' workspace when
+  /// `monitored`; a failed run-time check raises its error.
+  void call(EntryPoint entry, void *const *frame, bool monitored = false);
   MonitorCallback monitorCallback_;
   bool monitorAll_ = false;
   /// Every node's outputs, and the monitored forward's frame: arguments, aux
@@ -295,6 +296,8 @@ private:
   /// the saved values, then these.
   std::vector<NDArray> backwardMonitorValues_;
   std::vector<void *> backwardMonitorFrame_;
+  /// The monitor variants' workspace, where they need more than workspace_.
+  NDArray monitorWorkspace_;
   /// Whether partialForward's step 0 has run since binding.
   bool partialRan_ = false;
   GroupContexts group2ctx_;

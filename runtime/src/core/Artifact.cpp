@@ -158,11 +158,13 @@ template <typename Resolve> BackwardMonitorSpec readBackwardMonitor(const json::
 }
 
 template <typename Resolve> MonitorSpec readMonitor(const json::Value &monitor, Resolve resolve) {
-  MonitorSpec spec{readVariants(monitor.at("variants"), resolve), readTensors(monitor.at("values")), {}, {}};
+  MonitorSpec spec{readVariants(monitor.at("variants"), resolve), readTensors(monitor.at("values")), {}, {}, 0};
   for (const json::Value &n : monitor.at("nodes").list())
     readMonitorNode(n, spec.values.size(), spec.nodes.emplace_back());
   if (monitor.has("backward"))
     spec.backward = readBackwardMonitor(monitor.at("backward"), resolve);
+  if (monitor.has("workspace_bytes"))
+    spec.workspaceBytes = static_cast<size_t>(monitor.at("workspace_bytes").integer(0, kMaxBytes));
   return spec;
 }
 

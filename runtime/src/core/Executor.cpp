@@ -667,19 +667,20 @@ bool Executor::runForward(bool isTrain, bool newSeed, bool instrumented) {
   void *const *frame = monitored ? monitorFrame_.data() : training ? trainingFrame_.data() : frame_.data();
   if (!variant->isTrain) // the training variants compute what they read
     prepareIfStale();
-  call(variant->entry, frame);
+  call(variant->entry, frame, monitored);
   savedFromTraining_ = training;
   return monitored;
 }
 
-void Executor::call(EntryPoint entry, void *const *frame) {
+void Executor::call(EntryPoint entry, void *const *frame, bool monitored) {
   setParallelThreads(numThreads_);
   SymcRunError error{};
   int32_t status = 0;
+  void *workspace = monitored && !monitorWorkspace_.isNone() ? monitorWorkspace_.data() : workspace_.data();
   if (stream_)
-    stream_->run([&] { status = entry(frame, dims_.data(), workspace_.data(), &error); });
+    stream_->run([&] { status = entry(frame, dims_.data(), workspace, &error); });
   else
-    status = entry(frame, dims_.data(), workspace_.data(), &error);
+    status = entry(frame, dims_.data(), workspace, &error);
   if (status != 0) {
     auto [kind, message] = manifest().describeFailure(error);
     raise(kind.c_str(), message);
@@ -704,7 +705,10 @@ void Executor::setMonitorCallback(MonitorCallback callback, bool monitorAll) {
     monitorValues_.clear();
     backwardMonitorFrame_.clear();
     backwardMonitorValues_.clear();
+    monitorWorkspace_ = NDArray();
   } else if (monitorFrame_.empty()) { // the instrumented variants' buffers
+    if (m.monitor->workspaceBytes > workspace_.nbytes())
+      monitorWorkspace_ = NDArray({static_cast<int64_t>(m.monitor->workspaceBytes)}, DType::UInt8, ctx_);
     monitorFrame_.assign(frame_.begin(), frame_.end() - prepared_.size());
     for (const TensorSpec &spec : m.monitor->values) {
       monitorValues_.emplace_back(resolveShape(spec, batch_), spec.dtype, ctx_);
@@ -1029,7 +1033,7 @@ bool Executor::runMonitoredBackward() {
   if (!monitorCallback_ || backwardMonitorFrame_.empty())
     return false;
   // It recomputes the training forward with the last forward's step seed.
-  call(m.monitor->backward->entry, backwardMonitorFrame_.data());
+  call(m.monitor->backward->entry, backwardMonitorFrame_.data(), /*monitored=*/true);
   return true;
 }
 

@@ -79,3 +79,27 @@ module attributes {symc.manifest = "{\"prefix\":\"r\"}"} {
     return
   }
 }
+
+// -----
+
+// A monitor variant (symc.monitor_impl) gets a workspace of its own, in the
+// manifest's monitor object: the fused entry's stays what it needs.
+// CHECK-LABEL: func.func private @fused
+// CHECK: llvm.mlir.global internal constant @m_manifest_json({{.*}}\22monitor\22:{\22workspace_bytes\22:4096}{{.*}}\22workspace_bytes\22:1024
+module attributes {symc.manifest = "{\"prefix\":\"m\",\"monitor\":{}}"} {
+  func.func private @fused(%out: memref<256xf32>, %ws: memref<?xi8>) attributes {symc.entry_impl} {
+    %cst = arith.constant 1.0 : f32
+    %a = memref.alloc() : memref<256xf32>
+    linalg.fill ins(%cst : f32) outs(%a : memref<256xf32>)
+    linalg.copy ins(%a : memref<256xf32>) outs(%out : memref<256xf32>)
+    return
+  }
+  func.func private @monitored(%out: memref<256xf32>, %ws: memref<?xi8>) attributes {symc.entry_impl, symc.monitor_impl} {
+    %cst = arith.constant 1.0 : f32
+    %a = memref.alloc() : memref<1024xf32>
+    linalg.fill ins(%cst : f32) outs(%a : memref<1024xf32>)
+    %sub = memref.subview %a[0] [256] [1] : memref<1024xf32> to memref<256xf32, strided<[1]>>
+    linalg.copy ins(%sub : memref<256xf32, strided<[1]>>) outs(%out : memref<256xf32>)
+    return
+  }
+}
