@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/Passes.h"
 
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/IRMapping.h"
@@ -65,6 +66,18 @@ Value fromField(OpBuilder &b, Location loc, Value field, Type type) {
   return b.create<UnrealizedConversionCastOp>(loc, type, field).getResult(0);
 }
 
+/// The static strides of `type`, a memref of static shape, and its offset
+/// (possibly dynamic); failure for any other type.
+FailureOr<std::pair<SmallVector<int64_t>, int64_t>> staticLayout(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!memref || !memref.hasStaticShape() || failed(getStridesAndOffset(memref, strides, offset)) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return failure();
+  return std::make_pair(strides, offset);
+}
+
 bool isConstant(Value value) {
   Operation *def = value.getDefiningOp();
   return def && def->getNumOperands() == 0 && def->getNumRegions() == 0 && matchPattern(value, m_Constant());
@@ -78,15 +91,83 @@ public:
   void outline(scf::ParallelOp loop);
 
 private:
+  /// The context's fields holding `value`: a memref of static sizes and
+  /// strides travels as its aligned pointer, and its offset where that is
+  /// dynamic (the rest of its descriptor is known from its type: storing
+  /// every field of every descriptor made most of a large entry's code);
+  /// any other value as its LLVM type.
+  SmallVector<Type> fieldTypesOf(Value value);
+  /// Stores `value` into its fields of `context`, from field `first`.
+  void store(OpBuilder &b, Value value, Value context, LLVM::LLVMStructType contextType, unsigned first);
+  /// Loads the value of type `type` from its fields of `context`, from `first`.
+  Value load(OpBuilder &b, Type type, Value context, LLVM::LLVMStructType contextType, unsigned first);
   /// The function that runs iterations [begin, end) of `loop`, linearized,
-  /// with `inputs` loaded from its context of type `contextType`.
-  func::FuncOp outlineBody(scf::ParallelOp loop, ArrayRef<Value> inputs, ArrayRef<Value> counts,
-                           LLVM::LLVMStructType contextType);
+  /// with `fields` loaded from its context of type `contextType`, then
+  /// `constants` cloned.
+  func::FuncOp outlineBody(scf::ParallelOp loop, ArrayRef<Value> fields, ArrayRef<Value> constants,
+                           ArrayRef<Value> counts, LLVM::LLVMStructType contextType);
 
   SymbolTable symbols;
   LLVMTypeConverter types;
   LLVM::LLVMFuncOp parallelFor;
 };
+
+SmallVector<Type> LoopOutliner::fieldTypesOf(Value value) {
+  auto layout = staticLayout(value.getType());
+  if (failed(layout))
+    return {types.convertType(value.getType())};
+  SmallVector<Type> fields{LLVM::LLVMPointerType::get(value.getContext())};
+  if (ShapedType::isDynamic(layout->second))
+    fields.push_back(IntegerType::get(value.getContext(), 64));
+  return fields;
+}
+
+Value fieldSlot(OpBuilder &b, Location loc, Value context, LLVM::LLVMStructType contextType, unsigned index) {
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  return b.create<LLVM::GEPOp>(loc, ptr, contextType, context,
+                               ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)});
+}
+
+void LoopOutliner::store(OpBuilder &b, Value value, Value context, LLVM::LLVMStructType contextType,
+                         unsigned first) {
+  Location loc = value.getLoc();
+  ArrayRef<Type> fieldTypes = contextType.getBody();
+  auto storeField = [&](Value field, unsigned index) {
+    b.create<LLVM::StoreOp>(loc, field, fieldSlot(b, loc, context, contextType, index));
+  };
+  if (failed(staticLayout(value.getType())))
+    return storeField(toField(b, loc, value, fieldTypes[first]), first);
+  MemRefDescriptor descriptor(toField(b, loc, value, types.convertType(value.getType())));
+  storeField(descriptor.alignedPtr(b, loc), first);
+  if (fieldTypesOf(value).size() > 1)
+    storeField(descriptor.offset(b, loc), first + 1);
+}
+
+Value LoopOutliner::load(OpBuilder &b, Type type, Value context, LLVM::LLVMStructType contextType,
+                         unsigned first) {
+  Location loc = context.getLoc();
+  ArrayRef<Type> fieldTypes = contextType.getBody();
+  auto loadField = [&](unsigned index) {
+    return b.create<LLVM::LoadOp>(loc, fieldTypes[index], fieldSlot(b, loc, context, contextType, index));
+  };
+  auto layout = staticLayout(type);
+  if (failed(layout))
+    return fromField(b, loc, loadField(first), type);
+  auto memref = cast<MemRefType>(type);
+  auto descriptor = MemRefDescriptor::undef(b, loc, types.convertType(type));
+  Value pointer = loadField(first);
+  descriptor.setAllocatedPtr(b, loc, pointer);
+  descriptor.setAlignedPtr(b, loc, pointer);
+  if (ShapedType::isDynamic(layout->second))
+    descriptor.setOffset(b, loc, loadField(first + 1));
+  else
+    descriptor.setConstantOffset(b, loc, layout->second);
+  for (auto [dim, size] : llvm::enumerate(memref.getShape())) {
+    descriptor.setConstantSize(b, loc, dim, size);
+    descriptor.setConstantStride(b, loc, dim, layout->first[dim]);
+  }
+  return fromField(b, loc, descriptor, type);
+}
 
 void LoopOutliner::outline(scf::ParallelOp loop) {
   Location loc = loop.getLoc();
@@ -110,12 +191,9 @@ void LoopOutliner::outline(scf::ParallelOp loop) {
     (isConstant(input) ? constants : fields).push_back(input);
   SmallVector<Type> fieldTypes;
   for (Value field : fields)
-    fieldTypes.push_back(types.convertType(field.getType()));
+    llvm::append_range(fieldTypes, fieldTypesOf(field));
   auto contextType = LLVM::LLVMStructType::getLiteral(loop.getContext(), fieldTypes);
-
-  SmallVector<Value> bodyInputs(fields);
-  bodyInputs.append(constants);
-  func::FuncOp body = outlineBody(loop, bodyInputs, counts, contextType);
+  func::FuncOp body = outlineBody(loop, fields, constants, counts, contextType);
 
   // The context lives in the caller's frame: allocated once, at entry.
   auto caller = loop->getParentOfType<func::FuncOp>();
@@ -124,10 +202,10 @@ void LoopOutliner::outline(scf::ParallelOp loop) {
   auto i64 = b.getI64Type();
   Value one = entry.create<LLVM::ConstantOp>(loc, i64, entry.getI64IntegerAttr(1));
   Value context = entry.create<LLVM::AllocaOp>(loc, ptr, contextType, one);
-  for (auto [index, field] : llvm::enumerate(fields)) {
-    Value slot = b.create<LLVM::GEPOp>(loc, ptr, contextType, context,
-                                       ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)});
-    b.create<LLVM::StoreOp>(loc, toField(b, loc, field, fieldTypes[index]), slot);
+  unsigned first = 0;
+  for (Value field : fields) {
+    store(b, field, context, contextType, first);
+    first += fieldTypesOf(field).size();
   }
   Value function = b.create<func::ConstantOp>(loc, body.getFunctionType(), SymbolRefAttr::get(body));
   Value functionPtr = b.create<UnrealizedConversionCastOp>(loc, ptr, function).getResult(0);
@@ -136,8 +214,8 @@ void LoopOutliner::outline(scf::ParallelOp loop) {
   loop.erase();
 }
 
-func::FuncOp LoopOutliner::outlineBody(scf::ParallelOp loop, ArrayRef<Value> inputs, ArrayRef<Value> counts,
-                                       LLVM::LLVMStructType contextType) {
+func::FuncOp LoopOutliner::outlineBody(scf::ParallelOp loop, ArrayRef<Value> fields, ArrayRef<Value> constants,
+                                       ArrayRef<Value> counts, LLVM::LLVMStructType contextType) {
   Location loc = loop.getLoc();
   auto caller = loop->getParentOfType<func::FuncOp>();
   auto ptr = LLVM::LLVMPointerType::get(loop.getContext());
@@ -151,17 +229,13 @@ func::FuncOp LoopOutliner::outlineBody(scf::ParallelOp loop, ArrayRef<Value> inp
   b.setInsertionPointToStart(entry);
 
   IRMapping map;
-  ArrayRef<Type> fieldTypes = contextType.getBody();
-  for (auto [index, input] : llvm::enumerate(inputs)) {
-    if (index >= fieldTypes.size()) { // a constant
-      b.clone(*input.getDefiningOp(), map);
-      continue;
-    }
-    Value slot = b.create<LLVM::GEPOp>(loc, ptr, contextType, entry->getArgument(0),
-                                       ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(index)});
-    Value field = b.create<LLVM::LoadOp>(loc, fieldTypes[index], slot);
-    map.map(input, fromField(b, loc, field, input.getType()));
+  unsigned first = 0;
+  for (Value field : fields) {
+    map.map(field, load(b, field.getType(), entry->getArgument(0), contextType, first));
+    first += fieldTypesOf(field).size();
   }
+  for (Value constant : constants)
+    b.clone(*constant.getDefiningOp(), map);
 
   Value step = b.create<arith::ConstantIndexOp>(loc, 1);
   auto range = b.create<scf::ForOp>(loc, entry->getArgument(1), entry->getArgument(2), step);
