@@ -22,6 +22,7 @@
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <thread>
 
@@ -128,9 +129,15 @@ bool writeObject(llvm::Module &module, llvm::TargetMachine &machine, const std::
   return true;
 }
 
-/// Partitions of a module compiled at once: one per core, a few at most
-/// (each holds the declarations of the whole module).
-unsigned partitionCount() { return std::clamp(std::thread::hardware_concurrency(), 1u, 8u); }
+/// Threads compiling partitions of a module: one per core, a few at most.
+unsigned compileThreads() { return std::clamp(std::thread::hardware_concurrency(), 1u, 8u); }
+
+/// Partitions per thread: a module's functions differ in size by a factor of
+/// a thousand (entries against kernels), so partitions that split them
+/// round-robin take unequal times, and threads that take the next partition
+/// when done finish together. More cost more: each holds the declarations
+/// of the whole module.
+constexpr unsigned kPartitionsPerThread = 4;
 
 /// Local symbols take the artifact's prefix: splitting the module turns them
 /// into hidden globals, which must not collide with those of another shape
@@ -230,21 +237,26 @@ bool emitObjectFile(mlir::ModuleOp module, const TargetOptions &target, llvm::St
   std::unique_ptr<llvm::Module> llvmModule = machine ? translate(module, context, *machine, error) : nullptr;
   if (!llvmModule)
     return false;
-  unsigned count = partitionCount();
-  if (count == 1) {
+  unsigned threadCount = compileThreads();
+  if (threadCount == 1) {
     optimize(*llvmModule, *machine);
     return writeObject(*llvmModule, *machine, path, error);
   }
   inlineAlwaysInline(*llvmModule, *machine);
   prefixLocalSymbols(*llvmModule, prefix);
-  std::vector<llvm::SmallString<0>> partitions = splitIntoBitcode(*llvmModule, count);
+  std::vector<llvm::SmallString<0>> partitions =
+      splitIntoBitcode(*llvmModule, threadCount * kPartitionsPerThread);
   llvmModule.reset();
   std::vector<std::string> objects, errors(partitions.size());
-  std::vector<std::thread> threads;
   for (size_t i = 0; i < partitions.size(); ++i)
     objects.push_back(path + ".part" + std::to_string(i) + ".o");
-  for (size_t i = 0; i < partitions.size(); ++i)
-    threads.emplace_back([&, i] { compilePartition(partitions[i], target, objects[i], errors[i]); });
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < threadCount; ++t)
+    threads.emplace_back([&] {
+      for (size_t i = next++; i < partitions.size(); i = next++)
+        compilePartition(partitions[i], target, objects[i], errors[i]);
+    });
   for (std::thread &thread : threads)
     thread.join();
   auto failed = llvm::find_if(errors, [](const std::string &e) { return !e.empty(); });
