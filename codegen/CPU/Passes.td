@@ -193,9 +193,11 @@ def SymOutlineParallelLoops : Pass<"sym-outline-parallel-loops", "::mlir::Module
     the loop's iteration space, linearized (the last dim fastest), and
     `context` a struct in the caller's frame (allocated at its entry) of the
     values the loop body uses from above, the lower bounds, steps and inner
-    dims' counts among them; constants are cloned into the body instead.
-    The runtime hands ranges out to threads dynamically. Loops nested in it
-    stay scf.parallel and run sequentially in the body.
+    dims' counts among them; constants are cloned into the body instead. A
+    memref of static sizes and strides is held as its aligned pointer (and
+    its offset where that is dynamic), and the body rebuilds its descriptor
+    from its type. The runtime hands ranges out to threads dynamically.
+    Loops nested in it stay scf.parallel and run sequentially in the body.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect", "::mlir::scf::SCFDialect"];
