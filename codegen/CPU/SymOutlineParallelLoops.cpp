@@ -97,10 +97,12 @@ private:
   /// every field of every descriptor made most of a large entry's code);
   /// any other value as its LLVM type.
   SmallVector<Type> fieldTypesOf(Value value);
-  /// Stores `value` into its fields of `context`, from field `first`.
-  void store(OpBuilder &b, Value value, Value context, LLVM::LLVMStructType contextType, unsigned first);
-  /// Loads the value of type `type` from its fields of `context`, from `first`.
-  Value load(OpBuilder &b, Type type, Value context, LLVM::LLVMStructType contextType, unsigned first);
+  /// Stores `value` into its fields of `context`, from field `next`, and
+  /// moves `next` past them.
+  void store(OpBuilder &b, Value value, Value context, LLVM::LLVMStructType contextType, unsigned &next);
+  /// Loads the value of type `type` from its fields of `context`, from
+  /// field `next`, and moves `next` past them.
+  Value load(OpBuilder &b, Type type, Value context, LLVM::LLVMStructType contextType, unsigned &next);
   /// The function that runs iterations [begin, end) of `loop`, linearized,
   /// with `fields` loaded from its context of type `contextType`, then
   /// `constants` cloned.
@@ -129,37 +131,37 @@ Value fieldSlot(OpBuilder &b, Location loc, Value context, LLVM::LLVMStructType 
 }
 
 void LoopOutliner::store(OpBuilder &b, Value value, Value context, LLVM::LLVMStructType contextType,
-                         unsigned first) {
+                         unsigned &next) {
   Location loc = value.getLoc();
-  ArrayRef<Type> fieldTypes = contextType.getBody();
-  auto storeField = [&](Value field, unsigned index) {
-    b.create<LLVM::StoreOp>(loc, field, fieldSlot(b, loc, context, contextType, index));
+  auto storeField = [&](Value field) {
+    b.create<LLVM::StoreOp>(loc, field, fieldSlot(b, loc, context, contextType, next++));
   };
-  if (failed(staticLayout(value.getType())))
-    return storeField(toField(b, loc, value, fieldTypes[first]), first);
+  auto layout = staticLayout(value.getType());
+  if (failed(layout))
+    return storeField(toField(b, loc, value, contextType.getBody()[next]));
   MemRefDescriptor descriptor(toField(b, loc, value, types.convertType(value.getType())));
-  storeField(descriptor.alignedPtr(b, loc), first);
-  if (fieldTypesOf(value).size() > 1)
-    storeField(descriptor.offset(b, loc), first + 1);
+  storeField(descriptor.alignedPtr(b, loc));
+  if (ShapedType::isDynamic(layout->second))
+    storeField(descriptor.offset(b, loc));
 }
 
 Value LoopOutliner::load(OpBuilder &b, Type type, Value context, LLVM::LLVMStructType contextType,
-                         unsigned first) {
+                         unsigned &next) {
   Location loc = context.getLoc();
-  ArrayRef<Type> fieldTypes = contextType.getBody();
-  auto loadField = [&](unsigned index) {
-    return b.create<LLVM::LoadOp>(loc, fieldTypes[index], fieldSlot(b, loc, context, contextType, index));
+  auto loadField = [&]() -> Value {
+    unsigned index = next++;
+    return b.create<LLVM::LoadOp>(loc, contextType.getBody()[index], fieldSlot(b, loc, context, contextType, index));
   };
   auto layout = staticLayout(type);
   if (failed(layout))
-    return fromField(b, loc, loadField(first), type);
+    return fromField(b, loc, loadField(), type);
   auto memref = cast<MemRefType>(type);
   auto descriptor = MemRefDescriptor::undef(b, loc, types.convertType(type));
-  Value pointer = loadField(first);
+  Value pointer = loadField();
   descriptor.setAllocatedPtr(b, loc, pointer);
   descriptor.setAlignedPtr(b, loc, pointer);
   if (ShapedType::isDynamic(layout->second))
-    descriptor.setOffset(b, loc, loadField(first + 1));
+    descriptor.setOffset(b, loc, loadField());
   else
     descriptor.setConstantOffset(b, loc, layout->second);
   for (auto [dim, size] : llvm::enumerate(memref.getShape())) {
@@ -202,11 +204,9 @@ void LoopOutliner::outline(scf::ParallelOp loop) {
   auto i64 = b.getI64Type();
   Value one = entry.create<LLVM::ConstantOp>(loc, i64, entry.getI64IntegerAttr(1));
   Value context = entry.create<LLVM::AllocaOp>(loc, ptr, contextType, one);
-  unsigned first = 0;
-  for (Value field : fields) {
-    store(b, field, context, contextType, first);
-    first += fieldTypesOf(field).size();
-  }
+  unsigned next = 0;
+  for (Value field : fields)
+    store(b, field, context, contextType, next);
   Value function = b.create<func::ConstantOp>(loc, body.getFunctionType(), SymbolRefAttr::get(body));
   Value functionPtr = b.create<UnrealizedConversionCastOp>(loc, ptr, function).getResult(0);
   Value count = b.create<arith::IndexCastOp>(loc, i64, total);
@@ -229,11 +229,9 @@ func::FuncOp LoopOutliner::outlineBody(scf::ParallelOp loop, ArrayRef<Value> fie
   b.setInsertionPointToStart(entry);
 
   IRMapping map;
-  unsigned first = 0;
-  for (Value field : fields) {
-    map.map(field, load(b, field.getType(), entry->getArgument(0), contextType, first));
-    first += fieldTypesOf(field).size();
-  }
+  unsigned next = 0;
+  for (Value field : fields)
+    map.map(field, load(b, field.getType(), entry->getArgument(0), contextType, next));
   for (Value constant : constants)
     b.clone(*constant.getDefiningOp(), map);
 
