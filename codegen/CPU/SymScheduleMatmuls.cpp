@@ -481,11 +481,16 @@ TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel, unsigned vect
   t.nt = best * t.nr;
   t.columns = llvm::alignTo(strips, best) * t.nr;
   // The last reduction loop goes in chunks whose B strip (NR columns by
-  // every other reduction loop) fits in half the L1 cache.
+  // every other reduction loop) fits in half the L1 cache, for the thread
+  // tile's register tiles to share from there. Not for two or fewer: with
+  // one, there is nothing to share; with two, LLVM unrolls the pair and
+  // carries both accumulators from chunk to chunk in registers (the stored
+  // tile forwarded to the next chunk's loads), twice what the register file
+  // holds: spills and copies in the inner loop.
   int64_t stripBytes = computeProduct(ArrayRef<int64_t>(ranges).slice(t.parallel, t.reductions - 1)) * t.nr *
                        cast<ShapedType>(op->getResult(0).getType()).getElementTypeBitWidth() / 8;
   int64_t chunk = llvm::bit_floor(uint64_t(std::max<int64_t>(1, 16384 / stripBytes)));
-  if (chunk >= 8 && chunk < ranges.back())
+  if (chunk >= 8 && chunk < ranges.back() && t.mt > 2 * t.mr)
     t.kt = chunk;
   return t;
 }

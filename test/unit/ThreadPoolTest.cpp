@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sys/wait.h>
@@ -27,24 +28,25 @@ template <typename Body> void parallelFor(int64_t count, Body body) {
       &body, count);
 }
 
-/// The threads that ran iterations of a loop of `count`, each iteration
-/// waiting until `wanted` threads have arrived (or a second has passed).
-std::set<std::thread::id> threadsOfLoop(int64_t count, size_t wanted) {
+/// The threads that ran iterations of a loop of `count`, each with the first
+/// iteration it ran; each iteration waits until `wanted` threads have
+/// arrived (or a second has passed).
+std::map<std::thread::id, int64_t> threadsOfLoop(int64_t count, size_t wanted) {
   std::mutex mutex;
-  std::set<std::thread::id> seen;
-  parallelFor(count, [&](int64_t) {
+  std::map<std::thread::id, int64_t> first;
+  parallelFor(count, [&](int64_t i) {
     {
       std::lock_guard<std::mutex> lock(mutex);
-      seen.insert(std::this_thread::get_id());
+      first.emplace(std::this_thread::get_id(), i);
     }
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (std::chrono::steady_clock::now() < deadline) {
       std::lock_guard<std::mutex> lock(mutex);
-      if (seen.size() >= wanted)
+      if (first.size() >= wanted)
         break;
     }
   });
-  return seen;
+  return first;
 }
 
 class ThreadPool : public ::testing::Test {
@@ -76,11 +78,27 @@ TEST_F(ThreadPool, RunsOnTheThreadsAsked) {
   EXPECT_EQ(threadsOfLoop(64, 2).size(), 2u);
 }
 
+// Each thread starts on a contiguous share of its own, the caller on the
+// first: the threads wait for one another in their first iteration, so none
+// can have run out of its share and taken another's before all started.
+TEST_F(ThreadPool, EachThreadStartsOnItsOwnShare) {
+  setParallelThreads(2);
+  for (int round = 0; round < 3; ++round) {
+    std::map<std::thread::id, int64_t> first = threadsOfLoop(64, 2);
+    ASSERT_EQ(first.size(), 2u);
+    EXPECT_EQ(first[std::this_thread::get_id()], 0);
+    std::set<int64_t> starts;
+    for (auto [thread, index] : first)
+      starts.insert(index);
+    EXPECT_EQ(starts, (std::set<int64_t>{0, 32}));
+  }
+}
+
 TEST_F(ThreadPool, OneThreadIsTheCaller) {
   setParallelThreads(1);
-  std::set<std::thread::id> seen = threadsOfLoop(64, 1);
+  std::map<std::thread::id, int64_t> seen = threadsOfLoop(64, 1);
   ASSERT_EQ(seen.size(), 1u);
-  EXPECT_EQ(*seen.begin(), std::this_thread::get_id());
+  EXPECT_EQ(seen.begin()->first, std::this_thread::get_id());
 }
 
 TEST_F(ThreadPool, NestedLoopsRunOnTheirCaller) {

@@ -39,25 +39,59 @@ std::atomic<unsigned> forkEpoch{0};
 thread_local int requestedThreads = 0;
 thread_local bool insideLoop = false; // a nested loop runs on its caller alone
 
-/// One parallel loop: its iterations are handed out `grain` at a time to
-/// whichever thread asks next (a shared machine slows one core, not both).
+/// A share of a loop's iterations, [next, end), taken `grain` at a time.
+struct alignas(64) Share {
+  std::atomic<int64_t> next{0};
+  int64_t end = 0;
+  int64_t grain = 1;
+};
+
+/// One parallel loop: each thread starts on a share of its own, the same
+/// contiguous range of iterations for the same thread in every loop of that
+/// count (a layer's rows stay in the cache of the core that wrote them in
+/// the layer before), then takes what is left of the others' shares (a
+/// shared machine slows one core, not both).
 struct Loop {
   SymcParallelBody body = nullptr;
   void *context = nullptr;
-  int64_t count = 0;
-  int64_t grain = 1;
-  std::atomic<int64_t> next{0};
+  int threads = 0;
+  std::unique_ptr<Share[]> shares;
+  int capacity = 0;
   std::atomic<int> running{0}; // workers not yet done with it
+
+  void split(int64_t count, int participants);
 };
 
-void runIterations(Loop &loop) {
-  insideLoop = true;
-  for (;;) {
-    int64_t begin = loop.next.fetch_add(loop.grain, std::memory_order_relaxed);
-    if (begin >= loop.count)
-      break;
-    loop.body(loop.context, begin, std::min(begin + loop.grain, loop.count));
+/// Shares the iterations [0, count) evenly between `participants` threads.
+void Loop::split(int64_t count, int participants) {
+  if (capacity < participants) {
+    shares = std::make_unique<Share[]>(participants);
+    capacity = participants;
   }
+  threads = participants;
+  for (int t = 0; t < participants; ++t) {
+    int64_t begin = count * t / participants, end = count * (t + 1) / participants;
+    shares[t].next.store(begin, std::memory_order_relaxed);
+    shares[t].end = end;
+    shares[t].grain = std::max<int64_t>(1, (end - begin) / 8);
+  }
+}
+
+/// Runs what is left of `share`.
+void drain(Loop &loop, Share &share) {
+  for (;;) {
+    int64_t begin = share.next.fetch_add(share.grain, std::memory_order_relaxed);
+    if (begin >= share.end)
+      return;
+    loop.body(loop.context, begin, std::min(begin + share.grain, share.end));
+  }
+}
+
+/// Thread `self`'s share first, then the others'.
+void runIterations(Loop &loop, int self) {
+  insideLoop = true;
+  for (int i = 0; i < loop.threads; ++i)
+    drain(loop, loop.shares[(self + i) % loop.threads]);
   insideLoop = false;
 }
 
@@ -75,7 +109,7 @@ private:
     std::atomic<uint64_t> ticket{0};
   };
   int grow(int workers);
-  void work(Slot &slot);
+  void work(Slot &slot, int self);
   uint64_t awaitTicket(Slot &slot, uint64_t seen);
   void wake(Slot &slot);
 
@@ -103,8 +137,9 @@ int Team::grow(int workers) {
   while (static_cast<int>(workers_.size()) < workers) {
     slots_.push_back(std::make_unique<Slot>());
     Slot &slot = *slots_.back();
+    int self = static_cast<int>(slots_.size()); // the caller is thread 0
     try {
-      workers_.emplace_back([this, &slot] { work(slot); });
+      workers_.emplace_back([this, &slot, self] { work(slot, self); });
     } catch (const std::system_error &) {
       slots_.pop_back();
       break;
@@ -113,13 +148,13 @@ int Team::grow(int workers) {
   return std::min(workers, static_cast<int>(workers_.size()));
 }
 
-void Team::work(Slot &slot) {
+void Team::work(Slot &slot, int self) {
   uint64_t seen = 0;
   for (;;) {
     seen = awaitTicket(slot, seen);
     if (stopping_.load())
       return;
-    runIterations(loop_);
+    runIterations(loop_, self);
     loop_.running.fetch_sub(1, std::memory_order_release);
   }
 }
@@ -155,13 +190,11 @@ void Team::run(SymcParallelBody body, void *context, int64_t count, int threads)
   int workers = grow(static_cast<int>(std::min<int64_t>(threads, count)) - 1);
   loop_.body = body;
   loop_.context = context;
-  loop_.count = count;
-  loop_.grain = std::max<int64_t>(1, count / (8 * (workers + 1)));
-  loop_.next.store(0, std::memory_order_relaxed);
+  loop_.split(count, workers + 1);
   loop_.running.store(workers, std::memory_order_relaxed);
   for (int i = 0; i < workers; ++i)
     wake(*slots_[i]);
-  runIterations(loop_);
+  runIterations(loop_, 0);
   for (unsigned spins = 1; loop_.running.load(std::memory_order_acquire) != 0; ++spins)
     if (spins % 1024 == 0)
       std::this_thread::yield(); // a worker's core was taken by another process

@@ -340,3 +340,41 @@ func.func @taps_rows_split_evenly(%w: tensor<512x2x3x3xf32>, %x: tensor<2x1026xf
   } -> tensor<512x960xf32>
   return %r : tensor<512x960xf32>
 }
+
+// A 1x1 channels-last convolution (196 positions of 512 channels by 16
+// strips of 32 filters) whose image, relu'd, is zero-padded next: its
+// thread tiles are 14-position image rows (sym-write-into-padding), two
+// 7 x 32 register tiles each. Two tiles share no chunk of B worth the round
+// trip of their accumulators through memory: K = 512 is one loop per
+// register tile, the accumulators starting from zeros, not chunked.
+// AVX512-LABEL: func @taps_image_rows_unchunked
+// AVX512: scf.forall {{.*}} in (14, 16)
+// AVX512-NOT: step %c128
+// AVX512: scf.for {{.*}} to %c512 step %c1 {{.*}} -> (vector<7x32xf32>)
+// AVX512: scf.forall.in_parallel
+#prow = affine_map<(d0, d1, d2, d3) -> (d0, d3)>
+#pstrip = affine_map<(d0, d1, d2, d3) -> (d1, d3, d2)>
+#pout = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#pid5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+func.func @taps_image_rows_unchunked(%x: tensor<196x512xf32>, %w: tensor<16x512x32xf32>) -> tensor<1x16x16x16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<196x16x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<196x16x32xf32>) -> tensor<196x16x32xf32>
+  %r = linalg.generic {indexing_maps = [#prow, #pstrip, #pout], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<196x512xf32>, tensor<16x512x32xf32>) outs(%init : tensor<196x16x32xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %s = math.fma %a, %b, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<196x16x32xf32>
+  %image = tensor.expand_shape %r [[0, 1, 2], [3], [4]] output_shape [1, 14, 14, 16, 32] : tensor<196x16x32xf32> into tensor<1x14x14x16x32xf32>
+  %oe = tensor.empty() : tensor<1x14x14x16x32xf32>
+  %relu = linalg.generic {indexing_maps = [#pid5, #pid5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%image : tensor<1x14x14x16x32xf32>) outs(%oe : tensor<1x14x14x16x32xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %m = arith.maximumf %v, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x14x14x16x32xf32>
+  %padded = tensor.pad %relu low[0, 1, 1, 0, 0] high[0, 1, 1, 0, 0] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index, %i4: index):
+    tensor.yield %zero : f32
+  } : tensor<1x14x14x16x32xf32> to tensor<1x16x16x16x32xf32>
+  return %padded : tensor<1x16x16x16x32xf32>
+}
