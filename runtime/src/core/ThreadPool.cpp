@@ -55,8 +55,7 @@ struct Loop {
   SymcParallelBody body = nullptr;
   void *context = nullptr;
   int threads = 0;
-  std::unique_ptr<Share[]> shares;
-  int capacity = 0;
+  std::vector<Share> shares; // at least `threads`; kept for the next loop
   std::atomic<int> running{0}; // workers not yet done with it
 
   void split(int64_t count, int participants);
@@ -64,10 +63,8 @@ struct Loop {
 
 /// Shares the iterations [0, count) evenly between `participants` threads.
 void Loop::split(int64_t count, int participants) {
-  if (capacity < participants) {
-    shares = std::make_unique<Share[]>(participants);
-    capacity = participants;
-  }
+  if (static_cast<int>(shares.size()) < participants)
+    shares = std::vector<Share>(participants); // (a move of the buffer: shares hold atomics)
   threads = participants;
   for (int t = 0; t < participants; ++t) {
     int64_t begin = count * t / participants, end = count * (t + 1) / participants;
