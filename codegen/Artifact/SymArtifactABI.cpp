@@ -17,8 +17,8 @@ namespace symc {
 namespace {
 
 /// Turns `main` into `implName(inputs..., outputs..., error, workspace)`
-/// writing its results into the output memrefs. The seed argument keeps its
-/// attribute, and the error (a SymcRunError as memref<4xi64>) gets one: the
+/// writing its results into the output memrefs. The seed and batch arguments
+/// keep their attributes, and the error (a SymcRunError as memref<4xi64>) gets one: the
 /// lowering of random ops and of run-time checks finds them by that.
 LogicalResult toDestinationPassing(func::FuncOp main, StringRef implName, std::optional<unsigned> seedArg) {
   OpBuilder b(main.getContext());
@@ -50,8 +50,14 @@ LogicalResult toDestinationPassing(func::FuncOp main, StringRef implName, std::o
   body.addArgument(MemRefType::get({4}, b.getI64Type()), main.getLoc());
   // The workspace arena, last: planned intermediate buffers are views into it.
   body.addArgument(MemRefType::get({ShapedType::kDynamic}, b.getI8Type()), main.getLoc());
+  llvm::SmallVector<unsigned> batchArgs;
+  for (unsigned i = 0; i < main.getNumArguments(); ++i)
+    if (main.getArgAttr(i, sym::kBatchAttr))
+      batchArgs.push_back(i);
   main.setFunctionType(b.getFunctionType(body.getArgumentTypes(), {}));
   main.setAllArgAttrs(ArrayRef<DictionaryAttr>{});
+  for (unsigned i : batchArgs)
+    main.setArgAttr(i, sym::kBatchAttr, b.getUnitAttr());
   if (seedArg)
     main.setArgAttr(*seedArg, sym::kRngSeedAttr, b.getUnitAttr());
   main.setArgAttr(body.getNumArguments() - 2, sym::kRunErrorAttr, b.getUnitAttr());

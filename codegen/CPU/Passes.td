@@ -68,9 +68,20 @@ def SymChunkBatch : Pass<"sym-chunk-batch", "::mlir::func::FuncOp"> {
     batch-sized tensors. An op that combines batch rows (a reduction or
     softmax over axis 0, a reshape that changes the row size, ...) or a
     dynamic dim other than the leading one is an error at its node.
+
+    With `chunk-bytes`, a static batch (the leading dim of the arguments
+    marked `sym.batch`) is chunked too, where that pays: when its largest
+    batch tensor outgrows `chunk-bytes`, the ops that see it loop over
+    chunks of the most rows (a divisor of the batch) that fit, provided one
+    chunk's activations outweigh twice the weights (read again per chunk).
+    Which results carry the batch is found by each op's shape rule with the
+    batch dims unknown; a function with an op that mixes rows, draws random
+    numbers or loses the batch dim is left unchanged.
   }];
   let options = [
     Option<"chunk", "chunk", "int64_t", "16", "batch rows per loop iteration">,
+    Option<"chunkBytes", "chunk-bytes", "int64_t", "0",
+           "chunk a static batch so that each op's batch tensors fit this many bytes (0: never)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"

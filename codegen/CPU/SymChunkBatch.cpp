@@ -8,12 +8,21 @@
 // valid for ops that keep batch elements independent; any other op, or a
 // dynamic dim that is not the leading one, is an error at its node.
 //
+// A static batch is chunked the same way where that keeps activations in
+// the caches: a MobileNet at batch 16 writes and reads 77 MB tensors from
+// memory, where one image's pass leaves each layer's output in cache for the
+// next (the batch rows come from the arguments sym-infer-shapes marked
+// kBatchAttr). Graphs whose weights outweigh their activations stay whole,
+// as does a graph with an op that mixes rows.
+//
 //===----------------------------------------------------------------------===//
 #include "codegen/Artifact/Manifest.h"
 #include "codegen/CPU/LoweringUtils.h"
 #include "codegen/CPU/Passes.h"
 
+#include "dialects/Sym/IR/ShapeInference.h"
 #include "dialects/Sym/IR/SymOps.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -47,8 +56,9 @@ int64_t rowSize(Type type) {
 }
 
 /// Whether an element of batch row n of a result depends on other rows of
-/// the operands. Reshapes keep rows apart only when the row size is kept.
-bool mixesBatchRows(Operation *op) {
+/// the operands, `batched` telling which values carry the batch. Reshapes
+/// keep rows apart only when the row size is kept.
+bool mixesBatchRows(Operation *op, llvm::function_ref<bool(Value)> batched) {
   auto axisIsZero = [&](int64_t axis, Value v) {
     return normalizeAxis(axis, tensorType(v).getRank()) == 0;
   };
@@ -79,7 +89,7 @@ bool mixesBatchRows(Operation *op) {
       .Case([&](sym::SwapAxisOp swap) {
         return axisIsZero(swap.getDim1(), swap.getData()) != axisIsZero(swap.getDim2(), swap.getData());
       })
-      .Case([&](sym::DotOp dot) { return dot.getTransposeA() || isDynamic(dot.getRhs().getType()); })
+      .Case([&](sym::DotOp dot) { return dot.getTransposeA() || batched(dot.getRhs()); })
       .Case([&](sym::LayerNormOp norm) { return axisIsZero(norm.getAxis(), norm.getData()); })
       // Sums over the batch; reads positions along dim 0 (the sequence).
       .Case<sym::BackwardLayerNormOp, sym::ArangeLikeOp, sym::InterleavedMatmulSelfAttQKOp,
@@ -88,6 +98,7 @@ bool mixesBatchRows(Operation *op) {
       .Case([](sym::SequenceMaskOp mask) { return mask.getUseSequenceLength() && mask.getAxis() == 0; })
       .Case<sym::SequenceLastOp, sym::BackwardSequenceLastOp>([](auto last) { return last.getAxis() == 0; })
       .Case([](sym::SequenceReverseOp) { return true; }) // along dim 0
+      .Case<sym::RNNOp, sym::BackwardRNNOp>([](Operation *) { return true; }) // recurs along dim 0
       .Case<sym::SliceOp, sym::BackwardSliceOp>([](auto slice) { return !slice.getBegin().empty(); })
       .Case([&](sym::SliceLikeOp slice) {
         return slice.getAxes().empty() ||
@@ -105,7 +116,7 @@ bool mixesBatchRows(Operation *op) {
           [&](auto search) { return !search.getAxis() || axisIsZero(*search.getAxis(), search.getData()); })
       .Case<sym::PickOp, sym::BackwardPickOp>([&](auto pick) { return axisIsZero(pick.getAxis(), pick.getData()); })
       .Case<sym::TakeOp, sym::BackwardTakeOp>(
-          [&](auto take) { return axisIsZero(take.getAxis(), take.getA()) && isDynamic(take.getA().getType()); })
+          [&](auto take) { return axisIsZero(take.getAxis(), take.getA()) && batched(take.getA()); })
       .Case<sym::GatherNdOp, sym::BackwardGatherNdOp>([](Operation *) { return true; }) // rows by value
       .Case([&](sym::StackOp stack) { return axisIsZero(stack.getAxis(), stack.getOutput()); })
       .Case([](sym::TileOp tile) {
@@ -148,7 +159,7 @@ LogicalResult checkChunkable(Operation *op) {
                               << "' draws random numbers over the dynamic batch dim; the CPU backend "
                                  "needs a static batch for it (compile with a static --shape, or each batch size "
                                  "listed: data=2|4|8,...)";
-  if (mixesBatchRows(op))
+  if (mixesBatchRows(op, [](Value v) { return isDynamic(v.getType()); }))
     return op->emitError("'") << op->getName().stripDialect()
                               << "' combines elements across the dynamic batch dim; the CPU "
                                  "backend compiles a dynamic batch only through ops that keep "
@@ -157,10 +168,9 @@ LogicalResult checkChunkable(Operation *op) {
   return success();
 }
 
+/// `type` with `rows` leading rows.
 RankedTensorType withRows(Type type, int64_t rows) {
   auto ranked = cast<RankedTensorType>(type);
-  if (!ranked.isDynamicDim(0))
-    return ranked;
   SmallVector<int64_t> shape(ranked.getShape());
   shape[0] = rows;
   return RankedTensorType::get(shape, ranked.getElementType());
@@ -179,25 +189,24 @@ struct RowSlice {
   }
 };
 
-/// The ops that see the batch, the batch values they read, and the values
+using IsBatched = llvm::function_ref<bool(Value)>;
+
+/// Ops that see the batch, the batch values they read, and the values
 /// they give to the rest of the function.
 struct BatchRegion {
   SmallVector<Operation *> ops;
   SmallVector<Value> inputs, outputs;
 };
 
-BatchRegion findRegion(Block &block) {
+/// The region of `ops` (in block order).
+BatchRegion makeRegion(ArrayRef<Operation *> ops, IsBatched batched) {
   BatchRegion region;
-  llvm::SmallPtrSet<Operation *, 32> inRegion;
-  for (Operation &op : block)
-    if (isa<sym::SymDialect>(op.getDialect()) && hasDynamicType(&op)) {
-      region.ops.push_back(&op);
-      inRegion.insert(&op);
-    }
+  region.ops.assign(ops.begin(), ops.end());
+  llvm::SmallPtrSet<Operation *, 32> inRegion(ops.begin(), ops.end());
   llvm::SetVector<Value> inputs, outputs;
-  for (Operation *op : region.ops) {
+  for (Operation *op : ops) {
     for (Value operand : op->getOperands())
-      if (isDynamic(operand.getType()) && !inRegion.contains(operand.getDefiningOp()))
+      if (batched(operand) && !inRegion.contains(operand.getDefiningOp()))
         inputs.insert(operand);
     for (Value result : op->getResults())
       if (llvm::any_of(result.getUsers(), [&](Operation *u) { return !inRegion.contains(u); }))
@@ -211,22 +220,23 @@ BatchRegion findRegion(Block &block) {
 /// for row in [begin, end) step rows: the region on rows [row, row + rows),
 /// inserted into `dests`. Returns the loop (its results: the filled
 /// destinations).
-scf::ForOp buildChunkLoop(OpBuilder &b, Location loc, const BatchRegion &region, Value begin,
-                          Value end, int64_t rows, ValueRange dests) {
+scf::ForOp buildChunkLoop(OpBuilder &b, Location loc, const BatchRegion &region, IsBatched batched,
+                          Value begin, Value end, int64_t rows, ValueRange dests) {
   Value step = b.create<arith::ConstantIndexOp>(loc, rows);
   auto loop = b.create<scf::ForOp>(
       loc, begin, end, step, dests, [&](OpBuilder &body, Location l, Value row, ValueRange iters) {
         IRMapping mapping;
         for (Value input : region.inputs) {
-          RowSlice slice(body, withRows(input.getType(), rows), row, rows);
-          mapping.map(input, body.create<tensor::ExtractSliceOp>(l, withRows(input.getType(), rows),
-                                                                 input, slice.offsets, slice.sizes,
-                                                                 slice.strides));
+          RankedTensorType chunk = withRows(input.getType(), rows);
+          RowSlice slice(body, chunk, row, rows);
+          mapping.map(input, body.create<tensor::ExtractSliceOp>(l, chunk, input, slice.offsets,
+                                                                 slice.sizes, slice.strides));
         }
         for (Operation *op : region.ops) {
           Operation *clone = body.clone(*op, mapping);
-          for (OpResult result : clone->getResults())
-            result.setType(withRows(result.getType(), rows));
+          for (auto [result, cloned] : llvm::zip(op->getResults(), clone->getResults()))
+            if (batched(result))
+              cloned.setType(withRows(result.getType(), rows));
         }
         SmallVector<Value> filled;
         for (auto [output, dest] : llvm::zip(region.outputs, iters)) {
@@ -240,6 +250,207 @@ scf::ForOp buildChunkLoop(OpBuilder &b, Location loc, const BatchRegion &region,
   return loop;
 }
 
+/// Replaces the region's ops by a loop over its batch, `rows` at a time,
+/// then (for the rows of a dynamic batch past the last whole chunk) one at a
+/// time; the loops go after the region's last op.
+void replaceByChunkLoops(const BatchRegion &region, IsBatched batched, int64_t rows) {
+  OpBuilder b(region.ops.back());
+  b.setInsertionPointAfter(region.ops.back());
+  Location loc = region.ops.front()->getLoc();
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  RankedTensorType inputType = tensorType(region.inputs.front());
+  bool dynamic = inputType.isDynamicDim(0);
+  Value batch = dynamic ? b.create<tensor::DimOp>(loc, region.inputs.front(), zero).getResult()
+                        : b.create<arith::ConstantIndexOp>(loc, inputType.getDimSize(0)).getResult();
+  SmallVector<Value> dests;
+  for (Value output : region.outputs) {
+    RankedTensorType type = tensorType(output);
+    dests.push_back(b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType(),
+                                              dynamic ? ValueRange{batch} : ValueRange{}));
+  }
+  ValueRange results;
+  if (dynamic) {
+    // The rows in whole chunks: batch - batch % rows.
+    Value whole = b.create<arith::SubIOp>(
+        loc, batch, b.create<arith::RemUIOp>(loc, batch, b.create<arith::ConstantIndexOp>(loc, rows)));
+    scf::ForOp chunks = buildChunkLoop(b, loc, region, batched, zero, whole, rows, dests);
+    results = chunks.getResults();
+    if (rows > 1) {
+      chunks->setAttr(kBatchChunkAttr, b.getI64IntegerAttr(rows));
+      results = buildChunkLoop(b, loc, region, batched, whole, batch, 1, results).getResults();
+    }
+  } else {
+    results = buildChunkLoop(b, loc, region, batched, zero, batch, rows, dests).getResults();
+  }
+  for (auto [output, result] : llvm::zip(region.outputs, results))
+    Value(output).replaceAllUsesWith(result);
+  for (Operation *op : llvm::reverse(region.ops))
+    op->erase();
+}
+
+/// The static batch: its rows and the values whose leading dim it is.
+struct StaticBatch {
+  int64_t rows = 0;
+  llvm::DenseSet<Value> values;
+  /// The ops that see it, in block order.
+  SmallVector<Operation *> ops;
+};
+
+/// The batch values that the arguments marked kBatchAttr give: each one
+/// itself, or (after sym-artifact-abi) the tensor it is read as.
+SmallVector<Value> batchArguments(func::FuncOp func) {
+  SmallVector<Value> values;
+  for (BlockArgument arg : func.getArguments()) {
+    if (!func.getArgAttr(arg.getArgNumber(), sym::kBatchAttr))
+      continue;
+    if (isa<TensorType>(arg.getType()))
+      values.push_back(arg);
+    for (Operation *user : arg.getUsers())
+      if (auto read = dyn_cast<bufferization::ToTensorOp>(user))
+        values.push_back(read);
+  }
+  return values;
+}
+
+/// Which results of `op`, an op reading the batch, carry it: its shape rule
+/// run again with the batch dims unknown, as a dynamic batch would see them,
+/// must leave exactly their leading dims unknown. Fails when a result is
+/// ambiguous or a used one loses the batch.
+LogicalResult findBatchedResults(Operation *op, const StaticBatch &batch, SmallVector<Value> &batched) {
+  auto rule = dyn_cast<sym::ShapeInferenceOpInterface>(op);
+  if (!rule)
+    return failure();
+  auto withUnknownRows = [](Value v) {
+    sym::PartialShape shape = sym::PartialShape::fromType(v.getType());
+    if (shape.hasRank() && shape.rank() > 0)
+      shape[0] = sym::kUnknownDim;
+    return shape;
+  };
+  SmallVector<sym::PartialShape> ins, outs;
+  for (Value operand : op->getOperands())
+    ins.push_back(batch.values.contains(operand) ? withUnknownRows(operand)
+                                                 : sym::PartialShape::fromType(operand.getType()));
+  for (Value result : op->getResults())
+    outs.push_back(withUnknownRows(result));
+  sym::ShapeInferenceContext ctx(op, std::move(ins), std::move(outs));
+  ScopedDiagnosticHandler quiet(op->getContext(), [](Diagnostic &) { return success(); });
+  if (failed(rule.inferShapes(ctx)))
+    return failure();
+  for (auto [result, shape] : llvm::zip(op->getResults(), ctx.getOutputs())) {
+    auto type = dyn_cast<RankedTensorType>(result.getType());
+    if (!type || !type.hasStaticShape() || !shape.hasRank() || shape.rank() != type.getRank())
+      return failure();
+    bool rowsKnown = type.getRank() > 0 && shape.isKnown(0);
+    if (type.getRank() == 0 || rowsKnown) {
+      if (!result.use_empty())
+        return failure();
+      continue;
+    }
+    for (unsigned d = 1; d < shape.rank(); ++d)
+      if (!shape.isKnown(d))
+        return failure();
+    if (type.getDimSize(0) != batch.rows)
+      return failure();
+    batched.push_back(result);
+  }
+  return success();
+}
+
+/// The static batch of `func`, or nothing when an op that sees it cannot
+/// run on chunks of it (or the batch arguments disagree on its rows).
+std::optional<StaticBatch> findStaticBatch(func::FuncOp func) {
+  StaticBatch batch;
+  for (Value value : batchArguments(func)) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape() || type.getRank() == 0 ||
+        (batch.rows && type.getDimSize(0) != batch.rows))
+      return std::nullopt;
+    batch.rows = type.getDimSize(0);
+    batch.values.insert(value);
+  }
+  if (batch.rows < 2)
+    return std::nullopt;
+  auto isBatched = [&](Value v) { return batch.values.contains(v); };
+  for (Operation &op : func.getBody().front()) {
+    if (llvm::none_of(op.getOperands(), isBatched))
+      continue;
+    // Results leave through these; any other op is not chunked.
+    if (isa<bufferization::MaterializeInDestinationOp, func::ReturnOp>(op))
+      continue;
+    SmallVector<Value> batched;
+    if (!isa<sym::SymDialect>(op.getDialect()) || sym::drawsRandomNumbers(&op) ||
+        mixesBatchRows(&op, isBatched) || failed(findBatchedResults(&op, batch, batched)))
+      return std::nullopt;
+    batch.values.insert(batched.begin(), batched.end());
+    batch.ops.push_back(&op);
+  }
+  return batch;
+}
+
+int64_t bytesOf(Value value) {
+  RankedTensorType type = tensorType(value);
+  return type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// Multiply-adds of a convolution or fully connected layer (each output
+/// element reads a weight row of the weight's elements per output channel);
+/// other ops are counted as none: they move data.
+int64_t multiplyAdds(Operation *op) {
+  if (!isa<sym::ConvolutionOp, sym::FullyConnectedOp>(op))
+    return 0;
+  RankedTensorType weight = tensorType(op->getOperand(1));
+  return tensorType(op->getResult(0)).getNumElements() * (weight.getNumElements() / weight.getDimSize(0));
+}
+
+/// What a batch's pass costs: its largest tensor and all its tensors per
+/// batch row, the weights it reads, and its arithmetic.
+struct BatchTraffic {
+  int64_t largestRowBytes = 0, activationRowBytes = 0, weightBytes = 0, flopsPerRow = 0;
+
+  explicit BatchTraffic(const StaticBatch &batch) {
+    llvm::DenseSet<Value> weights;
+    for (Operation *op : batch.ops) {
+      for (Value operand : op->getOperands())
+        if (!batch.values.contains(operand) && isa<RankedTensorType>(operand.getType()) &&
+            weights.insert(operand).second)
+          weightBytes += bytesOf(operand);
+      for (Value result : op->getResults())
+        if (batch.values.contains(result)) {
+          largestRowBytes = std::max(largestRowBytes, bytesOf(result) / batch.rows);
+          activationRowBytes += bytesOf(result) / batch.rows;
+        }
+      flopsPerRow += 2 * multiplyAdds(op) / batch.rows;
+    }
+  }
+};
+
+/// Chunks the static batch of `func` where its activations, not its
+/// arithmetic, bound its time and would not stay in the caches: when its
+/// largest batch tensor outgrows `bytes`, its convolutions and layers do at
+/// most kMemoryBoundFlopsPerByte per activation byte, and one chunk's
+/// activations outweigh twice the weights (which each chunk reads again).
+/// The chunk has the most rows (a divisor of the batch) whose largest
+/// tensor fits `bytes`. MobileNets and SqueezeNet (7-25 flops per byte)
+/// qualify; ResNets, Inception and VGG (57-230) stay whole.
+void chunkStaticBatch(func::FuncOp func, int64_t bytes) {
+  constexpr int64_t kMemoryBoundFlopsPerByte = 32;
+  std::optional<StaticBatch> batch = findStaticBatch(func);
+  if (!batch || batch->ops.empty())
+    return;
+  BatchTraffic traffic(*batch);
+  if (batch->rows * traffic.largestRowBytes <= bytes ||
+      traffic.flopsPerRow > kMemoryBoundFlopsPerByte * traffic.activationRowBytes)
+    return;
+  int64_t rows = 1;
+  for (int64_t r = batch->rows / 2; r > 1 && rows == 1; --r)
+    if (batch->rows % r == 0 && r * traffic.largestRowBytes <= bytes)
+      rows = r;
+  if (rows * traffic.activationRowBytes <= 2 * traffic.weightBytes)
+    return;
+  auto isBatched = [&](Value v) { return batch->values.contains(v); };
+  replaceByChunkLoops(makeRegion(batch->ops, isBatched), isBatched, rows);
+}
+
 struct SymChunkBatchPass : impl::SymChunkBatchBase<SymChunkBatchPass> {
   using SymChunkBatchBase::SymChunkBatchBase;
 
@@ -247,42 +458,25 @@ struct SymChunkBatchPass : impl::SymChunkBatchBase<SymChunkBatchPass> {
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    BatchRegion region = findRegion(func.getBody().front());
-    if (region.ops.empty())
+    SmallVector<Operation *> dynamicOps;
+    for (Operation &op : func.getBody().front())
+      if (isa<sym::SymDialect>(op.getDialect()) && hasDynamicType(&op))
+        dynamicOps.push_back(&op);
+    if (dynamicOps.empty()) {
+      if (chunkBytes > 0)
+        chunkStaticBatch(func, chunkBytes);
       return;
-    for (Operation *op : region.ops)
+    }
+    for (Operation *op : dynamicOps)
       if (failed(checkChunkable(op)))
         return signalPassFailure();
+    auto isBatched = [](Value v) { return isDynamic(v.getType()); };
+    BatchRegion region = makeRegion(dynamicOps, isBatched);
     if (region.inputs.empty()) {
       region.ops.front()->emitError("a dynamic batch dim that no argument carries");
       return signalPassFailure();
     }
-    // After the last region op: every input is defined and outputs are built.
-    OpBuilder b(region.ops.back());
-    b.setInsertionPointAfter(region.ops.back());
-    Location loc = func.getLoc();
-    Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-    Value batch = b.create<tensor::DimOp>(loc, region.inputs.front(), zero);
-    SmallVector<Value> dests;
-    for (Value output : region.outputs) {
-      RankedTensorType type = tensorType(output);
-      dests.push_back(b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType(),
-                                                ValueRange{batch}));
-    }
-    int64_t rows = std::max<int64_t>(1, chunk);
-    // The rows in whole chunks: batch - batch % rows.
-    Value whole = b.create<arith::SubIOp>(
-        loc, batch, b.create<arith::RemUIOp>(loc, batch, b.create<arith::ConstantIndexOp>(loc, rows)));
-    scf::ForOp chunks = buildChunkLoop(b, loc, region, zero, whole, rows, dests);
-    ValueRange results = chunks.getResults();
-    if (rows > 1) {
-      chunks->setAttr(kBatchChunkAttr, b.getI64IntegerAttr(rows));
-      results = buildChunkLoop(b, loc, region, whole, batch, 1, results).getResults();
-    }
-    for (auto [output, result] : llvm::zip(region.outputs, results))
-      output.replaceAllUsesWith(result);
-    for (Operation *op : llvm::reverse(region.ops))
-      op->erase();
+    replaceByChunkLoops(region, isBatched, std::max<int64_t>(1, chunk));
   }
 };
 

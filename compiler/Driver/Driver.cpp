@@ -276,10 +276,16 @@ bool lowerModule(ModuleOp module, const symc::ArtifactOptions &options, std::str
     cuda.shapeVariants = options.shapeVariants;
     symc::buildCUDAPipeline(pm, cuda);
   } else {
-    symc::CPUOptions cpu{options.prefix,     options.emit == symc::EmitKind::Linalg,
-                         info->vectorBits,   info->checkedFeatures,
-                         options.batchChunk, options.embeddedParams,
-                         options.monitor,    options.shapeVariants};
+    symc::CPUOptions cpu;
+    cpu.prefix = options.prefix;
+    cpu.stopAtLinalg = options.emit == symc::EmitKind::Linalg;
+    cpu.vectorBits = info->vectorBits;
+    cpu.cpuFeatures = info->checkedFeatures;
+    cpu.batchChunk = options.batchChunk;
+    cpu.batchChunkBytes = options.batchChunkBytes.value_or(cpu.batchChunkBytes);
+    cpu.embeddedParams = options.embeddedParams;
+    cpu.monitor = options.monitor;
+    cpu.shapeVariants = options.shapeVariants;
     symc::buildCPUPipeline(pm, cpu);
   }
   PassTimes *passTimes = nullptr;

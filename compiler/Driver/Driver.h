@@ -42,6 +42,9 @@ struct ArtifactOptions {
   bool printPhases = true;
   /// Batch rows per step of the loops over a dynamic batch dim.
   int64_t batchChunk = 16;
+  /// Where a static batch runs in chunks (CPUOptions::batchChunkBytes when
+  /// not given).
+  std::optional<int64_t> batchChunkBytes;
   /// A .params file to embed in the artifact (none when empty).
   std::string embeddedParams;
   /// Compile the monitor variants (set_monitor_callback) too.

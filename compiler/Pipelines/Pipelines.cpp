@@ -62,10 +62,11 @@ void symc::buildFrontendPipeline(OpPassManager &pm, const FrontendOptions &optio
 /// convolutions read packed weights, packed by the artifact's prepare entry,
 /// and run channels-last where the CPU has kernels for that; `gpu` picks
 /// the lowerings GPU kernels want (LoweringOptions::gpu).
-static void addTensorPasses(OpPassManager &pm, int64_t batchChunk,
+static void addTensorPasses(OpPassManager &pm, int64_t batchChunk, int64_t batchChunkBytes,
                             std::optional<std::string> preparePrefix = std::nullopt, bool gpu = false) {
   symc::cpu::SymChunkBatchOptions chunking;
   chunking.chunk = batchChunk;
+  chunking.chunkBytes = batchChunkBytes;
   pm.addNestedPass<func::FuncOp>(symc::cpu::createSymChunkBatch(chunking));
   if (preparePrefix)
     pm.addPass(symc::cpu::createSymChannelsLast());
@@ -167,7 +168,7 @@ void symc::buildCPUPipeline(OpPassManager &pm, const CPUOptions &options) {
   SymArtifactABIOptions abi;
   abi.prefix = options.prefix;
   pm.addPass(createSymArtifactABI(abi));
-  addTensorPasses(pm, options.batchChunk, options.prefix);
+  addTensorPasses(pm, options.batchChunk, options.batchChunkBytes, options.prefix);
   cpu::SymScheduleMatmulsOptions schedule;
   schedule.vectorBits = options.vectorBits;
   pm.addPass(cpu::createSymScheduleMatmuls(schedule));
@@ -235,7 +236,7 @@ void symc::buildCUDAPipeline(OpPassManager &pm, const CUDAOptions &options) {
   SymArtifactABIOptions abi;
   abi.prefix = options.prefix;
   pm.addPass(createSymArtifactABI(abi));
-  addTensorPasses(pm, options.batchChunk, /*preparePrefix=*/std::nullopt, /*gpu=*/true);
+  addTensorPasses(pm, options.batchChunk, /*batchChunkBytes=*/0, /*preparePrefix=*/std::nullopt, /*gpu=*/true);
   pm.addNestedPass<func::FuncOp>(symc::cuda::createSymSplitReductions());
   if (options.stopAtLinalg)
     return;

@@ -669,6 +669,28 @@ TEST(Executor, MonitoredTrainingStepSeesChannelsFirstArrays) {
   expectAllNear(gapGrad, spread, 1e-5f, "gap_backward_output");
 }
 
+TEST(Executor, StaticBatchInChunksComputesTheWholeBatch) {
+  // resblock at batch 4, run one image at a time through all its layers
+  // (--batch-chunk-bytes 4096) and whole: the same outputs, and a
+  // workspace that holds one image's activations instead of four.
+  std::shared_ptr<const Artifact> chunked = load("resblock-chunked"), whole = load("resblock-whole");
+  EXPECT_LT(chunked->manifest().workspaceBytes * 2, whole->manifest().workspaceBytes);
+  Executor a = Executor::simpleBind(chunked, Context::cpu(), {}, "null");
+  Executor b = Executor::simpleBind(whole, Context::cpu(), {}, "null");
+  uint32_t seed = 1;
+  for (auto [name, array] : a.argMap()) {
+    fillDeterministic(array, seed++);
+    b.argMap().at(name).copyFrom(array);
+  }
+  for (auto [name, array] : a.auxMap()) {
+    fillDeterministic(array, seed++);
+    for (size_t i = 0; i < array.size(); ++i)
+      array.data<float>()[i] += 1.0f; // variances above 0
+    b.auxMap().at(name).copyFrom(array);
+  }
+  expectAllNear(values(a.forward()[0]), values(b.forward()[0]), 1e-5f, "softmax_output");
+}
+
 TEST(Executor, ThreadCount) {
   Executor exec = Executor::simpleBind(load("fc-softmax"), Context::cpu(), {{"data", {1, 4}}});
   exec.setNumThreads(1);

@@ -88,6 +88,11 @@ cl::opt<int64_t> batchChunk("batch-chunk",
                             cl::desc("batch rows per step when the batch dim is dynamic ('?')"),
                             cl::init(16), cl::sub(compileCommand), cl::cat(symcOptions));
 
+cl::opt<int64_t> batchChunkBytes("batch-chunk-bytes",
+                                 cl::desc("run a static batch one chunk of rows at a time where its activations "
+                                          "outgrow this many bytes and the model is memory-bound (0: never)"),
+                                 cl::value_desc("N"), cl::sub(compileCommand), cl::cat(symcOptions));
+
 cl::list<std::string> outputs("outputs", cl::CommaSeparated,
                               cl::desc("compile these nodes' outputs (<name>_output) instead of the symbol's "
                                        "heads, as MXPredCreatePartialOut selects them"),
@@ -209,10 +214,20 @@ int runCompile() {
     return 1;
   if (emit == EmitKind::Sym || emit == EmitKind::Interface)
     return writeSymOutput(*module, path) ? 0 : 1;
-  symc::ArtifactOptions artifact{emit, path, prefix, cpu, !quiet, batchChunk,
-                                 embedParams ? paramsPath.getValue() : std::string(), !noMonitor};
+  symc::ArtifactOptions artifact;
+  artifact.emit = emit;
+  artifact.outputPath = path;
+  artifact.prefix = prefix;
+  artifact.cpu = cpu;
+  artifact.printPhases = !quiet;
+  artifact.batchChunk = batchChunk;
+  if (embedParams)
+    artifact.embeddedParams = paramsPath;
+  artifact.monitor = !noMonitor;
   artifact.target = target;
   artifact.verifyEachPass = verifyEach;
+  if (batchChunkBytes.getNumOccurrences())
+    artifact.batchChunkBytes = batchChunkBytes;
   bool emitted = shapeSets->size() > 1 ? symc::emitShapeVariants(*module, options, *shapeSets, artifact)
                                        : symc::emitArtifact(*module, artifact);
   if (emitted && !quiet)

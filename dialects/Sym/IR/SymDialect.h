@@ -30,6 +30,10 @@ inline constexpr llvm::StringLiteral kRngSeedAttr = "sym.rng_seed";
 // On the memref<4xi64> argument the C ABI gives every function: the run's
 // SymcRunError (ArtifactABI.h), where failed run-time checks are reported.
 inline constexpr llvm::StringLiteral kRunErrorAttr = "sym.run_error";
+// On an argument of a static-shaped function: its leading dim is the batch,
+// as inferring again with that dim unknown finds (sym-infer-shapes); the CPU
+// backend may run the ops it reaches in chunks of the batch.
+inline constexpr llvm::StringLiteral kBatchAttr = "sym.batch";
 // On an op with a run-time check: its number in the manifest's "checks".
 inline constexpr llvm::StringLiteral kCheckAttr = "sym.check";
 // On a result of @main_monitor / @main_train_monitor: a node output the

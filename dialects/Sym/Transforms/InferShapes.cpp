@@ -53,26 +53,9 @@ FailureOr<ShapeOption> parseShapeOption(llvm::StringRef text, func::FuncOp func)
   return ShapeOption{name.str(), PartialShape(dims), dynamic};
 }
 
-class InferShapesPass : public sym::impl::SymInferShapesBase<InferShapesPass> {
+/// The shapes of one function's values while the op rules refine them.
+class ShapeSolver {
 public:
-  using SymInferShapesBase::SymInferShapesBase;
-
-  void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    // Ranked arguments with dynamic dims were given '?' before (a backward
-    // or monitor function re-inferred): those dims are dynamic, not unknown.
-    bool dynamic = llvm::any_of(func.getArgumentTypes(), [](Type t) {
-      auto ranked = dyn_cast<RankedTensorType>(t);
-      return ranked && !ranked.hasStaticShape();
-    });
-    if (failed(seedArguments(func, dynamic)) || failed(runFixpoint(func)))
-      return signalPassFailure();
-    writeBackTypes(func);
-    if ((!dynamic && failed(checkArgumentsKnown(func))) || failed(checkSizes(func)))
-      return signalPassFailure();
-  }
-
-private:
   PartialShape &shapeOf(Value v) {
     auto [it, inserted] = valueShapes.try_emplace(v);
     if (inserted)
@@ -80,21 +63,16 @@ private:
     return it->second;
   }
 
-  LogicalResult seedArguments(func::FuncOp func, bool &dynamic) {
+  LogicalResult seedArguments(func::FuncOp func, llvm::ArrayRef<ShapeOption> options) {
     llvm::StringMap<unsigned> argByName;
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       if (auto name = func.getArgAttrOfType<StringAttr>(i, kNameAttr))
         argByName.try_emplace(name.getValue(), i);
-    for (const std::string &entry : shapes) {
-      auto parsed = parseShapeOption(entry, func);
-      if (failed(parsed))
-        return failure();
-      auto &[name, shape, dynamicDims] = *parsed;
+    for (const auto &[name, shape, dynamicDims] : options) {
       auto it = argByName.find(name);
       if (it == argByName.end())
         return func.emitError() << "shape given for '" << name
                                 << "', which is not an argument or auxiliary state";
-      dynamic |= dynamicDims;
       PartialShape &slot = shapeOf(func.getArgument(it->second));
       if (!slot.merge(shape))
         return func.emitError() << "shape " << shape.str() << " given for '" << name
@@ -103,6 +81,28 @@ private:
     return success();
   }
 
+  LogicalResult runFixpoint(func::FuncOp func) {
+    llvm::SmallVector<ShapeInferenceOpInterface> ops;
+    func.walk([&](ShapeInferenceOpInterface op) { ops.push_back(op); });
+    for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+      bool changed = false;
+      // Forwards, then backwards, as MXNet's InferAttr alternates.
+      for (bool backward : {false, true}) {
+        for (size_t k = 0; k < ops.size(); ++k) {
+          auto op = ops[backward ? ops.size() - 1 - k : k];
+          FailureOr<bool> result = applyRule(op);
+          if (failed(result))
+            return failure();
+          changed |= *result;
+        }
+      }
+      if (!changed)
+        return success();
+    }
+    return func.emitError("shape inference did not converge");
+  }
+
+private:
   /// One rule application; returns whether it changed anything.
   FailureOr<bool> applyRule(ShapeInferenceOpInterface op) {
     llvm::SmallVector<PartialShape> ins, outs;
@@ -130,26 +130,67 @@ private:
     return true;
   }
 
-  LogicalResult runFixpoint(func::FuncOp func) {
-    llvm::SmallVector<ShapeInferenceOpInterface> ops;
-    func.walk([&](ShapeInferenceOpInterface op) { ops.push_back(op); });
-    for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
-      bool changed = false;
-      // Forwards, then backwards, as MXNet's InferAttr alternates.
-      for (bool backward : {false, true}) {
-        for (size_t k = 0; k < ops.size(); ++k) {
-          auto op = ops[backward ? ops.size() - 1 - k : k];
-          FailureOr<bool> result = applyRule(op);
-          if (failed(result))
-            return failure();
-          changed |= *result;
-        }
+  llvm::DenseMap<Value, PartialShape> valueShapes;
+};
+
+/// The arguments whose leading dim stays unknown when the given shapes'
+/// leading dims are: the batch, as a compile with `?` there would find it
+/// (labels included, which only the loss op's rule ties to the data).
+llvm::SmallVector<unsigned> findBatchArguments(func::FuncOp func, llvm::ArrayRef<ShapeOption> options) {
+  llvm::SmallVector<ShapeOption> unknownBatch(options);
+  for (ShapeOption &option : unknownBatch)
+    if (option.shape.hasRank() && option.shape.rank() > 0)
+      option.shape[0] = kUnknownDim;
+  auto probe = cast<func::FuncOp>(func->clone());
+  llvm::SmallVector<unsigned> batchArgs;
+  {
+    // A graph that cannot be inferred so is simply not chunked.
+    ScopedDiagnosticHandler quiet(func.getContext(), [](Diagnostic &) { return success(); });
+    ShapeSolver solver;
+    if (succeeded(solver.seedArguments(probe, unknownBatch)) && succeeded(solver.runFixpoint(probe)))
+      for (BlockArgument arg : probe.getArguments()) {
+        const PartialShape &shape = solver.shapeOf(arg);
+        if (shape.hasRank() && shape.rank() > 0 && !shape.isKnown(0))
+          batchArgs.push_back(arg.getArgNumber());
       }
-      if (!changed)
-        return success();
-    }
-    return func.emitError("shape inference did not converge");
   }
+  probe->erase();
+  return batchArgs;
+}
+
+class InferShapesPass : public sym::impl::SymInferShapesBase<InferShapesPass> {
+public:
+  using SymInferShapesBase::SymInferShapesBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    llvm::SmallVector<ShapeOption> options;
+    for (const std::string &entry : shapes) {
+      auto parsed = parseShapeOption(entry, func);
+      if (failed(parsed))
+        return signalPassFailure();
+      options.push_back(*parsed);
+    }
+    // Ranked arguments with dynamic dims were given '?' before (a backward
+    // or monitor function re-inferred): those dims are dynamic, not unknown.
+    bool dynamic = llvm::any_of(func.getArgumentTypes(), [](Type t) {
+      auto ranked = dyn_cast<RankedTensorType>(t);
+      return ranked && !ranked.hasStaticShape();
+    }) || llvm::any_of(options, [](const ShapeOption &o) { return o.dynamic; });
+    llvm::SmallVector<unsigned> batchArgs;
+    if (!options.empty() && llvm::none_of(options, [](const ShapeOption &o) { return o.dynamic; }))
+      batchArgs = findBatchArguments(func, options);
+    if (failed(solver.seedArguments(func, options)) || failed(solver.runFixpoint(func)))
+      return signalPassFailure();
+    writeBackTypes(func);
+    if ((!dynamic && failed(checkArgumentsKnown(func))) || failed(checkSizes(func)))
+      return signalPassFailure();
+    for (unsigned arg : batchArgs)
+      func.setArgAttr(arg, kBatchAttr, UnitAttr::get(&getContext()));
+  }
+
+private:
+  PartialShape &shapeOf(Value v) { return solver.shapeOf(v); }
 
   void writeBackTypes(func::FuncOp func) {
     auto retype = [&](Value v) {
@@ -219,7 +260,7 @@ private:
                           "inputs:\n" + list);
   }
 
-  llvm::DenseMap<Value, PartialShape> valueShapes;
+  ShapeSolver solver;
 };
 
 } // namespace

@@ -49,6 +49,25 @@ func.func @reshape_backward(%data: tensor<*xf32> {sym.name = "data"}, %x: tensor
 
 // -----
 
+// The arguments that carry the batch are marked: inferring again with the
+// given leading dims unknown leaves theirs unknown, the label's too (only
+// the loss ties it to the data). A dynamic batch marks none.
+// CHECK-LABEL: func @batch_arguments
+// CHECK-SAME: {sym.batch, sym.name = "data"}
+// CHECK-SAME: %{{[^:]*}}: tensor<4x192xf32> {sym.name = "w"}
+// CHECK-SAME: {sym.batch, sym.name = "label"}
+// DYN-LABEL: func @batch_arguments
+// DYN-NOT: sym.batch
+// DYN: return
+func.func @batch_arguments(%data: tensor<*xf32> {sym.name = "data"}, %w: tensor<*xf32> {sym.name = "w"},
+                           %label: tensor<*xf32> {sym.name = "label"}) -> tensor<*xf32> {
+  %0 = sym.FullyConnected %data, %w {num_hidden = 4 : i64, no_bias = true} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  %1 = sym.SoftmaxOutput %0, %label : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return %1 : tensor<*xf32>
+}
+
+// -----
+
 // Reshape codes keep a dynamic batch dynamic instead of failing.
 // CHECK-LABEL: func @reshape_codes
 // CHECK: sym.Reshape {{.*}} -> tensor<4x192xf32>
