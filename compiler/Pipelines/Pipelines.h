@@ -35,7 +35,7 @@ struct CPUOptions {
   int64_t batchChunk = 16;
   /// A static batch runs in chunks where an op's batch tensors outgrow
   /// this (sym-chunk-batch's chunk-bytes).
-  int64_t batchChunkBytes = 8 << 20;
+  int64_t batchChunkBytes = 4 << 20;
   /// A .params file to embed in the artifact (none when empty).
   std::string embeddedParams;
   /// Compile the monitor variants (sym-instrument-monitor) too.
