@@ -392,9 +392,9 @@ int64_t bytesOf(Value value) {
   return type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
 }
 
-/// Multiply-adds of a convolution or fully connected layer (each output
-/// element reads a weight row of the weight's elements per output channel);
-/// other ops are counted as none: they move data.
+/// Multiply-adds of a convolution or fully connected layer: each output
+/// element sums over its output channel's weights. Other ops count as none:
+/// they move data.
 int64_t multiplyAdds(Operation *op) {
   if (!isa<sym::ConvolutionOp, sym::FullyConnectedOp>(op))
     return 0;
