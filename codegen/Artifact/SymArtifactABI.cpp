@@ -17,9 +17,10 @@ namespace symc {
 namespace {
 
 /// Turns `main` into `implName(inputs..., outputs..., error, workspace)`
-/// writing its results into the output memrefs. The seed and batch arguments
-/// keep their attributes, and the error (a SymcRunError as memref<4xi64>) gets one: the
-/// lowering of random ops and of run-time checks finds them by that.
+/// writing its results into the output memrefs. The seed and batch
+/// arguments keep their attributes, and the error (a SymcRunError as
+/// memref<4xi64>) gets one: the lowering of random ops and of run-time
+/// checks, and sym-chunk-batch, find them by that.
 LogicalResult toDestinationPassing(func::FuncOp main, StringRef implName, std::optional<unsigned> seedArg) {
   OpBuilder b(main.getContext());
   Block &body = main.getBody().front();

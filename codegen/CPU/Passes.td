@@ -71,17 +71,19 @@ def SymChunkBatch : Pass<"sym-chunk-batch", "::mlir::func::FuncOp"> {
 
     With `chunk-bytes`, a static batch (the leading dim of the arguments
     marked `sym.batch`) is chunked too, where that pays: when its largest
-    batch tensor outgrows `chunk-bytes`, the ops that see it loop over
-    chunks of the most rows (a divisor of the batch) that fit, provided one
-    chunk's activations outweigh twice the weights (read again per chunk).
-    Which results carry the batch is found by each op's shape rule with the
-    batch dims unknown; a function with an op that mixes rows, draws random
-    numbers or loses the batch dim is left unchanged.
+    batch tensor outgrows `chunk-bytes`, its convolutions and fully
+    connected layers do at most 32 flops per activation byte, and one
+    chunk's activations outweigh twice the weights (read again per chunk),
+    the ops that see it loop over chunks of the most rows (a divisor of the
+    batch) whose largest tensor fits. Which results carry the batch is found
+    by each op's shape rule with the batch dims unknown; a function with an
+    op that mixes rows, draws random numbers or loses the batch dim is left
+    unchanged.
   }];
   let options = [
     Option<"chunk", "chunk", "int64_t", "16", "batch rows per loop iteration">,
     Option<"chunkBytes", "chunk-bytes", "int64_t", "0",
-           "chunk a static batch so that each op's batch tensors fit this many bytes (0: never)">,
+           "chunk a static batch whose largest tensor outgrows this many bytes (0: never)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"

@@ -33,8 +33,8 @@ struct CPUOptions {
   std::vector<std::string> cpuFeatures;
   /// Batch rows per step of the loops over a dynamic batch dim.
   int64_t batchChunk = 16;
-  /// A static batch runs in chunks where an op's batch tensors outgrow
-  /// this (sym-chunk-batch's chunk-bytes).
+  /// A static batch of a memory-bound model runs in chunks where its
+  /// largest activation outgrows this (sym-chunk-batch's chunk-bytes).
   int64_t batchChunkBytes = 4 << 20;
   /// A .params file to embed in the artifact (none when empty).
   std::string embeddedParams;

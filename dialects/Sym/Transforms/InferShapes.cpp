@@ -173,12 +173,13 @@ public:
     }
     // Ranked arguments with dynamic dims were given '?' before (a backward
     // or monitor function re-inferred): those dims are dynamic, not unknown.
-    bool dynamic = llvm::any_of(func.getArgumentTypes(), [](Type t) {
-      auto ranked = dyn_cast<RankedTensorType>(t);
-      return ranked && !ranked.hasStaticShape();
-    }) || llvm::any_of(options, [](const ShapeOption &o) { return o.dynamic; });
+    bool dynamicShapes = llvm::any_of(options, [](const ShapeOption &o) { return o.dynamic; });
+    bool dynamic = dynamicShapes || llvm::any_of(func.getArgumentTypes(), [](Type t) {
+                     auto ranked = dyn_cast<RankedTensorType>(t);
+                     return ranked && !ranked.hasStaticShape();
+                   });
     llvm::SmallVector<unsigned> batchArgs;
-    if (!options.empty() && llvm::none_of(options, [](const ShapeOption &o) { return o.dynamic; }))
+    if (!options.empty() && !dynamicShapes)
       batchArgs = findBatchArguments(func, options);
     if (failed(solver.seedArguments(func, options)) || failed(solver.runFixpoint(func)))
       return signalPassFailure();
