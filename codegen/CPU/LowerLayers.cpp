@@ -433,29 +433,42 @@ Value wideSum(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes) {
       wide);
 }
 
-/// Blocks of rows a sum over every dim but the last (channels-last
-/// statistics) goes by, where there are enough rows for each block.
-constexpr int64_t kRowBlocks = 64;
+/// A sum over every dim but the last (channels-last statistics) goes in
+/// blocks: the leading dims up to the first that makes this many blocks,
+/// where each block still sums this many rows.
+constexpr int64_t kMinBlocks = 8;
 constexpr int64_t kMinRowsPerBlock = 16;
+
+/// How many leading dims of `type` index the blocks of a sum over `axes`;
+/// 0 where it goes whole.
+int64_t blockDims(RankedTensorType type, ArrayRef<int64_t> axes) {
+  int64_t rank = type.getRank();
+  if (rank < 2 || !type.hasStaticShape() || !llvm::equal(axes, llvm::seq<int64_t>(0, rank - 1)))
+    return 0;
+  int64_t rows = type.getNumElements() / std::max<int64_t>(type.getDimSize(rank - 1), 1), blocks = 1;
+  for (int64_t dim = 0; dim + 2 < rank; ++dim) {
+    blocks *= type.getDimSize(dim);
+    if (blocks >= kMinBlocks)
+      return rows >= blocks * kMinRowsPerBlock ? dim + 1 : 0;
+  }
+  return 0;
+}
 
 /// The sum over `axes`, accumulated in f64 (wideSum), then rounded to the
 /// input's type: the sum of the f32 terms rounded once, more accurate than
-/// f32 adds in any order. Over every dim but the last, the rows go in
-/// blocks, each summed by one thread along whole rows, then the blocks'
-/// sums are added: split along the channels alone, every thread would read
-/// every row's cache lines for a few channels.
+/// f32 adds in any order. Over every dim but the last, each block (an
+/// image, or an image's rows) is summed by one thread along whole rows,
+/// then the blocks' sums are added: split along the channels alone, every
+/// thread would read every row's cache lines for a few channels. The
+/// blocks are leading dims of the input itself, not of a reshaped view, so
+/// that the elementwise op that computes the input (BatchNorm's squares)
+/// fuses into the sum rather than writing a tensor of its own.
 Value sumOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes) {
   RankedTensorType type = tensorType(input);
-  int64_t rank = type.getRank();
-  int64_t channels = rank > 0 ? type.getDimSize(rank - 1) : 1;
-  int64_t rows = type.hasStaticShape() && channels > 0 ? type.getNumElements() / channels : 0, blocks = kRowBlocks;
-  while (blocks > 1 && rows % blocks != 0)
-    --blocks;
   Value sum;
-  if (rank > 1 && llvm::equal(axes, llvm::seq<int64_t>(0, rank - 1)) && blocks >= kRowBlocks / 8 &&
-      rows >= blocks * kMinRowsPerBlock) {
-    Value partial = wideSum(b, loc, reshapeTo(b, loc, input, {blocks, rows / blocks, channels}), {1});
-    sum = wideSum(b, loc, partial, {0});
+  if (int64_t leading = blockDims(type, axes)) {
+    Value partial = wideSum(b, loc, input, axes.drop_front(leading));
+    sum = wideSum(b, loc, partial, axes.take_front(leading));
   } else {
     sum = wideSum(b, loc, input, axes);
   }

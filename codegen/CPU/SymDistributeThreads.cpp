@@ -143,6 +143,16 @@ bool keepsDims(tensor::PadOp pad, ArrayRef<unsigned> dims) {
   return llvm::all_of(dims, [&](unsigned dim) { return low[dim] == 0 && high[dim] == 0; });
 }
 
+/// Whether both `producer` and its reader reduce: a sum in two levels
+/// (BatchNorm's statistics: blocks of rows, then the blocks' sums) keeps
+/// its first level on threads of its own, each summing its blocks' rows
+/// whole. Computed in the second level's tiles, which split the channels,
+/// every thread would read every row for a few channels, in a loop LLVM
+/// leaves scalar.
+bool reducesBoth(linalg::LinalgOp producer, linalg::LinalgOp reader) {
+  return producer.getNumReductionLoops() > 0 && reader.getNumReductionLoops() > 0;
+}
+
 /// The producers to compute inside `consumer`'s thread tiles (tiled by
 /// `sizes`): ops whose one use is an op of the group, read so that the
 /// tiles partition them (cutResults) rather than redo or overlap their work:
@@ -176,7 +186,7 @@ llvm::SmallPtrSet<Operation *, 4> fusableProducers(linalg::LinalgOp consumer, Ar
       }
       auto linalgProducer = dyn_cast<linalg::LinalgOp>(producer);
       if (!linalgProducer || !linalgProducer.hasPureTensorSemantics() || hasUntileableMaps(linalgProducer) ||
-          isScheduledContraction(linalgProducer))
+          isScheduledContraction(linalgProducer) || reducesBoth(linalgProducer, user))
         continue;
       AffineMap resultMap = linalgProducer.getIndexingMapMatchingResult(producer->getResult(0));
       if (!resultMap.isProjectedPermutation())

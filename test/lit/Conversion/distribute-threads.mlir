@@ -225,3 +225,37 @@ func.func @padded_window(%x: tensor<8x6xf32>, %w: tensor<3xf32>) -> tensor<8x6xf
   } -> tensor<8x6xf32>
   return %r : tensor<8x6xf32>
 }
+
+// A sum in two levels (per block of rows, then over the blocks) keeps its
+// first level on threads of its own, split by blocks: computed in the
+// second level's tiles, split by channels, every thread would read every
+// row for a few channels.
+// CHECK-LABEL: func @two_level_sum
+// CHECK: scf.forall (%{{.*}}) = (0) to (32) step (8)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<8x16x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK: scf.forall (%{{.*}}) = (0) to (16) step (4)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<32x4xf32>) outs(%{{.*}} : tensor<4xf32>)
+#blocks = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#block_sums = affine_map<(d0, d1, d2) -> (d0, d2)>
+#col_in = affine_map<(d0, d1) -> (d0, d1)>
+#col_out = affine_map<(d0, d1) -> (d1)>
+func.func @two_level_sum(%x: tensor<32x16x16xf32>) -> tensor<16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x16xf32>) -> tensor<32x16xf32>
+  %partial = linalg.generic {indexing_maps = [#blocks, #block_sums], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x : tensor<32x16x16xf32>) outs(%init : tensor<32x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<32x16xf32>
+  %e2 = tensor.empty() : tensor<16xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16xf32>) -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#col_in, #col_out], iterator_types = ["reduction", "parallel"]}
+      ins(%partial : tensor<32x16xf32>) outs(%init2 : tensor<16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  return %sum : tensor<16xf32>
+}

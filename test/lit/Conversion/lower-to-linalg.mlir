@@ -270,6 +270,30 @@ func.func @batch_norm_training(%x: tensor<2x3x4xf32>, %g: tensor<3xf32>, %b: ten
 
 // -----
 
+// Channels-last, the statistics go in two levels: each image's sums (one
+// thread's block of rows, read whole), then the images' sums. The squares
+// are read by the first level directly, with no reshape between, so that
+// they fuse into it.
+// CHECK-LABEL: func @batch_norm_training_blocks
+// CHECK: %[[MEANS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%arg0 : tensor<16x4x4x8xf32>) outs(%{{.*}} : tensor<16x8xf64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[MEANS]] : tensor<16x8xf64>) outs(%{{.*}} : tensor<8xf64>)
+// CHECK: %[[SQUARES:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<16x4x4x8xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%[[SQUARES]] : tensor<16x4x4x8xf32>) outs(%{{.*}} : tensor<16x8xf64>)
+// A batch of 2 has too few images: the first level takes each image's rows.
+// CHECK-LABEL: func @batch_norm_training_rows
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%arg0 : tensor<2x8x16x8xf32>) outs(%{{.*}} : tensor<2x8x8xf64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "parallel"]} ins(%{{.*}} : tensor<2x8x8xf64>) outs(%{{.*}} : tensor<8xf64>)
+func.func @batch_norm_training_blocks(%x: tensor<16x4x4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>, %m: tensor<8xf32>, %v: tensor<8xf32>) -> tensor<16x4x4x8xf32> {
+  %0:3 = sym.BatchNorm %x, %g, %b, %m, %v {axis = 3 : i64, sym.is_train} : (tensor<16x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<16x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return %0#0 : tensor<16x4x4x8xf32>
+}
+func.func @batch_norm_training_rows(%x: tensor<2x8x16x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>, %m: tensor<8xf32>, %v: tensor<8xf32>) -> tensor<2x8x16x8xf32> {
+  %0:3 = sym.BatchNorm %x, %g, %b, %m, %v {axis = 3 : i64, sym.is_train} : (tensor<2x8x16x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8x16x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return %0#0 : tensor<2x8x16x8xf32>
+}
+
+// -----
+
 func.func @dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
   // expected-error @+1 {{the CPU backend needs static shapes; 'relu' has a dynamic or unranked operand or result}}
   %0 = sym.relu %x : (tensor<?x3xf32>) -> tensor<?x3xf32>
