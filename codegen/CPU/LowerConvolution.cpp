@@ -758,6 +758,28 @@ Value channelsLastPatchRows(OpBuilder &b, Location loc, Value images, const Wind
   return reshapeTo(b, loc, rows, {out[0] * out[1] * out[2], w.kernel[0] * w.kernel[1] * c});
 }
 
+/// The window rows of `images` (N, H, W, C) that channelsLastPatchRows
+/// builds, (P, kh * kw * C), laid out in strips of kPackedFilters columns,
+/// (kh * kw * C / 32, P, 32): packWeight's layout, which a tap contraction
+/// (rowsTimesStrips) reads down each strip contiguously. C is a multiple of
+/// 32, so that a strip holds one tap's channels.
+Value channelsLastPatchStrips(OpBuilder &b, Location loc, Value images, const Window &w, RankedTensorType outType) {
+  Value padded = padChannelsLast(b, loc, images, w);
+  ArrayRef<int64_t> in = tensorType(padded).getShape();
+  int64_t strips = in[3] / kPackedFilters;
+  Value lanes = reshapeTo(b, loc, padded, {in[0], in[1], in[2], strips, kPackedFilters});
+  ArrayRef<int64_t> out = outType.getShape();
+  // Loops (i, j, s, n, y, x, l), the result's dims.
+  SmallVector<int64_t> shape{w.kernel[0], w.kernel[1], strips, out[0], out[1], out[2], kPackedFilters};
+  AffineMap read = AffineMap::get(7, 0,
+                                  {b.getAffineDimExpr(3), windowExpr(b, w, 0, 4, 0), windowExpr(b, w, 1, 5, 1),
+                                   b.getAffineDimExpr(2), b.getAffineDimExpr(6)},
+                                  b.getContext());
+  Value result = mapWithMaps(b, loc, RankedTensorType::get(shape, outType.getElementType()), lanes, read,
+                             [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  return reshapeTo(b, loc, result, {w.kernel[0] * w.kernel[1] * strips, out[0] * out[1] * out[2], kPackedFilters});
+}
+
 /// The weight as its columns (kh * kw * C, F) (filtersLast) laid out for
 /// the channels-last kernels: packed in strips of filters (packWeight), the
 /// last one completed with zero filters (whose outputs are dropped) where
@@ -1665,9 +1687,12 @@ Value imageWeightGradChannelsLastByTaps(OpBuilder &b, Location loc, Value g, Val
 
 /// The weight gradient channels-last, dW (F, kh * kw * C): image by image
 /// by taps for a stride-1 window over a large enough map (not a pointwise
-/// one), else g's rows (P, F)^T times the window rows (P, kh * kw * C) the
-/// forward multiplies, a GEMM over every output position of a group of
-/// images; a grouped one through the channels-first gradient.
+/// one), else g's columns (F, P) times the window rows (P, kh * kw * C) the
+/// forward multiplies, over every output position of a group of images:
+/// a tap contraction on the rows in strips of 32 channels where C is whole
+/// strips (channelsLastPatchStrips: B read contiguously, where the rows
+/// of an im2col matrix 9 KiB apart share few cache sets), else a GEMM of
+/// g's rows transposed; a grouped one through the channels-first gradient.
 Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, const Window &w, int64_t groups,
                              RankedTensorType weightType) {
   if (groups > 1) {
@@ -1679,6 +1704,7 @@ Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, co
   RankedTensorType gType = tensorType(g);
   int64_t n = gType.getDimSize(0), f = gType.getDimSize(3), positions = gType.getDimSize(1) * gType.getDimSize(2);
   bool byTaps = dataGradWindow(w) && !isPointwise(w) && positions >= kMinTapWeightGradPositions;
+  bool byStrips = !byTaps && !isPointwise(w) && tensorType(data).getDimSize(3) % kPackedFilters == 0;
   int64_t group = byTaps ? 1 : imagesPerGemm(n, positions);
   SmallVector<int64_t> groupShape(gType.getShape());
   groupShape[0] = group;
@@ -1690,6 +1716,11 @@ Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, co
                           if (byTaps) {
                             product = reshapeTo(nested, l,
                                                 imageWeightGradChannelsLastByTaps(nested, l, images[0], images[1], w),
+                                                tensorType(acc).getShape());
+                          } else if (byStrips) {
+                            Value gColumns = transposeTo(nested, l, positionRows(nested, l, images[0]), {1, 0});
+                            Value strips = channelsLastPatchStrips(nested, l, images[1], w, groupOut);
+                            product = reshapeTo(nested, l, rowsTimesStrips(nested, l, gColumns, strips),
                                                 tensorType(acc).getShape());
                           } else {
                             Value rows = isPointwise(w) ? positionRows(nested, l, images[1])

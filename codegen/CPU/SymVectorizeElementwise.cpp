@@ -111,9 +111,41 @@ struct SymVectorizeElementwisePass : impl::SymVectorizeElementwiseBase<SymVector
     // Every dim of a step is static.
     SmallVector<bool> scalable(sizes.size(), false);
     if (failed(linalg::vectorizeOpPrecondition(step, sizes, scalable)))
-      return success();
+      return vectorizeCopyStep(rewriter, cast<linalg::GenericOp>(step), *dim, sizes[*dim]);
     if (failed(linalg::vectorize(rewriter, step, sizes, scalable)))
       return step->emitError("internal error: cannot vectorize this step");
+    return success();
+  }
+
+  /// A step of a copy (its body yields its one input's element) whose maps
+  /// linalg does not vectorize: a window read (y + i, an im2col copy's) is
+  /// no projected permutation. Every dim of the step but `dim` is a unit
+  /// one, and its operands are views that start at the step's elements, so
+  /// where both read `dim` as their innermost index, the step is one vector
+  /// read from the input at index 0 and written to the output. Other steps
+  /// stay scalar.
+  static LogicalResult vectorizeCopyStep(IRRewriter &rewriter, linalg::GenericOp step, unsigned dim, int64_t lanes) {
+    if (step.getNumDpsInputs() != 1 || step.getNumDpsInits() != 1)
+      return success();
+    auto yield = cast<linalg::YieldOp>(step.getBody()->getTerminator());
+    auto readsDimInnermost = [&](OpOperand *operand) {
+      AffineMap map = step.getMatchingIndexingMap(operand);
+      return map.getNumResults() > 0 && map.getResults().back() == rewriter.getAffineDimExpr(dim);
+    };
+    if (yield.getOperand(0) != step.getBody()->getArgument(0) || !readsDimInnermost(step.getDpsInputOperand(0)) ||
+        !readsDimInnermost(step.getDpsInitOperand(0)))
+      return success();
+    Value input = step.getDpsInputOperand(0)->get(), output = step.getDpsInitOperand(0)->get();
+    Location loc = step.getLoc();
+    rewriter.setInsertionPoint(step);
+    auto origin = [&](Value memref) {
+      Value zero = rewriter.create<arith::ConstantIndexOp>(loc, 0);
+      return SmallVector<Value>(cast<MemRefType>(memref.getType()).getRank(), zero);
+    };
+    auto vectorType = VectorType::get({lanes}, getElementTypeOrSelf(input.getType()));
+    Value vector = rewriter.create<vector::TransferReadOp>(loc, vectorType, input, origin(input), ArrayRef<bool>{true});
+    rewriter.create<vector::TransferWriteOp>(loc, vector, output, origin(output), ArrayRef<bool>{true});
+    rewriter.eraseOp(step);
     return success();
   }
 };

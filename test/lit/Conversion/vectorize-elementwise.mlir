@@ -115,3 +115,42 @@ func.func @tan(%x: memref<32xf32>, %out: memref<32xf32>) {
   }
   return
 }
+
+// -----
+
+// An im2col copy reads a window (y + i): no projected permutation, which
+// linalg does not vectorize, but each step of a copy is one vector read at
+// its views' origin and one vector written.
+// CHECK-LABEL: func @window_copy
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16
+// CHECK:   %[[ROW:.*]] = vector.transfer_read {{.*}} : memref<1x16xf32, {{.*}}>, vector<16xf32>
+// CHECK:   vector.transfer_write %[[ROW]], {{.*}} : vector<16xf32>, memref<1x1x16xf32, {{.*}}>
+#window = affine_map<(d0, d1, d2) -> (d1 + d0, d2)>
+#taps = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @window_copy(%x: memref<6x32xf32>, %y: memref<3x4x32xf32>) {
+  linalg.generic {indexing_maps = [#window, #taps], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<6x32xf32>) outs(%y : memref<3x4x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// A window read that computes (here, negates) stays scalar.
+// CHECK-LABEL: func @window_negate
+// CHECK: linalg.generic
+// CHECK: arith.negf
+#window = affine_map<(d0, d1, d2) -> (d1 + d0, d2)>
+#taps = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @window_negate(%x: memref<6x32xf32>, %y: memref<3x4x32xf32>) {
+  linalg.generic {indexing_maps = [#window, #taps], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<6x32xf32>) outs(%y : memref<3x4x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  }
+  return
+}
