@@ -1685,6 +1685,30 @@ Value imageWeightGradChannelsLastByTaps(OpBuilder &b, Location loc, Value g, Val
                         maps, iterators);
 }
 
+/// A depthwise weight gradient channels-last, dW (C, kh, kw, 1): per image,
+/// the sums over its positions of g times each tap's window value, channel
+/// by channel, then the images' sums. The loops run (n, y, x, i, j, c): a
+/// thread takes whole images, reads each element of g once and the window
+/// values around it from cache, the channels along the vectors.
+Value depthwiseWeightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, const Window &w,
+                                      RankedTensorType weightType) {
+  int64_t n = tensorType(g).getDimSize(0), c = tensorType(g).getDimSize(3);
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  SmallVector<AffineMap> maps{
+      AffineMap::get(6, 0, {dim(0), dim(1), dim(2), dim(5)}, b.getContext()),
+      AffineMap::get(6, 0, {dim(0), windowExpr(b, w, 0, 1, 3), windowExpr(b, w, 1, 2, 4), dim(5)}, b.getContext()),
+      AffineMap::get(6, 0, {dim(0), dim(3), dim(4), dim(5)}, b.getContext())};
+  SmallVector<IteratorType> iterators{IteratorType::parallel, IteratorType::reduction, IteratorType::reduction,
+                                      IteratorType::parallel, IteratorType::parallel, IteratorType::parallel};
+  Value perImage = buildGeneric(b, loc, {g, padChannelsLast(b, loc, data, w)},
+                                zeros(b, loc, {n, w.kernel[0], w.kernel[1], c}, weightType.getElementType()), maps,
+                                iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+                                  return add(b, loc, args[2], mul(b, loc, args[0], args[1]));
+                                });
+  Value taps = reduce(b, loc, perImage, {0}, /*keepDims=*/false, 0.0, addFn);
+  return reshapeTo(b, loc, transposeTo(b, loc, taps, {2, 0, 1}), weightType.getShape());
+}
+
 /// The weight gradient channels-last, dW (F, kh * kw * C): image by image
 /// by taps for a stride-1 window over a large enough map (not a pointwise
 /// one), else g's columns (F, P) times the window rows (P, kh * kw * C) the
@@ -1692,9 +1716,12 @@ Value imageWeightGradChannelsLastByTaps(OpBuilder &b, Location loc, Value g, Val
 /// a tap contraction on the rows in strips of 32 channels where C is whole
 /// strips (channelsLastPatchStrips: B read contiguously, where the rows
 /// of an im2col matrix 9 KiB apart share few cache sets), else a GEMM of
-/// g's rows transposed; a grouped one through the channels-first gradient.
+/// g's rows transposed; a depthwise one by depthwiseWeightGradChannelsLast,
+/// another grouped one through the channels-first gradient.
 Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, const Window &w, int64_t groups,
                              RankedTensorType weightType) {
+  if (groups == tensorType(data).getDimSize(3) && weightType.getDimSize(0) == groups)
+    return depthwiseWeightGradChannelsLast(b, loc, g, data, w, weightType);
   if (groups > 1) {
     Value grad = anyConvolutionWeightGrad(b, loc, transposeTo(b, loc, g, kToChannelsFirst),
                                           transposeTo(b, loc, data, kToChannelsFirst), w, groups,

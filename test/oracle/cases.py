@@ -197,6 +197,8 @@ def cases():
                                                    no_bias=True, name="dw"), data=(1, 12, 14, 14))
     yield case("conv_depthwise_dilated", S.Convolution(d, kernel=(3, 3), pad=(2, 2), dilate=(2, 2), num_filter=6,
                                                        num_group=6, name="dw"), data=(1, 6, 8, 9))
+    yield case("conv_depthwise_strided", S.Convolution(d, kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=12,
+                                                       num_group=12, name="dw"), data=(2, 12, 9, 11))
     yield case("conv1d_depthwise", S.Convolution(d, kernel=(3,), pad=(1,), num_filter=5, num_group=5, name="dw"),
                data=(2, 5, 17))
     # Padded images computed in their padding (sym-write-into-padding): a

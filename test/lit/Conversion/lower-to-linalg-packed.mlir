@@ -16,3 +16,20 @@ func.func @weight_grad_strips(%g: tensor<2x6x6x8xf32>, %x: tensor<2x6x6x32xf32>,
   %dx, %dw = sym._backward_Convolution %g, %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 8 : i64, no_bias = true, layout = "NHWC"} : (tensor<2x6x6x8xf32>, tensor<2x6x6x32xf32>, tensor<8x3x3x32xf32>) -> (tensor<2x6x6x32xf32>, tensor<8x3x3x32xf32>)
   return %dw : tensor<8x3x3x32xf32>
 }
+
+// -----
+
+// A depthwise weight gradient: loops (n, y, x, i, j, c), each image's
+// per-tap sums over its positions, the channels innermost; then the
+// images' sums, laid out as the weight (C, kh, kw, 1).
+// CHECK-DAG: #[[G:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d5)>
+// CHECK-DAG: #[[WINDOW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3, d2 + d4, d5)>
+// CHECK-DAG: #[[TAPS:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d4, d5)>
+// CHECK-LABEL: func @depthwise_weight_grad
+// CHECK: %[[IMAGES:.*]] = linalg.generic {indexing_maps = [#[[G]], #[[WINDOW]], #[[TAPS]]], iterator_types = ["parallel", "reduction", "reduction", "parallel", "parallel", "parallel"]} ins(%arg0, %{{.*}} : tensor<2x6x6x32xf32>, tensor<2x8x8x32xf32>) outs(%{{.*}} : tensor<2x3x3x32xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "parallel", "parallel"]} ins(%[[IMAGES]] : tensor<2x3x3x32xf32>) outs(%{{.*}} : tensor<3x3x32xf32>)
+// CHECK: linalg.transpose ins(%[[SUM]] : tensor<3x3x32xf32>) outs(%{{.*}} : tensor<32x3x3xf32>) permutation = [2, 0, 1]
+func.func @depthwise_weight_grad(%g: tensor<2x6x6x32xf32>, %x: tensor<2x6x6x32xf32>, %w: tensor<32x3x3x1xf32>) -> tensor<32x3x3x1xf32> {
+  %dx, %dw = sym._backward_Convolution %g, %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 32 : i64, num_group = 32 : i64, no_bias = true, layout = "NHWC"} : (tensor<2x6x6x32xf32>, tensor<2x6x6x32xf32>, tensor<32x3x3x1xf32>) -> (tensor<2x6x6x32xf32>, tensor<32x3x3x1xf32>)
+  return %dw : tensor<32x3x3x1xf32>
+}
