@@ -1714,9 +1714,9 @@ Value depthwiseWeightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value
 /// one), else g's columns (F, P) times the window rows (P, kh * kw * C) the
 /// forward multiplies, over every output position of a group of images:
 /// a tap contraction on the rows in strips of 32 channels where C is whole
-/// strips (channelsLastPatchStrips: B read contiguously, where the rows
-/// of an im2col matrix 9 KiB apart share few cache sets), else a GEMM of
-/// g's rows transposed; a depthwise one by depthwiseWeightGradChannelsLast,
+/// strips (channelsLastPatchStrips: B read contiguously, where a GEMM walks
+/// down an im2col matrix's rows, 9 KiB apart for 3x3 x 256 channels, at
+/// three quarters the speed), else a GEMM of g's rows transposed; a depthwise one by depthwiseWeightGradChannelsLast,
 /// another grouped one through the channels-first gradient.
 Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, const Window &w, int64_t groups,
                              RankedTensorType weightType) {
