@@ -1716,8 +1716,9 @@ Value depthwiseWeightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value
 /// a tap contraction on the rows in strips of 32 channels where C is whole
 /// strips (channelsLastPatchStrips: B read contiguously, where a GEMM walks
 /// down an im2col matrix's rows, 9 KiB apart for 3x3 x 256 channels, at
-/// three quarters the speed), else a GEMM of g's rows transposed; a depthwise one by depthwiseWeightGradChannelsLast,
-/// another grouped one through the channels-first gradient.
+/// three quarters the speed), else a GEMM of g's rows transposed. A
+/// depthwise one by depthwiseWeightGradChannelsLast, another grouped one
+/// through the channels-first gradient.
 Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, const Window &w, int64_t groups,
                              RankedTensorType weightType) {
   if (groups == tensorType(data).getDimSize(3) && weightType.getDimSize(0) == groups)

@@ -184,9 +184,9 @@ def SymVectorizeElementwise : Pass<"sym-vectorize-elementwise", "::mlir::func::F
     dim of more than one index (the most lanes up to `vector-bits` at its
     widest element type that divide that dim, so that no step needs masks),
     and each step vectorized, where every operand reads or writes that dim
-    contiguously or not at all. A step that reads a window (an im2col copy:
-    y + i) loses its unit dims first, which leaves the vector dim alone in
-    its maps. Matmul schedules have vectorized their own
+    contiguously or not at all. A step of a copy that reads a window (an
+    im2col copy: y + i), whose maps linalg does not vectorize, becomes one
+    vector read and one vector written. Matmul schedules have vectorized their own
     ops by then; generics that linalg cannot vectorize (gathers by
     tensor.extract), whose math LLVM lowers for scalars only (tan, erf),
     or with masks of i1 (a byte per element in memory) stay as they are. On buffers, so that bufferization
