@@ -92,6 +92,12 @@ bool isPointwise(const Window &w) {
   return ones(w.kernel) && ones(w.stride) && llvm::all_of(w.pad, [](int64_t p) { return p == 0; });
 }
 
+/// Whether a convolution of `groups` groups is depthwise: a filter per
+/// channel.
+bool isDepthwise(int64_t groups, int64_t channels, int64_t filters) {
+  return groups > 1 && groups == channels && groups == filters;
+}
+
 /// out + lhs * rhs, as a mul and an add: the body linalg recognizes as a
 /// contraction (sym-offload-matmuls makes such generics cuBLAS GEMMs).
 Value accumulateProduct(OpBuilder &b, Location loc, ValueRange args) {
@@ -1721,7 +1727,7 @@ Value depthwiseWeightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value
 /// through the channels-first gradient.
 Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, const Window &w, int64_t groups,
                              RankedTensorType weightType) {
-  if (groups == tensorType(data).getDimSize(3) && weightType.getDimSize(0) == groups)
+  if (isDepthwise(groups, tensorType(data).getDimSize(3), weightType.getDimSize(0)))
     return depthwiseWeightGradChannelsLast(b, loc, g, data, w, weightType);
   if (groups > 1) {
     Value grad = anyConvolutionWeightGrad(b, loc, transposeTo(b, loc, g, kToChannelsFirst),
@@ -1836,10 +1842,9 @@ template <typename ConvolutionLike> bool hasChannelsLastKernelFor(ConvolutionLik
   if (op.getKernel().size() != 2 || !data || !data.hasStaticShape() || !data.getElementType().isF32())
     return false;
   int64_t channels = data.getDimSize(op.channelDim()), filters = op.getNumFilter(), groups = op.getNumGroup();
-  bool depthwise = groups > 1 && groups == channels && groups == filters;
   // Over 1x1 images both layouts are one: FullyConnected's product serves.
   bool singlePosition = data.getDimSize(op.spatialDim(0)) == 1 && data.getDimSize(op.spatialDim(1)) == 1;
-  return depthwise || (groups == 1 && !singlePosition);
+  return isDepthwise(groups, channels, filters) || (groups == 1 && !singlePosition);
 }
 
 } // namespace
