@@ -396,23 +396,42 @@ linalg::LinalgOp padOperands(linalg::LinalgOp op, MicroKernel kernel) {
 /// its reduction loops: out (M, taps..., N) over its parallel loops m,
 /// taps..., n, A = input 0 with rows on dim 0, B = input 1 with columns on
 /// dim 1; one of them reads at a tap offset. Its tiles are padded to be
-/// whole: the unit steps fold away only in static tiles. (Padding costs
-/// little here, so MR is the cheapest kernel's, not one that divides M.)
+/// whole: the unit steps fold away only in static tiles (tapRows chooses
+/// them to pad little).
 struct TapTiling {
   unsigned parallel, reductions;
   int64_t mt, nt, mr, nr, rows, columns;
   int64_t kt = 0; // chunk of the last reduction loop, if any
 };
 
-/// Thread tiles of about 96 rows (A's panel in L2), preferably as many as
-/// split M's register tiles evenly: whole tiles then need no zero rows of
-/// A, a layer's weight, which padding would copy whole at every run.
-int64_t tapRowTiles(int64_t m, int64_t mr) {
+/// How a tap contraction's rows go: register tiles of `kernel.mr` rows, in
+/// `tiles` thread tiles of equal size.
+struct TapRows {
+  MicroKernel kernel;
+  int64_t tiles;
+};
+
+/// Thread tiles of about 96 rows (A's panel in L2) and the register tile
+/// (one of `kernels`) that together pad M with the fewest zero rows, each
+/// row weighed by the B loads its register tile shares (1 / MR, as in
+/// cheapestMicroKernel): zero rows cost their products, and a copy of A (a
+/// layer's weight or input rows) at every run. A 17x17 map's 289 rows go in
+/// 6 tiles of 49 (7-row kernels), where 8-row kernels would take 4 tiles of
+/// 80, 11% of them zeros.
+TapRows tapRows(ArrayRef<MicroKernel> kernels, int64_t m) {
   int64_t fewest = llvm::divideCeil(m, 96);
-  for (int64_t tiles = fewest; tiles <= 2 * fewest; ++tiles)
-    if (llvm::alignTo(llvm::divideCeil(m, tiles), mr) * tiles == llvm::alignTo(m, mr))
-      return tiles;
-  return fewest;
+  std::optional<TapRows> best;
+  double bestCost = 0;
+  for (MicroKernel kernel : kernels) {
+    kernel.mr = std::min(kernel.mr, m);
+    for (int64_t tiles = fewest; tiles <= 2 * fewest; ++tiles) {
+      int64_t rows = llvm::alignTo(llvm::divideCeil(m, tiles), kernel.mr) * tiles;
+      double cost = rows * (1.0 + 1.0 / kernel.mr);
+      if (!best || cost < bestCost)
+        best = TapRows{kernel, tiles}, bestCost = cost;
+    }
+  }
+  return *best;
 }
 
 /// Whether each row of a tap contraction reads a row of B of its own (a
@@ -444,15 +463,20 @@ std::optional<std::pair<int64_t, int64_t>> rowAlignedTiles(unsigned vectorBits, 
   return std::nullopt;
 }
 
-TapTiling chooseTapTiling(linalg::LinalgOp op, MicroKernel kernel, unsigned vectorBits) {
+TapTiling chooseTapTiling(linalg::LinalgOp op, unsigned vectorBits) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   TapTiling t;
   t.parallel = op.getNumParallelLoops();
   t.reductions = ranges.size() - t.parallel;
   int64_t m = ranges[0], n = ranges[t.parallel - 1];
-  t.mr = std::min(kernel.mr, m);
-  t.nr = kernel.nr;
-  int64_t mTiles = tapRowTiles(m, t.mr);
+  // Where each row reads its own B (no outer product to share loads across
+  // rows), one row of twice the columns, the taps' weights broadcast from
+  // scalars.
+  SmallVector<MicroKernel> kernels = microKernels(vectorBits);
+  TapRows rows = tapRows(rowsReadOwnB(op) ? SmallVector<MicroKernel>{{1, 2 * kernels.front().nr}} : kernels, m);
+  t.mr = rows.kernel.mr;
+  t.nr = rows.kernel.nr;
+  int64_t mTiles = rows.tiles;
   t.mt = llvm::alignTo(llvm::divideCeil(m, mTiles), t.mr);
   // An image that is padded next is computed in its padding
   // (sym-write-into-padding), its tiles within image rows: worth it unless
@@ -550,14 +574,6 @@ Value growEndPadding(OpBuilder &b, Location loc, Value value, unsigned dim, int6
   return b.create<tensor::PadOp>(loc, RankedTensorType::get(shape, type.getElementType()), pad.getSource(),
                                  getAsIndexOpFoldResult(b.getContext(), pad.getStaticLow()),
                                  getAsIndexOpFoldResult(b.getContext(), high), padding);
-}
-
-/// The micro-kernel of a tap contraction: the cheapest, or, where each row
-/// reads its own B (no outer product to share loads across rows), one row
-/// of twice the columns, the taps' weights broadcast from scalars.
-MicroKernel tapMicroKernel(linalg::LinalgOp op, unsigned vectorBits) {
-  MicroKernel kernel = cheapestMicroKernel(vectorBits, op.getStaticLoopRanges()[0]);
-  return rowsReadOwnB(op) ? MicroKernel{1, 2 * kernel.nr} : kernel;
 }
 
 /// Pads a tap contraction to `t`'s rows and columns (zero rows of A, zero
@@ -824,7 +840,7 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
       add(op, root, [&](int64_t id) { return tileScript(id, tiling, epilogueTiling); });
     }
     for (linalg::LinalgOp original : taps) {
-      TapTiling tiling = chooseTapTiling(original, tapMicroKernel(original, vectorBits), vectorBits);
+      TapTiling tiling = chooseTapTiling(original, vectorBits);
       linalg::LinalgOp op = padTapContraction(original, tiling);
       std::optional<EpilogueTiling> epilogueTiling;
       Operation *root = op;

@@ -78,6 +78,33 @@ func.func @taps(%w: tensor<10x2x3x3xf32>, %x: tensor<2x1026xf32>) -> tensor<10x9
   return %r : tensor<10x960xf32>
 }
 
+// A 17x17 map's 289 rows (a channels-last convolution's positions, times
+// strips of 32 filters): padded to 294 rows, 6 thread tiles of 49 in 7-row
+// register tiles (AVX-512) or 7 of 42 in 6-row ones, not to 320 rows, the
+// 4 tiles of 80 that 8-row tiles would need.
+// CHECK-LABEL: func @taps_rows_17x17
+// CHECK: tensor.pad %arg0 low[0, 0] high[5, 0]
+// CHECK: scf.forall {{.*}} in (7, 2)
+// CHECK: scf.for {{.*}} -> (vector<6x16xf32>)
+// AVX512-LABEL: func @taps_rows_17x17
+// AVX512: tensor.pad %arg0 low[0, 0] high[5, 0]
+// AVX512: scf.forall {{.*}} in (6, 2)
+// AVX512: scf.for {{.*}} -> (vector<7x32xf32>)
+#rows = affine_map<(p, s, l, k) -> (p, k)>
+#strips = affine_map<(p, s, l, k) -> (s, k, l)>
+#rowsout = affine_map<(p, s, l, k) -> (p, s, l)>
+func.func @taps_rows_17x17(%rows: tensor<289x64xf32>, %packed: tensor<2x64x32xf32>) -> tensor<289x2x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<289x2x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<289x2x32xf32>) -> tensor<289x2x32xf32>
+  %r = linalg.generic {indexing_maps = [#rows, #strips, #rowsout], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%rows, %packed : tensor<289x64xf32>, tensor<2x64x32xf32>) outs(%init : tensor<289x2x32xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %s = math.fma %x, %w, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<289x2x32xf32>
+  return %r : tensor<289x2x32xf32>
+}
+
 // A convolution's BatchNorm-like epilogue (a per-channel scale, then relu)
 // read through the slices and reshapes back to (1, 10, 30, 30): it moves in
 // place onto the contraction's padded (12, 960) result and runs on each
