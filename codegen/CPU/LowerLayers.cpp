@@ -220,12 +220,133 @@ Value globalSpreadChannelsLast(OpBuilder &b, Location loc, Value g, RankedTensor
   });
 }
 
+/// For each spatial dim, how far 'full' windows run past the padded input:
+/// the input is extended that much on the high side.
+SmallVector<int64_t> fullWindowOverrun(ArrayRef<int64_t> spatial, ArrayRef<int64_t> outSpatial, const Window &w) {
+  SmallVector<int64_t> extra;
+  for (unsigned i = 0; i < w.rank(); ++i) {
+    int64_t reach = (outSpatial[i] - 1) * w.stride[i] + w.kernel[i];
+    extra.push_back(std::max<int64_t>(0, reach - spatial[i] - 2 * w.pad[i]));
+  }
+  return extra;
+}
+
+/// The first largest tap (row-major, i * kw + j) of each max-pooling window
+/// of `data` (N, H, W, C), as an f32: (N, OH, OW, C), one elementwise op
+/// over the taps' views (channel vectors). The input is padded with -inf,
+/// never a window's largest (each window holds an input element), so the
+/// scan is MXNet's over the window clipped to the input.
+Value firstLargestTaps(OpBuilder &b, Location loc, Value data, const Window &w, ArrayRef<int64_t> outShape) {
+  ArrayRef<int64_t> in = tensorType(data).getShape();
+  SmallVector<int64_t> extra = fullWindowOverrun({in[1], in[2]}, {outShape[1], outShape[2]}, w);
+  Value padded = padConstant(b, loc, data, {0, w.pad[0], w.pad[1], 0},
+                             {0, w.pad[0] + extra[0], w.pad[1] + extra[1], 0},
+                             -std::numeric_limits<double>::infinity());
+  SmallVector<Value> views = channelsLastWindowViews(b, loc, padded, w, outShape);
+  SmallVector<AffineMap> maps(views.size(), b.getMultiDimIdentityMap(4));
+  return mapWithMaps(b, loc, RankedTensorType::get(outShape, b.getF32Type()), views, maps,
+                     [&](OpBuilder &nb, Location l, ValueRange args) {
+                       Value best = args[0], tap = scalarConstant(nb, l, nb.getF32Type(), 0);
+                       for (auto [t, value] : llvm::enumerate(args.drop_front())) {
+                         Value larger = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, value, best);
+                         best = nb.create<arith::SelectOp>(l, larger, value, best);
+                         tap = nb.create<arith::SelectOp>(l, larger, scalarConstant(nb, l, nb.getF32Type(), t + 1),
+                                                          tap);
+                       }
+                       return tap;
+                     });
+}
+
+/// Along one spatial dim of a window, the windows that read an input
+/// element at y = s a + r (residue r < s): o = a + d for d in [first, last],
+/// the same for every a; the tap of it that window o reads is r + p - s d,
+/// when within the kernel.
+struct CoveringWindows {
+  int64_t first, last;
+};
+
+CoveringWindows coveringWindows(int64_t kernel, int64_t stride, int64_t pad) {
+  return {llvm::divideCeilSigned(pad - kernel + 1, stride), llvm::divideFloorSigned(stride - 1 + pad, stride)};
+}
+
+/// The gradient of a max pooling channels-last (N, H, W, C), gathered at
+/// each input element: the sum, in output order, of the gradients of the
+/// windows whose first largest tap (firstLargestTaps) it is; MXNet scatters
+/// each window's gradient there in output order, so the sums are its own.
+/// One elementwise op over the input's positions split by their residues,
+/// (N, A, s, B, s, C): for each candidate window (coveringWindows along
+/// both dims) it reads that window's gradient and largest tap through
+/// views shifted by the candidate's offset, and the tap the residues
+/// (r, q) are of it from a constant (s, s) table (-1 where the window does
+/// not reach them). Vectors along the channels, where the scatter is scalar.
+Value maxPoolingGradChannelsLast(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const Window &w) {
+  Value g = op.getOutGrad();
+  RankedTensorType dataType = tensorType(op.getData()), gType = tensorType(g);
+  ArrayRef<int64_t> in = dataType.getShape(), out = gType.getShape();
+  Value taps = firstLargestTaps(b, loc, op.getData(), w, out);
+  SmallVector<CoveringWindows> covering;
+  SmallVector<int64_t> blocks, low{0}, high{0};
+  for (unsigned i = 0; i < 2; ++i) {
+    covering.push_back(coveringWindows(w.kernel[i], w.stride[i], w.pad[i]));
+    blocks.push_back(llvm::divideCeil(in[1 + i], w.stride[i]));
+    low.push_back(std::max<int64_t>(0, -covering[i].first));
+    high.push_back(std::max<int64_t>(0, blocks[i] - 1 + covering[i].last - (out[1 + i] - 1)));
+  }
+  low.push_back(0), high.push_back(0);
+  Value paddedG = padConstant(b, loc, g, low, high, 0.0), paddedTaps = padConstant(b, loc, taps, low, high, 0.0);
+  int64_t s0 = w.stride[0], s1 = w.stride[1];
+  SmallVector<Value> inputs;
+  for (int64_t dy = covering[0].first; dy <= covering[0].last; ++dy)
+    for (int64_t dx = covering[1].first; dx <= covering[1].last; ++dx) {
+      SmallVector<int64_t> offsets{0, low[1] + dy, low[2] + dx, 0}, sizes{out[0], blocks[0], blocks[1], out[3]};
+      for (Value source : {paddedG, paddedTaps})
+        inputs.push_back(b.create<tensor::ExtractSliceOp>(loc, source, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                                          getAsIndexOpFoldResult(b.getContext(), sizes),
+                                                          getAsIndexOpFoldResult(b.getContext(), {1, 1, 1, 1})));
+      SmallVector<float> table;
+      for (int64_t r = 0; r < s0; ++r)
+        for (int64_t q = 0; q < s1; ++q) {
+          int64_t i = r + w.pad[0] - s0 * dy, j = q + w.pad[1] - s1 * dx;
+          bool reached = i >= 0 && i < w.kernel[0] && j >= 0 && j < w.kernel[1];
+          table.push_back(reached ? float(i * w.kernel[1] + j) : -1.0f);
+        }
+      auto tableType = RankedTensorType::get({s0, s1}, b.getF32Type());
+      inputs.push_back(b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(tableType, ArrayRef<float>(table))));
+    }
+  // Loops (n, a, r, b, q, c).
+  auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
+  AffineMap window = AffineMap::get(6, 0, {dim(0), dim(1), dim(3), dim(5)}, b.getContext());
+  AffineMap residues = AffineMap::get(6, 0, {dim(2), dim(4)}, b.getContext());
+  SmallVector<AffineMap> maps;
+  for (size_t i = 0; i < inputs.size(); i += 3)
+    maps.append({window, window, residues});
+  Type element = dataType.getElementType();
+  auto splitType = RankedTensorType::get({in[0], blocks[0], s0, blocks[1], s1, in[3]}, element);
+  Value split = mapWithMaps(b, loc, splitType, inputs, maps, [&](OpBuilder &nb, Location l, ValueRange args) {
+    Value sum = scalarConstant(nb, l, element, 0);
+    for (size_t i = 0; i < args.size(); i += 3) {
+      Value hit = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, args[i + 1], args[i + 2]);
+      sum = add(nb, l, sum, nb.create<arith::SelectOp>(l, hit, args[i], scalarConstant(nb, l, element, 0)));
+    }
+    return sum;
+  });
+  Value grad = b.create<tensor::CollapseShapeOp>(loc, split, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4}, {5}});
+  if (blocks[0] * s0 == in[1] && blocks[1] * s1 == in[2])
+    return grad;
+  return b.create<tensor::ExtractSliceOp>(loc, grad, getAsIndexOpFoldResult(b.getContext(), {0, 0, 0, 0}),
+                                          getAsIndexOpFoldResult(b.getContext(), in),
+                                          getAsIndexOpFoldResult(b.getContext(), {1, 1, 1, 1}));
+}
+
 /// The pooling gradient channels-last (N, H, W, C): a global avg or sum
-/// spread directly, others through the channels-first gradient.
+/// spread directly, a windowed max gathered, others through the
+/// channels-first gradient.
 Value poolingGradChannelsLast(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const Window &w) {
   RankedTensorType dataType = tensorType(op.getData());
   if (op.getGlobalPool() && op.getPoolType() != "max")
     return globalSpreadChannelsLast(b, loc, op.getOutGrad(), dataType, op.getPoolType() == "avg");
+  if (!op.getGlobalPool() && op.getPoolType() == "max")
+    return maxPoolingGradChannelsLast(b, loc, op, w);
   Value grad = poolingGrad(b, loc, op, transposeTo(b, loc, op.getOutGrad(), kToChannelsFirst),
                            transposeTo(b, loc, op.getData(), kToChannelsFirst), w);
   return transposeTo(b, loc, grad, kToChannelsLast);
@@ -275,17 +396,6 @@ Value poolWindow(OpBuilder &b, Location loc, Value input, const Window &w,
                       [&](OpBuilder &b, Location loc, ValueRange args) {
                         return combine(b, loc, ValueRange{args[0], args[2]});
                       });
-}
-
-/// For each spatial dim, how far 'full' windows run past the padded input:
-/// the input is extended that much on the high side.
-SmallVector<int64_t> fullWindowOverrun(ArrayRef<int64_t> spatial, ArrayRef<int64_t> outSpatial, const Window &w) {
-  SmallVector<int64_t> extra;
-  for (unsigned i = 0; i < w.rank(); ++i) {
-    int64_t reach = (outSpatial[i] - 1) * w.stride[i] + w.kernel[i];
-    extra.push_back(std::max<int64_t>(0, reach - spatial[i] - 2 * w.pad[i]));
-  }
-  return extra;
 }
 
 /// The mask whose windows' sums are an average pooling's divisors: ones

@@ -210,6 +210,15 @@ def cases():
     yield case("pad_written_by_pool", S.Convolution(S.Pooling(S.Convolution(
         d, kernel=(3, 3), pad=(1, 1), num_filter=16, name="c0"), kernel=(2, 2), stride=(2, 2), pool_type="max"),
         kernel=(3, 3), pad=(1, 1), num_filter=32, name="c1"), data=(1, 16, 16, 16))
+    # Max poolings between convolutions, channels-last in training: their
+    # gradient gathered by the residues of the input's positions (relu's
+    # zeros tie in a window: the first largest takes its gradient).
+    yield case("pool_max_channels_last", S.Convolution(S.Pooling(S.relu(S.Convolution(
+        d, kernel=(3, 3), pad=(1, 1), num_filter=16, name="c0")), kernel=(3, 3), stride=(2, 2), pad=(1, 1),
+        pool_type="max"), kernel=(3, 3), pad=(1, 1), num_filter=16, name="c1"), data=(2, 16, 11, 13))
+    yield case("pool_max_channels_last_full", S.Convolution(S.Pooling(S.relu(S.Convolution(
+        d, kernel=(1, 1), num_filter=16, name="c0")), kernel=(3, 2), stride=(2, 1), pad=(0, 1), pool_type="max",
+        pooling_convention="full"), kernel=(1, 1), num_filter=16, name="c1"), data=(2, 16, 10, 9))
     # A classifier written as a 1x1 convolution over 1x1 images.
     yield case("conv_fully_connected", S.Convolution(d, kernel=(1, 1), num_filter=10, name="fc"),
                data=(3, 16, 1, 1))

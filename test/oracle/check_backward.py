@@ -42,7 +42,7 @@ from models import lenet, lstm_lm, mlp, zoo
 DIFFERENTIABLE = (
     "fc", "fc_nobias", "fc_noflatten", "conv2d", "conv2d_batched", "conv1d", "pool_max_valid",
     "pool_max_full", "pool_avg_valid", "pool_avg_full", "pool_sum_valid", "pool_sum_full", "pool_global",
-    "pool_avg_nopad", "act_relu", "unary_relu", "softmaxoutput", "softmaxoutput_multi",
+    "pool_avg_nopad", "pool_max_channels_last", "pool_max_channels_last_full", "act_relu", "unary_relu", "softmaxoutput", "softmaxoutput_multi",
     "softmaxoutput_prob", "act_sigmoid", "act_tanh", "act_softrelu", "act_softsign",
     "concat", "flatten", "transpose", "transpose_rev", "expand_dims", "expand_dims_neg", "swapaxes",
     "identity", "blockgrad", "make_loss", "softmax", "log_softmax", "elemwise_add", "elemwise_sub",
@@ -143,7 +143,8 @@ RELATIVE_L2 = {"model_mobilenet1.0": 5e-2, "model_resnet18_v1": 5e-2}
 # Where symc's monitor callbacks are not MXNet's (debug_str is): oneDNN's max
 # pooling has a workspace output (opaque indices symc has no counterpart
 # for) whose zero gradient its backward node reads.
-MONITOR_DEVIATIONS = ("pool_max_valid", "pool_max_full", "pool_1d", "pool_3d_max", "lenet", "model_lenet")
+MONITOR_DEVIATIONS = ("pool_max_valid", "pool_max_full", "pool_1d", "pool_3d_max", "pool_max_channels_last",
+                      "pool_max_channels_last_full", "lenet", "model_lenet")
 # MXNet 1.9.1 allocates without bound (bad_alloc, or the OOM killer) in a
 # monitored backward of its legacy (OperatorProperty) ops SliceChannel,
 # SwapAxis, MakeLoss, Pad, SequenceMask, SequenceLast, SequenceReverse,

@@ -536,3 +536,33 @@ func.func @nhwc_completed_strips(%x: tensor<1x4x4x16xf32>, %w: tensor<40x1x1x16x
   %0 = sym.Convolution %x, %w {kernel = array<i64: 1, 1>, num_filter = 40 : i64, no_bias = true, layout = "NHWC"} : (tensor<1x4x4x16xf32>, tensor<40x1x1x16xf32>) -> tensor<1x4x4x40xf32>
   return %0 : tensor<1x4x4x40xf32>
 }
+
+// -----
+
+// A max pooling's gradient channels-last, gathered: the first largest tap of
+// each window (strict >, in row-major order over the -inf padded input),
+// then one op over the input's positions split by their residues modulo the
+// strides, (N, 4, 2, 4, 2, C), that adds the gradients of the 2 x 2 windows
+// that can cover each position where its tap there (a constant table per
+// window, -1 out of reach) is that window's first largest; the odd width's
+// last column is sliced off.
+// CHECK-LABEL: func @max_pooling_grad_channels_last
+// CHECK: tensor.pad %arg1 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: %[[TAPS:.*]] = linalg.generic
+// CHECK-COUNT-8: arith.cmpf ogt
+// CHECK: } -> tensor<2x4x4x16xf32>
+// CHECK: tensor.pad %arg0 low[0, 0, 0, 0] high[0, 1, 1, 0]
+// CHECK: tensor.pad %[[TAPS]] low[0, 0, 0, 0] high[0, 1, 1, 0]
+// CHECK: arith.constant dense<{{\[}}[4.000000e+00, 5.000000e+00], [7.000000e+00, 8.000000e+00]]>
+// CHECK: arith.constant dense<{{\[}}[-1.000000e+00, 3.000000e+00], [-1.000000e+00, 6.000000e+00]]>
+// CHECK: arith.constant dense<{{\[}}[-1.000000e+00, -1.000000e+00], [1.000000e+00, 2.000000e+00]]>
+// CHECK: arith.constant dense<{{\[}}[-1.000000e+00, -1.000000e+00], [-1.000000e+00, 0.000000e+00]]>
+// CHECK: linalg.generic
+// CHECK-COUNT-4: arith.cmpf oeq
+// CHECK: } -> tensor<2x4x2x4x2x16xf32>
+// CHECK: tensor.collapse_shape {{.*}} {{\[}}[0], [1, 2], [3, 4], [5]] : tensor<2x4x2x4x2x16xf32> into tensor<2x8x8x16xf32>
+// CHECK: tensor.extract_slice {{.*}}[0, 0, 0, 0] [2, 8, 7, 16] [1, 1, 1, 1]
+func.func @max_pooling_grad_channels_last(%g: tensor<2x4x4x16xf32>, %x: tensor<2x8x7x16xf32>) -> tensor<2x8x7x16xf32> {
+  %0 = sym._backward_Pooling %g, %x {kernel = array<i64: 3, 3>, stride = array<i64: 2, 2>, pad = array<i64: 1, 1>, pool_type = "max", layout = "NHWC"} : (tensor<2x4x4x16xf32>, tensor<2x8x7x16xf32>) -> tensor<2x8x7x16xf32>
+  return %0 : tensor<2x8x7x16xf32>
+}
