@@ -1,11 +1,11 @@
 //===- SymWriteIntoPadding.cpp - the sym-write-into-padding pass ----------===//
 //
-// A convolution with padding reads its input through tensor.pad: once
-// bufferized, a copy of the whole image into a bigger zeroed buffer, as long
-// as the convolution itself where the image is large and the convolution
-// cheap (a depthwise one). Where the image is computed for that padding
-// alone, it is computed in the padded buffer instead, whose border alone is
-// zeroed:
+// A convolution with padding reads its input through a zero tensor.pad, a
+// max pooling through a -inf one: once bufferized, a copy of the whole image
+// into a bigger filled buffer, as long as the convolution itself where the
+// image is large and the convolution cheap (a depthwise one). Where the
+// image is computed for that padding alone, it is computed in the padded
+// buffer instead, whose border alone is filled:
 //
 // - an elementwise linalg op (a generic, a transpose) gets the buffer's interior as its init;
 // - a GEMM's thread tiles (scf.forall, sym-schedule-matmuls) whose rows are
@@ -34,16 +34,18 @@ using namespace mlir;
 namespace symc::cpu {
 namespace {
 
-/// Whether `pad` pads with zeros by static amounts, only dims in `dims`.
-bool padsOnlyWithZeros(tensor::PadOp pad, ArrayRef<int64_t> dims) {
+/// The constant `pad` pads with, if it pads by static amounts, only dims in
+/// `dims`.
+TypedAttr constantPadding(tensor::PadOp pad, ArrayRef<int64_t> dims) {
   Value padding = pad.getConstantPaddingValue();
-  if (!padding || !matchPattern(padding, m_AnyZeroFloat()) || !pad.getResultType().hasStaticShape() ||
+  TypedAttr value;
+  if (!padding || !matchPattern(padding, m_Constant(&value)) || !pad.getResultType().hasStaticShape() ||
       ShapedType::isDynamicShape(pad.getStaticLow()) || ShapedType::isDynamicShape(pad.getStaticHigh()))
-    return false;
+    return {};
   for (auto [dim, low, high] : llvm::enumerate(pad.getStaticLow(), pad.getStaticHigh()))
     if ((low != 0 || high != 0) && !llvm::is_contained(dims, int64_t(dim)))
-      return false;
-  return true;
+      return {};
+  return value;
 }
 
 bool isElementwiseMap(linalg::LinalgOp op) {
@@ -110,14 +112,14 @@ void tileInImage(OpBuilder &b, Location loc, ArrayRef<int64_t> imageShape, const
   llvm::append_range(imageSizes, sizes.drop_front());
 }
 
-/// A tensor of `pad`'s type whose border (what `pad` adds) is zero, the rest
-/// undefined: each padded side a slab filled with zeros.
-Value zeroBorder(OpBuilder &b, Location loc, tensor::PadOp pad) {
+/// A tensor of `pad`'s type whose border (what `pad` adds) is `padding`,
+/// the rest undefined: each padded side a slab filled with it.
+Value filledBorder(OpBuilder &b, Location loc, tensor::PadOp pad, TypedAttr padding) {
   RankedTensorType type = pad.getResultType();
   ArrayRef<int64_t> shape = type.getShape();
   Value image = b.create<tensor::EmptyOp>(loc, shape, type.getElementType());
-  // (The pad's own zero may be defined in its region.)
-  Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(type.getElementType()));
+  // (The pad's own constant may be defined in its region.)
+  Value fill = b.create<arith::ConstantOp>(loc, padding);
   SmallVector<OpFoldResult> strides(shape.size(), b.getIndexAttr(1));
   auto fillSlab = [&](unsigned dim, int64_t offset, int64_t size) {
     SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0)),
@@ -125,7 +127,7 @@ Value zeroBorder(OpBuilder &b, Location loc, tensor::PadOp pad) {
     offsets[dim] = b.getIndexAttr(offset);
     sizes[dim] = b.getIndexAttr(size);
     Value slab = b.create<tensor::ExtractSliceOp>(loc, image, offsets, sizes, strides);
-    Value filled = b.create<linalg::FillOp>(loc, zero, slab).getResult(0);
+    Value filled = b.create<linalg::FillOp>(loc, fill, slab).getResult(0);
     image = b.create<tensor::InsertSliceOp>(loc, filled, image, offsets, sizes, strides);
   };
   for (auto [dim, low, high] : llvm::enumerate(pad.getStaticLow(), pad.getStaticHigh())) {
@@ -172,14 +174,14 @@ LogicalResult writeElementwiseIntoPadding(RewriterBase &rewriter, tensor::PadOp 
   auto collapse = pad.getSource().getDefiningOp<tensor::CollapseShapeOp>();
   Value image = collapse && collapse->hasOneUse() ? Value(collapse.getSrc()) : pad.getSource();
   auto op = image.getDefiningOp<linalg::LinalgOp>();
+  TypedAttr padding = constantPadding(pad, llvm::to_vector(llvm::seq<int64_t>(0, pad.getResultType().getRank())));
   if (!op || !op->hasOneUse() || !isElementwiseMap(op) || op.getNumDpsInits() != 1 ||
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
-      !op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() ||
-      !padsOnlyWithZeros(pad, llvm::to_vector(llvm::seq<int64_t>(0, pad.getResultType().getRank()))))
+      !op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>() || !padding)
     return failure();
   Location loc = pad.getLoc();
   rewriter.setInsertionPoint(op);
-  tensor::ExtractSliceOp interior = interiorOf(rewriter, loc, pad, zeroBorder(rewriter, loc, pad));
+  tensor::ExtractSliceOp interior = interiorOf(rewriter, loc, pad, filledBorder(rewriter, loc, pad, padding));
   Value init = interior;
   if (image != pad.getSource())
     init = rewriter.create<tensor::ExpandShapeOp>(loc, image.getType(), interior, collapse.getReassociationIndices());
@@ -220,7 +222,8 @@ LogicalResult writeTilesIntoPadding(RewriterBase &rewriter, tensor::PadOp pad) {
       !forall.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
     return failure();
   ReassociationIndices rows = expand.getReassociationIndices()[0];
-  if (!padsOnlyWithZeros(pad, rows))
+  TypedAttr padding = constantPadding(pad, rows);
+  if (!padding)
     return failure();
   int64_t rowLength = expand.getResultType().getDimSize(rows.back());
   BlockArgument shared = forall.getRegionIterArgs()[0];
@@ -233,7 +236,7 @@ LogicalResult writeTilesIntoPadding(RewriterBase &rewriter, tensor::PadOp pad) {
 
   Location loc = pad.getLoc();
   rewriter.setInsertionPoint(forall);
-  tensor::ExtractSliceOp interior = interiorOf(rewriter, loc, pad, zeroBorder(rewriter, loc, pad));
+  tensor::ExtractSliceOp interior = interiorOf(rewriter, loc, pad, filledBorder(rewriter, loc, pad, padding));
   ArrayRef<int64_t> imageShape = expand.getResultType().getShape();
   rewriter.modifyOpInPlace(forall, [&] {
     forall.getOutputsMutable()[0].set(interior);
@@ -274,7 +277,7 @@ std::optional<int64_t> paddedImageRowLength(Value rows) {
     return std::nullopt;
   auto pad = dyn_cast<tensor::PadOp>(*padded.user_begin());
   ReassociationIndices dims = image.getReassociationIndices()[0];
-  if (!pad || !padsOnlyWithZeros(pad, dims))
+  if (!pad || !constantPadding(pad, dims))
     return std::nullopt;
   return image.getResultType().getDimSize(dims.back());
 }

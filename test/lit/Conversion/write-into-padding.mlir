@@ -228,3 +228,34 @@ func.func @zero_in_region(%x: tensor<1x4x4x3xf32>) -> tensor<1x4x6x3xf32> {
   } : tensor<1x4x4x3xf32> to tensor<1x4x6x3xf32>
   return %padded : tensor<1x4x6x3xf32>
 }
+
+// -----
+
+// A max pooling's input padded with -inf: the border is filled with -inf.
+
+// CHECK-LABEL: func.func @lowest_padding
+// CHECK: tensor.empty() : tensor<1x6x6x3xf32>
+// CHECK-NEXT: %[[LOWEST:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: linalg.fill ins(%[[LOWEST]] : f32) {{.*}} -> tensor<1x1x6x3xf32>
+// CHECK: linalg.fill ins(%[[LOWEST]] : f32) {{.*}} -> tensor<1x1x6x3xf32>
+// CHECK: linalg.fill ins(%[[LOWEST]] : f32) {{.*}} -> tensor<1x6x1x3xf32>
+// CHECK: linalg.fill ins(%[[LOWEST]] : f32) {{.*}} -> tensor<1x6x1x3xf32>
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice {{.*}}[0, 1, 1, 0] [1, 4, 4, 3] [1, 1, 1, 1]
+// CHECK: linalg.generic {{.*}} outs(%[[INTERIOR]] : tensor<1x4x4x3xf32>)
+// CHECK-NOT: tensor.pad
+#id4l = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @lowest_padding(%x: tensor<1x4x4x3xf32>) -> tensor<1x6x6x3xf32> {
+  %lowest = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x4x4x3xf32>
+  %neg = linalg.generic {indexing_maps = [#id4l, #id4l], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x4x4x3xf32>) outs(%e : tensor<1x4x4x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.negf %a : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x4x3xf32>
+  %padded = tensor.pad %neg low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %lowest : f32
+  } : tensor<1x4x4x3xf32> to tensor<1x6x6x3xf32>
+  return %padded : tensor<1x6x6x3xf32>
+}
