@@ -269,6 +269,29 @@ CoveringWindows coveringWindows(int64_t kernel, int64_t stride, int64_t pad) {
   return {llvm::divideCeilSigned(pad - kernel + 1, stride), llvm::divideFloorSigned(stride - 1 + pad, stride)};
 }
 
+/// The static slice of `source` at `offsets` of `sizes`, unit strides.
+Value sliceOf(OpBuilder &b, Location loc, Value source, ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes) {
+  return b.create<tensor::ExtractSliceOp>(loc, source, getAsIndexOpFoldResult(b.getContext(), offsets),
+                                          getAsIndexOpFoldResult(b.getContext(), sizes),
+                                          getAsIndexOpFoldResult(b.getContext(), SmallVector<int64_t>(sizes.size(), 1)));
+}
+
+/// The (s0, s1) table of the tap (i * kw + j) that the window at offset
+/// (dy, dx) from an input element's block reads it by, for each residue
+/// (r, q) of its position; -1 where that window does not reach it.
+Value tapsOfResidues(OpBuilder &b, Location loc, const Window &w, int64_t dy, int64_t dx) {
+  int64_t s0 = w.stride[0], s1 = w.stride[1];
+  SmallVector<float> table;
+  for (int64_t r = 0; r < s0; ++r)
+    for (int64_t q = 0; q < s1; ++q) {
+      int64_t i = r + w.pad[0] - s0 * dy, j = q + w.pad[1] - s1 * dx;
+      bool reached = i >= 0 && i < w.kernel[0] && j >= 0 && j < w.kernel[1];
+      table.push_back(reached ? float(i * w.kernel[1] + j) : -1.0f);
+    }
+  auto type = RankedTensorType::get({s0, s1}, b.getF32Type());
+  return b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(type, ArrayRef<float>(table)));
+}
+
 /// The gradient of a max pooling channels-last (N, H, W, C), gathered at
 /// each input element: the sum, in output order, of the gradients of the
 /// windows whose first largest tap (firstLargestTaps) it is; MXNet scatters
@@ -276,66 +299,47 @@ CoveringWindows coveringWindows(int64_t kernel, int64_t stride, int64_t pad) {
 /// One elementwise op over the input's positions split by their residues,
 /// (N, A, s, B, s, C): for each candidate window (coveringWindows along
 /// both dims) it reads that window's gradient and largest tap through
-/// views shifted by the candidate's offset, and the tap the residues
-/// (r, q) are of it from a constant (s, s) table (-1 where the window does
-/// not reach them). Vectors along the channels, where the scatter is scalar.
+/// views shifted by the candidate's offset, and the tap the residues are
+/// of it (tapsOfResidues). Vectors along the channels, where the scatter is
+/// scalar.
 Value maxPoolingGradChannelsLast(OpBuilder &b, Location loc, sym::BackwardPoolingOp op, const Window &w) {
   Value g = op.getOutGrad();
-  RankedTensorType dataType = tensorType(op.getData()), gType = tensorType(g);
-  ArrayRef<int64_t> in = dataType.getShape(), out = gType.getShape();
+  ArrayRef<int64_t> in = tensorType(op.getData()).getShape(), out = tensorType(g).getShape();
   Value taps = firstLargestTaps(b, loc, op.getData(), w, out);
-  SmallVector<CoveringWindows> covering;
-  SmallVector<int64_t> blocks, low{0}, high{0};
-  for (unsigned i = 0; i < 2; ++i) {
-    covering.push_back(coveringWindows(w.kernel[i], w.stride[i], w.pad[i]));
-    blocks.push_back(llvm::divideCeil(in[1 + i], w.stride[i]));
-    low.push_back(std::max<int64_t>(0, -covering[i].first));
-    high.push_back(std::max<int64_t>(0, blocks[i] - 1 + covering[i].last - (out[1 + i] - 1)));
-  }
-  low.push_back(0), high.push_back(0);
+  CoveringWindows rows = coveringWindows(w.kernel[0], w.stride[0], w.pad[0]),
+                  columns = coveringWindows(w.kernel[1], w.stride[1], w.pad[1]);
+  int64_t blockRows = llvm::divideCeil(in[1], w.stride[0]), blockColumns = llvm::divideCeil(in[2], w.stride[1]);
+  // Zeros around g and the taps where candidates fall outside the output.
+  SmallVector<int64_t> low{0, std::max<int64_t>(0, -rows.first), std::max<int64_t>(0, -columns.first), 0},
+      high{0, std::max<int64_t>(0, blockRows + rows.last - out[1]),
+           std::max<int64_t>(0, blockColumns + columns.last - out[2]), 0};
   Value paddedG = padConstant(b, loc, g, low, high, 0.0), paddedTaps = padConstant(b, loc, taps, low, high, 0.0);
-  int64_t s0 = w.stride[0], s1 = w.stride[1];
-  SmallVector<Value> inputs;
-  for (int64_t dy = covering[0].first; dy <= covering[0].last; ++dy)
-    for (int64_t dx = covering[1].first; dx <= covering[1].last; ++dx) {
-      SmallVector<int64_t> offsets{0, low[1] + dy, low[2] + dx, 0}, sizes{out[0], blocks[0], blocks[1], out[3]};
-      for (Value source : {paddedG, paddedTaps})
-        inputs.push_back(b.create<tensor::ExtractSliceOp>(loc, source, getAsIndexOpFoldResult(b.getContext(), offsets),
-                                                          getAsIndexOpFoldResult(b.getContext(), sizes),
-                                                          getAsIndexOpFoldResult(b.getContext(), {1, 1, 1, 1})));
-      SmallVector<float> table;
-      for (int64_t r = 0; r < s0; ++r)
-        for (int64_t q = 0; q < s1; ++q) {
-          int64_t i = r + w.pad[0] - s0 * dy, j = q + w.pad[1] - s1 * dx;
-          bool reached = i >= 0 && i < w.kernel[0] && j >= 0 && j < w.kernel[1];
-          table.push_back(reached ? float(i * w.kernel[1] + j) : -1.0f);
-        }
-      auto tableType = RankedTensorType::get({s0, s1}, b.getF32Type());
-      inputs.push_back(b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(tableType, ArrayRef<float>(table))));
-    }
-  // Loops (n, a, r, b, q, c).
+  // Loops (n, a, r, b, q, c); per candidate: its gradient, its largest tap,
+  // the taps of the residues.
   auto dim = [&](unsigned i) { return b.getAffineDimExpr(i); };
   AffineMap window = AffineMap::get(6, 0, {dim(0), dim(1), dim(3), dim(5)}, b.getContext());
   AffineMap residues = AffineMap::get(6, 0, {dim(2), dim(4)}, b.getContext());
+  SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
-  for (size_t i = 0; i < inputs.size(); i += 3)
-    maps.append({window, window, residues});
-  Type element = dataType.getElementType();
-  auto splitType = RankedTensorType::get({in[0], blocks[0], s0, blocks[1], s1, in[3]}, element);
+  for (int64_t dy = rows.first; dy <= rows.last; ++dy)
+    for (int64_t dx = columns.first; dx <= columns.last; ++dx) {
+      SmallVector<int64_t> offsets{0, low[1] + dy, low[2] + dx, 0}, sizes{out[0], blockRows, blockColumns, out[3]};
+      inputs.append({sliceOf(b, loc, paddedG, offsets, sizes), sliceOf(b, loc, paddedTaps, offsets, sizes),
+                     tapsOfResidues(b, loc, w, dy, dx)});
+      maps.append({window, window, residues});
+    }
+  Type element = tensorType(op.getData()).getElementType();
+  auto splitType = RankedTensorType::get({in[0], blockRows, w.stride[0], blockColumns, w.stride[1], in[3]}, element);
   Value split = mapWithMaps(b, loc, splitType, inputs, maps, [&](OpBuilder &nb, Location l, ValueRange args) {
-    Value sum = scalarConstant(nb, l, element, 0);
+    Value zero = scalarConstant(nb, l, element, 0), sum = zero;
     for (size_t i = 0; i < args.size(); i += 3) {
       Value hit = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OEQ, args[i + 1], args[i + 2]);
-      sum = add(nb, l, sum, nb.create<arith::SelectOp>(l, hit, args[i], scalarConstant(nb, l, element, 0)));
+      sum = add(nb, l, sum, nb.create<arith::SelectOp>(l, hit, args[i], zero));
     }
     return sum;
   });
   Value grad = b.create<tensor::CollapseShapeOp>(loc, split, SmallVector<ReassociationIndices>{{0}, {1, 2}, {3, 4}, {5}});
-  if (blocks[0] * s0 == in[1] && blocks[1] * s1 == in[2])
-    return grad;
-  return b.create<tensor::ExtractSliceOp>(loc, grad, getAsIndexOpFoldResult(b.getContext(), {0, 0, 0, 0}),
-                                          getAsIndexOpFoldResult(b.getContext(), in),
-                                          getAsIndexOpFoldResult(b.getContext(), {1, 1, 1, 1}));
+  return tensorType(grad).getShape() == in ? grad : sliceOf(b, loc, grad, {0, 0, 0, 0}, in);
 }
 
 /// The pooling gradient channels-last (N, H, W, C): a global avg or sum
