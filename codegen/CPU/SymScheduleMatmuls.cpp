@@ -34,8 +34,8 @@ struct MicroKernel {
   int64_t mr, nr;
 };
 
-/// Register tiles that keep MR x NR/lanes accumulators plus operands within
-/// the register file (16 zmm on AVX-512, 12 ymm on AVX2), largest first.
+/// Register tiles of MR x NR/lanes accumulators (16 of AVX-512's 32 zmm,
+/// 12 of AVX2's 16 ymm) that leave room for their operands, largest first.
 SmallVector<MicroKernel> microKernels(unsigned vectorBits) {
   if (vectorBits >= 512)
     return {{8, 32}, {7, 32}, {6, 32}, {4, 32}, {2, 32}, {1, 32}};
