@@ -40,10 +40,10 @@ inline bool isScheduledContraction(mlir::Operation *op) {
 /// reads or writes that dim contiguously or not at all.
 std::optional<unsigned> elementwiseVectorDim(mlir::linalg::GenericOp op);
 /// The length of the image rows that `rows` (dim 0: an image's positions,
-/// maybe through an elementwise epilogue) are, where that image is
-/// padded with a constant and read by its padding alone: sym-write-into-padding then
-/// has the thread tiles that compute `rows` write into the padded image,
-/// which needs each tile within one image row.
+/// maybe through an elementwise epilogue) are, where that image is padded
+/// with a constant and read by its padding alone: sym-write-into-padding
+/// then has the thread tiles that compute `rows` write into the padded
+/// image, which needs each tile within one image row.
 std::optional<int64_t> paddedImageRowLength(mlir::Value rows);
 
 /// Lanes of the widest vector of f32 any target has: thread tiles keep a

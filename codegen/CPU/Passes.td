@@ -128,14 +128,14 @@ def SymWriteIntoPadding : Pass<"sym-write-into-padding", "::mlir::func::FuncOp">
   let summary = "Compute an image that is padded with a constant in the padded tensor itself";
   let description = [{
     A constant tensor.pad (a convolution's zero-padded input, a max
-    pooling's -inf-padded one) that alone reads an
-    image computed by an elementwise linalg op (a generic, a transpose), or by the thread tiles
+    pooling's -inf-padded one) that alone reads an image computed by an
+    elementwise linalg op (a generic, a transpose), or by the thread tiles
     of a scheduled contraction whose rows are the image's positions (the
     image their expand_shape, each tile within one image row), is replaced
     by that computation writing into the padded tensor's interior: the
     op's init, each thread tile's slice of the forall's shared output.
-    Only the border is filled with the constant. Bufferized, the padded image is
-    then written once, instead of written and copied whole.
+    Only the border is filled with the constant. Bufferized, the padded
+    image is then written once, instead of written and copied whole.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"];
 }

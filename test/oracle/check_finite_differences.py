@@ -54,7 +54,12 @@ NOT_DERIVATIVES = {"softmaxoutput", "softmaxoutput_multi", "softmaxoutput_prob",
                    # some cross relu's kink (check_backward compares with MXNet),
                    # or the state clip's (its forward is checked against
                    # rnn_reference; its gradient masks the clipped cells).
-                   "rnn_relu", "rnn_lstm_clip"}
+                   "rnn_relu", "rnn_lstm_clip",
+                   # Max poolings of convolutions' outputs (through relu): a
+                   # nudge of the data or a weight moves a whole window, and
+                   # changes the maximum of windows whose values are close or
+                   # tie at relu's zeros (check_backward compares with MXNet).
+                   "pool_max_channels_last", "pool_max_channels_last_full"}
 # Piecewise-constant ops (rounding, comparisons, where's condition): their
 # gradient is zero by definition, and central differences across a step are not.
 PIECEWISE_CONSTANT = {"unary_" + op for op in ROUNDING} | {
