@@ -231,6 +231,14 @@ SmallVector<int64_t> fullWindowOverrun(ArrayRef<int64_t> spatial, ArrayRef<int64
   return extra;
 }
 
+/// `data` (N, H, W, C) padded with `value` for pooling windows `w`: by the
+/// window's padding, and on the high side by `extra` more (fullWindowOverrun).
+Value padForPoolingChannelsLast(OpBuilder &b, Location loc, Value data, const Window &w, ArrayRef<int64_t> extra,
+                                double value) {
+  return padConstant(b, loc, data, {0, w.pad[0], w.pad[1], 0}, {0, w.pad[0] + extra[0], w.pad[1] + extra[1], 0},
+                     value);
+}
+
 /// The first largest tap (row-major, i * kw + j) of each max-pooling window
 /// of `data` (N, H, W, C), as an f32: (N, OH, OW, C), one elementwise op
 /// over the taps' views (channel vectors). The input is padded with -inf,
@@ -239,9 +247,7 @@ SmallVector<int64_t> fullWindowOverrun(ArrayRef<int64_t> spatial, ArrayRef<int64
 Value firstLargestTaps(OpBuilder &b, Location loc, Value data, const Window &w, ArrayRef<int64_t> outShape) {
   ArrayRef<int64_t> in = tensorType(data).getShape();
   SmallVector<int64_t> extra = fullWindowOverrun({in[1], in[2]}, {outShape[1], outShape[2]}, w);
-  Value padded = padConstant(b, loc, data, {0, w.pad[0], w.pad[1], 0},
-                             {0, w.pad[0] + extra[0], w.pad[1] + extra[1], 0},
-                             -std::numeric_limits<double>::infinity());
+  Value padded = padForPoolingChannelsLast(b, loc, data, w, extra, -std::numeric_limits<double>::infinity());
   SmallVector<Value> views = channelsLastWindowViews(b, loc, padded, w, outShape);
   SmallVector<AffineMap> maps(views.size(), b.getMultiDimIdentityMap(4));
   return mapWithMaps(b, loc, RankedTensorType::get(outShape, b.getF32Type()), views, maps,
@@ -464,8 +470,7 @@ Value poolChannelsLast(OpBuilder &b, sym::PoolingOp op) {
   Window w(op.getKernel(), op.getStride(), {}, op.getPad());
   SmallVector<int64_t> extra =
       fullWindowOverrun(spatial, {outType.getDimSize(1), outType.getDimSize(2)}, w);
-  Value padded = padConstant(b, loc, op.getData(), {0, w.pad[0], w.pad[1], 0},
-                             {0, w.pad[0] + extra[0], w.pad[1] + extra[1], 0}, padValue);
+  Value padded = padForPoolingChannelsLast(b, loc, op.getData(), w, extra, padValue);
   Value pooled = poolByViews(b, loc, padded, w, outType.getShape(), poolCombiner(isMax));
   if (!isAvg)
     return pooled;
