@@ -631,6 +631,36 @@ SmallVector<int64_t> tapThreadSizes(const TapTiling &t) {
   return sizes;
 }
 
+/// The order of a tap contraction's thread tiles (its scf.forall keeps the
+/// parallel dims cut into more than one tile, in loop order) where not
+/// rows first: columns first where B outweighs A. A thread takes a run of
+/// tiles in this order and reads the operand of the inner dims again for
+/// each outer tile: better the smaller one, which stays in its L2. (Rows
+/// first, a 1x1 convolution whose weights outweigh its 14x14 image streamed
+/// all of the weights once per row tile.) Rows first otherwise, and where
+/// A and B vary along the same dims (the points of Winograd's products):
+/// then each thread's rows are the ones the transforms around it compute on
+/// the same thread. Empty: rows first.
+SmallVector<int64_t> tapThreadOrder(linalg::LinalgOp op, const TapTiling &t) {
+  auto elements = [](Value value) { return cast<ShapedType>(value.getType()).getNumElements(); };
+  if (elements(op.getDpsInputs()[1]) <= elements(op.getDpsInputs()[0]))
+    return {};
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges(), sizes = tapThreadSizes(t);
+  AffineMap a = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap b = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  SmallVector<int64_t> rows, columns;
+  for (unsigned d = 0; d < t.parallel; ++d) {
+    if (ranges[d] <= sizes[d])
+      continue;
+    if (a.isFunctionOfDim(d) && b.isFunctionOfDim(d))
+      return {};
+    (b.isFunctionOfDim(d) ? columns : rows).push_back(rows.size() + columns.size());
+  }
+  if (rows.empty() || columns.empty())
+    return {};
+  return llvm::to_vector(llvm::concat<int64_t>(columns, rows));
+}
+
 /// The script fragment that tiles tap contraction `id`: thread tiles (one
 /// tap each), maybe a chunk of the last reduction, register tiles (j outside
 /// i), unit steps over every reduction loop, which then fold away with the
@@ -715,6 +745,27 @@ SmallVector<Operation *> initChain(Operation *op) {
   return chain;
 }
 
+/// `forall` with its dims in `order`: new dim i iterates old dim order[i].
+/// Threads take runs of the linearized iterations (the last dim fastest),
+/// so the order decides which operand each thread reads again and again.
+void permuteForall(scf::ForallOp forall, ArrayRef<int64_t> order) {
+  auto permuted = [&](SmallVector<OpFoldResult> values) {
+    return llvm::map_to_vector(order, [&](int64_t dim) { return values[dim]; });
+  };
+  IRRewriter rewriter(forall.getContext());
+  rewriter.setInsertionPoint(forall);
+  auto reordered = rewriter.create<scf::ForallOp>(
+      forall.getLoc(), permuted(forall.getMixedLowerBound()), permuted(forall.getMixedUpperBound()),
+      permuted(forall.getMixedStep()), forall.getOutputs(), std::nullopt);
+  rewriter.eraseOp(reordered.getBody()->getTerminator());
+  SmallVector<Value> arguments(forall.getBody()->getNumArguments());
+  for (auto [position, dim] : llvm::enumerate(order))
+    arguments[dim] = reordered.getInductionVar(position);
+  llvm::copy(reordered.getRegionIterArgs(), arguments.begin() + order.size());
+  rewriter.mergeBlocks(forall.getBody(), reordered.getBody(), arguments);
+  rewriter.replaceOp(forall, reordered.getResults());
+}
+
 /// Scheduled isolated functions by the sequence applied and the function's
 /// text before: the same layer in the forward, training and monitor
 /// variants, and repeated blocks of one shape, are scheduled once.
@@ -722,13 +773,15 @@ using ScheduleCache = llvm::StringMap<OwningOpRef<ModuleOp>>;
 
 /// Applies `sequence` to `root` (`op` or its epilogue) moved, with `op` and
 /// its init chain, into a function of its own, and `finish` to that
-/// function, then puts the result back at `root` (taken
+/// function, its thread tiles' dims put in `threadOrder` (if given), then
+/// puts the result back at `root` (taken
 /// from `cache` where a twin was scheduled). Transforms that print the ops
 /// they work on (fuse_into_containing_op builds its failure remark up front)
 /// verify and print the whole enclosing function each time: per op, that is
 /// quadratic in the function's size (minutes for a training step's).
-LogicalResult scheduleIsolated(Operation *op, Operation *root, Operation *sequence, Operation *finish,
-                               ModuleOp transforms, const transform::TransformOptions &options, ScheduleCache &cache) {
+LogicalResult scheduleIsolated(Operation *op, Operation *root, Operation *sequence, ArrayRef<int64_t> threadOrder,
+                               Operation *finish, ModuleOp transforms, const transform::TransformOptions &options,
+                               ScheduleCache &cache) {
   SmallVector<Operation *> moved = initChain(op);
   moved.push_back(op);
   if (root != op)
@@ -753,7 +806,7 @@ LogicalResult scheduleIsolated(Operation *op, Operation *root, Operation *sequen
   for (Operation *movedOp : moved)
     builder.clone(*movedOp, inward);
   builder.create<func::ReturnOp>(loc, inward.lookup(root)->getResults());
-  std::string key = cast<SymbolOpInterface>(sequence).getName().str();
+  std::string key = cast<SymbolOpInterface>(sequence).getName().str() + joined(threadOrder);
   llvm::raw_string_ostream text(key);
   isolated->print(text, OpPrintingFlags().printGenericOpForm());
   OwningOpRef<ModuleOp> &scheduled = cache[key];
@@ -761,6 +814,11 @@ LogicalResult scheduleIsolated(Operation *op, Operation *root, Operation *sequen
     if (failed(transform::applyTransformNamedSequence(inward.lookup(root), sequence, transforms, options)) ||
         failed(transform::applyTransformNamedSequence(*isolated, finish, transforms, options)))
       return failure();
+    if (!threadOrder.empty())
+      isolated->walk([&](scf::ForallOp forall) {
+        if (forall.getRank() == int64_t(threadOrder.size()) && !forall->getParentOfType<scf::ForallOp>())
+          permuteForall(forall, threadOrder);
+      });
     scheduled = std::move(isolated);
   }
   function = cast<func::FuncOp>(scheduled->getBody()->front());
@@ -780,10 +838,12 @@ LogicalResult scheduleIsolated(Operation *op, Operation *root, Operation *sequen
 }
 
 /// An op to schedule by sequence `id`, applied to `root`: the op or the
-/// epilogue fused into its tiles.
+/// epilogue fused into its tiles, and the order of its thread tiles' dims
+/// (empty: as tiled).
 struct Scheduled {
   Operation *op, *root;
   unsigned id;
+  SmallVector<int64_t> threadOrder;
 };
 
 /// Marks `epilogue` for its schedule and tiles it as its contraction's
@@ -819,13 +879,14 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
     std::string sequences;
     llvm::StringMap<unsigned> sequenceIds;
     SmallVector<Scheduled> scheduled;
-    auto add = [&](linalg::LinalgOp op, Operation *root, llvm::function_ref<std::string(int64_t)> script) {
+    auto add = [&](linalg::LinalgOp op, Operation *root, llvm::function_ref<std::string(int64_t)> script,
+                   SmallVector<int64_t> threadOrder = {}) {
       auto [it, added] = sequenceIds.try_emplace(script(0), sequenceIds.size());
       if (added)
         sequences += llvm::formatv("  transform.named_sequence @{0}{1}(%{3}{1}: !transform.any_op {{transform.consumed}) {{\n"
                                    "{2}    transform.yield\n  }\n",
                                    kSequencePrefix, it->second, script(it->second), root == op ? "op" : "epi");
-      scheduled.push_back({op, root, it->second});
+      scheduled.push_back({op, root, it->second, std::move(threadOrder)});
     };
     for (linalg::LinalgOp original : matmuls) {
       MicroKernel kernel = pickMicroKernel(vectorBits, matmulSizes(original)[0]);
@@ -847,7 +908,8 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
       if (epilogues)
         if (linalg::GenericOp epilogue = fuseEpilogue(op))
           root = epilogue, epilogueTiling = epilogueTilingOf(epilogue, tapThreadSizes(tiling), tiling.nr);
-      add(op, root, [&](int64_t id) { return tapTileScript(id, tiling, epilogueTiling); });
+      add(op, root, [&](int64_t id) { return tapTileScript(id, tiling, epilogueTiling); },
+          tapThreadOrder(op, tiling));
     }
     for (linalg::LinalgOp op : lanes) {
       LaneTiling tiling = chooseLaneTiling(op, vectorBits);
@@ -877,9 +939,9 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
     auto options = transform::TransformOptions().enableExpensiveChecks(false);
     Operation *finish = transform::detail::findTransformEntryPoint(module, *transforms);
     ScheduleCache cache;
-    for (auto [op, root, id] : scheduled) {
-      Operation *sequence = transforms->lookupSymbol(kSequencePrefix.str() + std::to_string(id));
-      if (failed(scheduleIsolated(op, root, sequence, finish, *transforms, options, cache)))
+    for (const Scheduled &s : scheduled) {
+      Operation *sequence = transforms->lookupSymbol(kSequencePrefix.str() + std::to_string(s.id));
+      if (failed(scheduleIsolated(s.op, s.root, sequence, s.threadOrder, finish, *transforms, options, cache)))
         return failure();
     }
     return success();

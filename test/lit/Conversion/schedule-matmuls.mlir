@@ -105,6 +105,30 @@ func.func @taps_rows_17x17(%rows: tensor<289x64xf32>, %packed: tensor<2x64x32xf3
   return %r : tensor<289x2x32xf32>
 }
 
+// A 1x1 convolution over a 14x14 map, 256 -> 1024 channels: its weight
+// (1 MiB) outweighs its image (196 KiB), so the thread tiles go strips of
+// filters first, each thread's run of tiles reading its half of the weight
+// once (its image rows again, from its L2), not all of the weight per row tile.
+// AVX512-LABEL: func @taps_columns_first
+// AVX512: scf.forall (%[[STRIP:.*]], %[[ROWS:.*]]) in (32, 4)
+// AVX512: %[[ROW:.*]] = affine.apply {{.*}}(%[[ROWS]])
+// AVX512: tensor.extract_slice %arg0[%[[ROW]], 0] [49, 256]
+// AVX512: tensor.extract_slice %arg1[%[[STRIP]], 0, 0] [1, 256, 32]
+#rows14 = affine_map<(p, s, l, k) -> (p, k)>
+#strips14 = affine_map<(p, s, l, k) -> (s, k, l)>
+#out14 = affine_map<(p, s, l, k) -> (p, s, l)>
+func.func @taps_columns_first(%rows: tensor<196x256xf32>, %packed: tensor<32x256x32xf32>) -> tensor<196x32x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<196x32x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<196x32x32xf32>) -> tensor<196x32x32xf32>
+  %r = linalg.generic {indexing_maps = [#rows14, #strips14, #out14], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%rows, %packed : tensor<196x256xf32>, tensor<32x256x32xf32>) outs(%init : tensor<196x32x32xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %s = math.fma %x, %w, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<196x32x32xf32>
+  return %r : tensor<196x32x32xf32>
+}
+
 // A convolution's BatchNorm-like epilogue (a per-channel scale, then relu)
 // read through the slices and reshapes back to (1, 10, 30, 30): it moves in
 // place onto the contraction's padded (12, 960) result and runs on each
@@ -371,11 +395,12 @@ func.func @taps_rows_split_evenly(%w: tensor<512x2x3x3xf32>, %x: tensor<2x1026xf
 // A 1x1 channels-last convolution (196 positions of 512 channels by 16
 // strips of 32 filters) whose image, relu'd, is zero-padded next: its
 // thread tiles are 14-position image rows (sym-write-into-padding), two
-// 7 x 32 register tiles each. Two tiles share no chunk of B worth the round
-// trip of their accumulators through memory: K = 512 is one loop per
-// register tile, the accumulators starting from zeros, not chunked.
+// 7 x 32 register tiles each, strips first (B outweighs A). Two tiles share
+// no chunk of B worth the round trip of their accumulators through memory:
+// K = 512 is one loop per register tile, the accumulators starting from
+// zeros, not chunked.
 // AVX512-LABEL: func @taps_image_rows_unchunked
-// AVX512: scf.forall {{.*}} in (14, 16)
+// AVX512: scf.forall {{.*}} in (16, 14)
 // AVX512-NOT: step %c128
 // AVX512: scf.for {{.*}} to %c512 step %c1 {{.*}} -> (vector<7x32xf32>)
 // AVX512: scf.forall.in_parallel
