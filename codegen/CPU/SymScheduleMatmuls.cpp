@@ -463,6 +463,14 @@ std::optional<std::pair<int64_t, int64_t>> rowAlignedTiles(unsigned vectorBits, 
   return std::nullopt;
 }
 
+/// The most bytes of a tap contraction's B strip per chunk of its reduction:
+/// more than the L1 cache holds (48 KiB), yet measured faster than chunks
+/// that fit in it, each chunk's stores and reloads of the accumulators
+/// costing more than B's reads from L2 (Zen 5, batch 1, ResNet-50 and -18:
+/// 32 KiB chunks 0.92 and 0.91 of 16 KiB ones' time, 64 KiB 0.98 and 0.99
+/// of 32 KiB ones', no chunks 1.01 and 1.02 of 64 KiB ones').
+constexpr int64_t kChunkStripBytes = 64 * 1024;
+
 TapTiling chooseTapTiling(linalg::LinalgOp op, unsigned vectorBits) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   TapTiling t;
@@ -505,15 +513,15 @@ TapTiling chooseTapTiling(linalg::LinalgOp op, unsigned vectorBits) {
   t.nt = best * t.nr;
   t.columns = llvm::alignTo(strips, best) * t.nr;
   // The last reduction loop goes in chunks whose B strip (NR columns by
-  // every other reduction loop) fits in half the L1 cache, for the thread
-  // tile's register tiles to share from there. Not for two or fewer: with
+  // every other reduction loop) is at most kChunkStripBytes, for the thread
+  // tile's register tiles to share from the cache. Not for two or fewer: with
   // one, there is nothing to share; with two, LLVM unrolls the pair and
   // carries both accumulators from chunk to chunk in registers (the stored
   // tile forwarded to the next chunk's loads), twice what the register file
   // holds: spills and copies in the inner loop.
   int64_t stripBytes = computeProduct(ArrayRef<int64_t>(ranges).slice(t.parallel, t.reductions - 1)) * t.nr *
                        cast<ShapedType>(op->getResult(0).getType()).getElementTypeBitWidth() / 8;
-  int64_t chunk = llvm::bit_floor(uint64_t(std::max<int64_t>(1, 16384 / stripBytes)));
+  int64_t chunk = llvm::bit_floor(uint64_t(std::max<int64_t>(1, kChunkStripBytes / stripBytes)));
   if (chunk >= 8 && chunk < ranges.back() && t.mt > 2 * t.mr)
     t.kt = chunk;
   return t;

@@ -109,11 +109,14 @@ func.func @taps_rows_17x17(%rows: tensor<289x64xf32>, %packed: tensor<2x64x32xf3
 // (1 MiB) outweighs its image (196 KiB), so the thread tiles go strips of
 // filters first, each thread's run of tiles reading its half of the weight
 // once (its image rows again, from its L2), not all of the weight per row tile.
+// Its strip of B, 256 x 32, is 32 KiB: K is one loop, not chunked.
 // AVX512-LABEL: func @taps_columns_first
 // AVX512: scf.forall (%[[STRIP:.*]], %[[ROWS:.*]]) in (32, 4)
 // AVX512: %[[ROW:.*]] = affine.apply {{.*}}(%[[ROWS]])
 // AVX512: tensor.extract_slice %arg0[%[[ROW]], 0] [49, 256]
 // AVX512: tensor.extract_slice %arg1[%[[STRIP]], 0, 0] [1, 256, 32]
+// AVX512-NOT: step %c128
+// AVX512: scf.for {{.*}} to %c256 step %c1 {{.*}} -> (vector<7x32xf32>)
 #rows14 = affine_map<(p, s, l, k) -> (p, k)>
 #strips14 = affine_map<(p, s, l, k) -> (s, k, l)>
 #out14 = affine_map<(p, s, l, k) -> (p, s, l)>
