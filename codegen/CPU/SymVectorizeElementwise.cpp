@@ -70,6 +70,39 @@ SmallVector<int64_t> vectorTileSizes(ArrayRef<int64_t> ranges, unsigned dim, int
   return sizes;
 }
 
+/// Steps `sizes` grown to several rows of vectors along the innermost other
+/// dim that some input does not vary along (a channels-last depthwise
+/// convolution's weights, a BatchNorm's per-channel operands): such an
+/// input is read once per step, into a register its rows share, not once
+/// per vector. (A depthwise convolution's step reads 9 image vectors and 9
+/// weight vectors per output vector; in steps of 7 rows, 9 and 9 / 7.) The
+/// rows, at most 8, leave registers for the shared inputs and for an
+/// accumulator and an operand per row; none where the maps are no
+/// projected permutations (linalg vectorizes only those).
+SmallVector<int64_t> withSharedRows(linalg::GenericOp op, SmallVector<int64_t> sizes, unsigned dim,
+                                    unsigned vectorBits) {
+  if (!llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) { return map.isProjectedPermutation(); }))
+    return sizes;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t registers = vectorBits >= 512 ? 32 : 16;
+  for (int64_t row = int64_t(dim) - 1; row >= 0; --row) {
+    if (ShapedType::isDynamic(ranges[row]) || ranges[row] == 1)
+      continue;
+    int64_t shared = llvm::count_if(op.getDpsInputOperands(), [&](OpOperand *input) {
+      return !op.getMatchingIndexingMap(input).isFunctionOfDim(row);
+    });
+    if (shared == 0)
+      continue;
+    int64_t rows = std::min<int64_t>(8, (registers - shared) / 2);
+    while (rows > 1 && ranges[row] % rows != 0)
+      --rows;
+    if (rows > 1)
+      sizes[row] = rows;
+    return sizes;
+  }
+  return sizes;
+}
+
 struct SymVectorizeElementwisePass : impl::SymVectorizeElementwiseBase<SymVectorizeElementwisePass> {
   using SymVectorizeElementwiseBase::SymVectorizeElementwiseBase;
 
@@ -99,6 +132,7 @@ struct SymVectorizeElementwisePass : impl::SymVectorizeElementwiseBase<SymVector
     SmallVector<int64_t> sizes = vectorTileSizes(op.getStaticLoopRanges(), *dim, vectorBits / widestElementBits(op));
     if (sizes.empty())
       return success();
+    sizes = withSharedRows(op, std::move(sizes), *dim, vectorBits);
     scf::SCFTilingOptions options;
     options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
     options.setTileSizes(getAsIndexOpFoldResult(rewriter.getContext(), sizes));

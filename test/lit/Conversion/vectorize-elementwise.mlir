@@ -154,3 +154,33 @@ func.func @window_negate(%x: memref<6x32xf32>, %y: memref<3x4x32xf32>) {
   }
   return
 }
+
+// -----
+
+// A channels-last 3x3 depthwise convolution's taps (three of them here)
+// over a row of 7 positions: its per-channel weights do not vary along the
+// positions, so each step is all 7 positions of a 16-channel vector, each
+// weight read once into a vector the rows share (broadcast), not once per
+// position.
+// CHECK-LABEL: func @depthwise_rows
+// CHECK: scf.for {{.*}} step %c16
+// CHECK-NOT: scf.for
+// CHECK: vector.transfer_read {{.*}} : memref<1x7x16xf32, {{.*}}>, vector<1x7x16xf32>
+// CHECK: vector.transfer_read {{.*}} : memref<16xf32, {{.*}}>, vector<1x7x16xf32>
+// CHECK: math.fma {{.*}} : vector<1x7x16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<1x7x16xf32>, memref<1x7x16xf32
+#pix = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#chan = affine_map<(d0, d1, d2) -> (d2)>
+func.func @depthwise_rows(%t0: memref<1x7x64xf32>, %t1: memref<1x7x64xf32>, %t2: memref<1x7x64xf32>,
+                          %w0: memref<64xf32>, %w1: memref<64xf32>, %w2: memref<64xf32>, %out: memref<1x7x64xf32>) {
+  linalg.generic {indexing_maps = [#pix, #pix, #pix, #chan, #chan, #chan, #pix], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%t0, %t1, %t2, %w0, %w1, %w2 : memref<1x7x64xf32>, memref<1x7x64xf32>, memref<1x7x64xf32>, memref<64xf32>, memref<64xf32>, memref<64xf32>)
+      outs(%out : memref<1x7x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32, %x: f32, %y: f32, %z: f32, %o: f32):
+    %p = arith.mulf %a, %x : f32
+    %q = math.fma %b, %y, %p : f32
+    %r = math.fma %c, %z, %q : f32
+    linalg.yield %r : f32
+  }
+  return
+}
