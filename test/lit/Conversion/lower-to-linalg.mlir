@@ -433,6 +433,19 @@ func.func @winograd_ragged(%x: tensor<8x32x7x7xf32>, %w: tensor<32x32x3x3xf32>) 
 
 // -----
 
+// One 7x7 image (a ResNet's last stage at batch 1) has 16 tiles of F(2x2,
+// 3x3): enough for Winograd's GEMMs, which stream a transformed weight 16/9
+// times the weight's size, still faster than the direct convolution.
+// WINOGRAD-LABEL: func @winograd_7x7_one_image
+// WINOGRAD: symc.prepare = "Winograd F(2x2, 3x3) filter transform, filter strips of 32"
+// WINOGRAD: symc.tap_contraction
+func.func @winograd_7x7_one_image(%x: tensor<1x64x7x7xf32>, %w: tensor<64x64x3x3xf32>) -> tensor<1x64x7x7xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 64 : i64, no_bias = true} : (tensor<1x64x7x7xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x7x7xf32> loc("conv")
+  return %0 : tensor<1x64x7x7xf32>
+}
+
+// -----
+
 // A channels-last depthwise convolution is one elementwise op over its
 // output: nine strided views of the padded input, each times a vector of
 // the taps' weights (transposed once, in the prepare entry). Without
