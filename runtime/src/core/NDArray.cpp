@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <sys/mman.h>
 
 namespace symc {
 
@@ -26,12 +27,23 @@ static void checkShape(const std::vector<int64_t> &shape, DType dtype) {
                                   ": a dim is negative or the array exceeds 2^62 bytes");
 }
 
+/// Arrays of a huge page or more start on one and ask the kernel for huge
+/// pages (transparent huge pages, which Debian's kernels give to memory
+/// that asks): a training step's workspace spans hundreds of MiB, whose
+/// 4 KiB pages each layer's loops walked through the TLB.
+constexpr size_t kHugePageBytes = size_t(2) << 20;
+
 // 64-byte alignment lets generated vector code use aligned loads.
 static std::shared_ptr<uint8_t> allocateZeroed(size_t bytes) {
-  size_t rounded = (bytes + 63) / 64 * 64;
-  void *p = std::aligned_alloc(64, rounded ? rounded : 64);
-  if (!p)
+  size_t alignment = bytes >= kHugePageBytes ? kHugePageBytes : 64;
+  size_t rounded = (bytes + 63) / 64 * 64; // (the end of the last huge page is not padded for)
+  void *p = nullptr;
+  if (posix_memalign(&p, alignment, rounded ? rounded : 64) != 0)
     throw Error("MXNetError", "out of memory allocating " + std::to_string(bytes) + " bytes");
+#ifdef MADV_HUGEPAGE
+  if (alignment == kHugePageBytes)
+    (void)madvise(p, rounded, MADV_HUGEPAGE); // (a hint: where refused, 4 KiB pages serve)
+#endif
   std::memset(p, 0, rounded);
   return std::shared_ptr<uint8_t>(static_cast<uint8_t *>(p), [](uint8_t *q) { std::free(q); });
 }
