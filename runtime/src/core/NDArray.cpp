@@ -36,7 +36,7 @@ constexpr size_t kHugePageBytes = size_t(2) << 20;
 // 64-byte alignment lets generated vector code use aligned loads.
 static std::shared_ptr<uint8_t> allocateZeroed(size_t bytes) {
   size_t alignment = bytes >= kHugePageBytes ? kHugePageBytes : 64;
-  size_t rounded = (bytes + 63) / 64 * 64; // (the end of the last huge page is not padded for)
+  size_t rounded = (bytes + 63) / 64 * 64; // (not to whole huge pages: the tail stays on 4 KiB ones)
   void *p = nullptr;
   if (posix_memalign(&p, alignment, rounded ? rounded : 64) != 0)
     throw Error("MXNetError", "out of memory allocating " + std::to_string(bytes) + " bytes");
