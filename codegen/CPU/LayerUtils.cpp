@@ -24,7 +24,12 @@ Value buildGeneric(OpBuilder &b, Location loc, ValueRange inputs, Value init,
 
 Value tapContraction(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<int64_t> shape, ArrayRef<AffineMap> maps,
                      ArrayRef<IteratorType> iterators) {
-  Value init = zeros(b, loc, shape, tensorType(inputs[0]).getElementType());
+  return tapContractionInto(b, loc, inputs, zeros(b, loc, shape, tensorType(inputs[0]).getElementType()), maps,
+                            iterators);
+}
+
+Value tapContractionInto(OpBuilder &b, Location loc, ValueRange inputs, Value init, ArrayRef<AffineMap> maps,
+                         ArrayRef<IteratorType> iterators) {
   Value out = buildGeneric(b, loc, inputs, init, maps, iterators, [](OpBuilder &nb, Location l, ValueRange args) {
     return nb.create<math::FmaOp>(l, args[0], args[1], args[2]).getResult();
   });

@@ -25,9 +25,12 @@ Value matmulTransposedB(OpBuilder &b, Location loc, Value lhs, Value rhs);
 /// The sum of products of `inputs` into zeros of `shape`, marked as a tap
 /// contraction for sym-schedule-matmuls: out (M, middle..., N) over parallel
 /// loops m, middle..., n (the middle ones cut to unit thread tiles), A =
-/// input 0 with its rows on dim 0, B = input 1.
+/// input 0 (read along m), B = input 1 (read along n).
 Value tapContraction(OpBuilder &b, Location loc, ValueRange inputs, llvm::ArrayRef<int64_t> shape,
                      llvm::ArrayRef<mlir::AffineMap> maps, llvm::ArrayRef<mlir::utils::IteratorType> iterators);
+/// The same contraction added to `init`.
+Value tapContractionInto(OpBuilder &b, Location loc, ValueRange inputs, Value init,
+                         llvm::ArrayRef<mlir::AffineMap> maps, llvm::ArrayRef<mlir::utils::IteratorType> iterators);
 /// Filters per strip of packed weights: a 512-bit register tile's columns.
 constexpr int64_t kPackedFilters = 32;
 /// Adds a per-channel `bias` along dim `axis`.

@@ -1715,6 +1715,25 @@ Value depthwiseWeightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value
   return reshapeTo(b, loc, transposeTo(b, loc, taps, {2, 0, 1}), weightType.getShape());
 }
 
+/// The weight gradient channels-last, dW (F, 3, 3, C), by Winograd
+/// (addWinogradWeightGradProducts) where the forward would go by it and the
+/// data channels are whole vectors (the GEMMs' columns); none otherwise.
+std::optional<Value> weightGradChannelsLastByWinograd(OpBuilder &b, Location loc, Value g, Value data,
+                                                      const Window &w) {
+  RankedTensorType gType = tensorType(g), dataType = tensorType(data);
+  int64_t c = dataType.getDimSize(3);
+  std::optional<int64_t> m = winogradTileSide(channelsFirst(dataType), w, channelsFirst(gType));
+  if (!m || c % kPackedFilters != 0)
+    return std::nullopt;
+  int64_t n = gType.getDimSize(0), f = gType.getDimSize(3), alpha = *m + 2;
+  int64_t group = winogradImagesPerGemm(n, channelsFirst(gType), *m, c);
+  Value products = foldImageGroups(b, loc, {g, data}, group, zeros(b, loc, {f, alpha * alpha, c}, gType.getElementType()),
+                                   [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) {
+                                     return addWinogradWeightGradProducts(nested, l, images[0], images[1], w, *m, acc);
+                                   });
+  return winogradWeightGrad(b, loc, products, *m);
+}
+
 /// The weight gradient channels-last, dW (F, kh * kw * C): image by image
 /// by taps for a stride-1 window over a large enough map (not a pointwise
 /// one), else g's columns (F, P) times the window rows (P, kh * kw * C) the
@@ -1735,6 +1754,8 @@ Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, co
                                           channelsFirst(weightType), Kernels::Prepared);
     return transposeTo(b, loc, grad, kToChannelsLast);
   }
+  if (std::optional<Value> byWinograd = weightGradChannelsLastByWinograd(b, loc, g, data, w))
+    return *byWinograd;
   RankedTensorType gType = tensorType(g);
   int64_t n = gType.getDimSize(0), f = gType.getDimSize(3), positions = gType.getDimSize(1) * gType.getDimSize(2);
   bool byTaps = dataGradWindow(w) && !isPointwise(w) && positions >= kMinTapWeightGradPositions;

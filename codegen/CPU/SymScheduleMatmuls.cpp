@@ -160,21 +160,38 @@ std::string epilogueVectorizeScript(int64_t id, const EpilogueTiling &e) {
       .str();
 }
 
+/// Whether `value` is a fill of zeros.
+bool isZeroFill(Value value) {
+  auto fill = value.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
 /// The script fragment that tiles op `id` into an scf.forall of
 /// `threadSizes` tiles (or fuses it into its epilogue's), its zero init
-/// fused in, then, given `chunkSizes`, chunks its k loop. `tiled` is set to
-/// the handle of the op to tile next.
+/// fused in (unless it adds to a value, `zeroInit` false), then, given
+/// `chunkSizes`, chunks its k loop. `tiled` is set to the handle of the op
+/// to tile next.
 std::string threadTileScript(int64_t id, const std::string &threadSizes, const std::string &chunkSizes,
-                             const std::optional<EpilogueTiling> &epilogue, std::string &tiled) {
-  std::string s = epilogue ? epilogueThreadTileScript(id, *epilogue) : llvm::formatv(R"(
+                             const std::optional<EpilogueTiling> &epilogue, std::string &tiled,
+                             bool zeroInit = true) {
+  std::string s;
+  if (!zeroInit) {
+    assert(!epilogue && "an epilogue fuses a contraction of zero init");
+    s = llvm::formatv(R"(
+    %thread{0}, %forall{0}b = transform.structured.tile_using_forall %op{0} tile_sizes {1} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+)",
+                      id, threadSizes);
+  } else {
+    s = epilogue ? epilogueThreadTileScript(id, *epilogue) : llvm::formatv(R"(
     %init{0} = transform.get_producer_of_operand %op{0}[2] : (!transform.any_op) -> !transform.any_op
     %thread{0}, %forall{0} = transform.structured.tile_using_forall %op{0} tile_sizes {1} : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
 )",
-                                                                                     id, threadSizes).str();
-  s += llvm::formatv(R"(
+                                                                       id, threadSizes).str();
+    s += llvm::formatv(R"(
     %fused{0}, %forall{0}b = transform.structured.fuse_into_containing_op %init{0} into %forall{0} : (!transform.any_op, !transform.any_op) -> (!transform.any_op, !transform.any_op)
 )",
-                     id);
+                       id);
+  }
   if (epilogue)
     s += epilogueVectorizeScript(id, *epilogue);
   tiled = "%thread" + std::to_string(id);
@@ -401,7 +418,8 @@ linalg::LinalgOp padOperands(linalg::LinalgOp op, MicroKernel kernel) {
 struct TapTiling {
   unsigned parallel, reductions;
   int64_t mt, nt, mr, nr, rows, columns;
-  int64_t kt = 0; // chunk of the last reduction loop, if any
+  int64_t kt = 0;       // chunk of the last reduction loop, if any
+  bool zeroInit = true; // else it adds to its init
 };
 
 /// How a tap contraction's rows go: register tiles of `kernel.mr` rows, in
@@ -474,6 +492,7 @@ constexpr int64_t kChunkStripBytes = 64 * 1024;
 TapTiling chooseTapTiling(linalg::LinalgOp op, unsigned vectorBits) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   TapTiling t;
+  t.zeroInit = isZeroFill(op.getDpsInits()[0]);
   t.parallel = op.getNumParallelLoops();
   t.reductions = ranges.size() - t.parallel;
   int64_t m = ranges[0], n = ranges[t.parallel - 1];
@@ -584,10 +603,20 @@ Value growEndPadding(OpBuilder &b, Location loc, Value value, unsigned dim, int6
                                  getAsIndexOpFoldResult(b.getContext(), high), padding);
 }
 
+/// The dim of input `input` of `op` that reads along loop `loop`.
+unsigned dimAlongLoop(linalg::LinalgOp op, unsigned input, unsigned loop) {
+  AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(input));
+  for (unsigned r = 0; r < map.getNumResults(); ++r)
+    if (map.getResult(r).isFunctionOfDim(loop))
+      return r;
+  llvm_unreachable("a tap contraction's operand reads along its rows or columns");
+}
+
 /// Pads a tap contraction to `t`'s rows and columns (zero rows of A, zero
 /// columns at the end of B, the result's first and last dims; zero rows of
 /// B too where each row reads its own, as a depthwise convolution's) and
-/// slices the result back. Returns the op to schedule.
+/// slices the result back. An init it adds to (not zeros) is padded too.
+/// Returns the op to schedule.
 linalg::LinalgOp padTapContraction(linalg::LinalgOp op, const TapTiling &t) {
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   unsigned rank = resultType.getRank();
@@ -597,15 +626,21 @@ linalg::LinalgOp padTapContraction(linalg::LinalgOp op, const TapTiling &t) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   Type element = resultType.getElementType();
-  Value lhs = growEndPadding(b, loc, op.getDpsInputs()[0], 0, t.rows - m);
-  Value rhs = growEndPadding(b, loc, op.getDpsInputs()[1], 1, t.columns - n);
+  unsigned columnsLoop = t.parallel - 1;
+  Value lhs = growEndPadding(b, loc, op.getDpsInputs()[0], dimAlongLoop(op, 0, 0), t.rows - m);
+  Value rhs = growEndPadding(b, loc, op.getDpsInputs()[1], dimAlongLoop(op, 1, columnsLoop), t.columns - n);
   if (rowsReadOwnB(op))
     rhs = growEndPadding(b, loc, rhs, 0, t.rows - m);
   SmallVector<int64_t> shape(resultType.getShape()), offsets(rank, 0), strides(rank, 1);
   shape.front() = t.rows, shape.back() = t.columns;
-  Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(element));
-  Value init = b.create<tensor::EmptyOp>(loc, shape, element);
-  init = b.create<linalg::FillOp>(loc, zero, init).getResult(0);
+  Value init = op.getDpsInits()[0];
+  if (isZeroFill(init)) {
+    Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(element));
+    init = b.create<linalg::FillOp>(loc, zero, b.create<tensor::EmptyOp>(loc, shape, element).getResult())
+               .getResult(0);
+  } else {
+    init = padDimTo(b, loc, padDimTo(b, loc, init, 0, t.rows), rank - 1, t.columns);
+  }
   Operation *padded = clone(b, op, init.getType(), {lhs, rhs, init});
   Value slice = b.create<tensor::ExtractSliceOp>(loc, padded->getResult(0),
                                                  getAsIndexOpFoldResult(b.getContext(), offsets),
@@ -685,7 +720,8 @@ std::string tapTileScript(int64_t id, const TapTiling &t, const std::optional<Ep
   SmallVector<int64_t> chunkSizes(loops, 0);
   chunkSizes.back() = t.kt;
   std::string chunk;
-  std::string s = threadTileScript(id, joined(threadSizes), t.kt ? joined(chunkSizes) : "", epilogue, chunk);
+  std::string s =
+      threadTileScript(id, joined(threadSizes), t.kt ? joined(chunkSizes) : "", epilogue, chunk, t.zeroInit);
   s += llvm::formatv((std::string(R"(
     %reg{0}, %jloop{0}, %iloop{0} = )") + registerTileOp(!t.kt) + R"( : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
 )").c_str(),
@@ -913,7 +949,7 @@ struct SymScheduleMatmulsPass : impl::SymScheduleMatmulsBase<SymScheduleMatmulsP
       linalg::LinalgOp op = padTapContraction(original, tiling);
       std::optional<EpilogueTiling> epilogueTiling;
       Operation *root = op;
-      if (epilogues)
+      if (epilogues && tiling.zeroInit)
         if (linalg::GenericOp epilogue = fuseEpilogue(op))
           root = epilogue, epilogueTiling = epilogueTilingOf(epilogue, tapThreadSizes(tiling), tiling.nr);
       add(op, root, [&](int64_t id) { return tapTileScript(id, tiling, epilogueTiling); },

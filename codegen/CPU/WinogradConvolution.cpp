@@ -23,14 +23,26 @@ namespace {
 
 using utils::IteratorType;
 
-/// The matrices of F(m x m, 3 x 3), row-major, from Lavin and Gray's
-/// choice of interpolation points (0, +-1, +-2 and infinity for m = 4;
-/// 0, +-1 and infinity for m = 2).
+/// A constant matrix, its values row-major, maybe read transposed.
+struct Matrix {
+  ArrayRef<double> values;
+  int64_t rows, columns;
+  bool transposed = false;
+
+  int64_t height() const { return transposed ? columns : rows; }
+  int64_t width() const { return transposed ? rows : columns; }
+  double at(int64_t i, int64_t j) const { return transposed ? values[j * columns + i] : values[i * columns + j]; }
+  Matrix transpose() const { return {values, rows, columns, !transposed}; }
+};
+
+/// The matrices of F(m x m, 3 x 3) from Lavin and Gray's choice of
+/// interpolation points (0, +-1, +-2 and infinity for m = 4; 0, +-1 and
+/// infinity for m = 2).
 struct WinogradMatrices {
   int64_t m;
-  ArrayRef<double> inputT;  // B^T, (m + 2, m + 2)
-  ArrayRef<double> filter;  // G, (m + 2, 3)
-  ArrayRef<double> outputT; // A^T, (m, m + 2)
+  Matrix inputT;  // B^T, (m + 2, m + 2)
+  Matrix filter;  // G, (m + 2, 3)
+  Matrix outputT; // A^T, (m, m + 2)
   int64_t alpha() const { return m + 2; }
 };
 
@@ -50,18 +62,17 @@ int64_t tilesAlong(int64_t size, int64_t m) { return llvm::divideCeil(size, m); 
 
 WinogradMatrices matrices(int64_t tileSide) {
   if (tileSide == 4)
-    return {4, kInputT4, kFilter4, kOutputT4};
+    return {4, {kInputT4, 6, 6}, {kFilter4, 6, 3}, {kOutputT4, 4, 6}};
   assert(tileSide == 2 && "F(m x m, 3 x 3) is built for m = 2 and 4");
-  return {2, kInputT2, kFilter2, kOutputT2};
+  return {2, {kInputT2, 4, 4}, {kFilter2, 4, 3}, {kOutputT2, 2, 4}};
 }
 
-/// Column `j` of the row-major `matrix` of `rows` rows, a constant vector.
-Value matrixColumn(OpBuilder &b, Location loc, ArrayRef<double> matrix, int64_t rows, int64_t j, Type element) {
-  int64_t columns = matrix.size() / rows;
+/// Column `j` of `matrix`, a constant vector.
+Value matrixColumn(OpBuilder &b, Location loc, const Matrix &matrix, int64_t j, Type element) {
   SmallVector<float> values;
-  for (int64_t i = 0; i < rows; ++i)
-    values.push_back(float(matrix[i * columns + j]));
-  auto type = RankedTensorType::get({rows}, element);
+  for (int64_t i = 0; i < matrix.height(); ++i)
+    values.push_back(float(matrix.at(i, j)));
+  auto type = RankedTensorType::get({matrix.height()}, element);
   return b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(type, ArrayRef<float>(values)));
 }
 
@@ -96,16 +107,50 @@ AffineMap dimsMap(OpBuilder &b, unsigned loops, ArrayRef<unsigned> dims) {
   return AffineMap::get(loops, 0, exprs, b.getContext());
 }
 
+/// M x M^T of every tile x of `padded` (N, H, W, C), channels last, for a
+/// transform M of (alpha, taps): the tiles of taps x taps values from every
+/// `step`-th row and column on (tileRows x tileColumns of them), as (N *
+/// tiles, alpha^2, C), a row per tile, or with `pointsFirst` (alpha^2, N *
+/// tiles, C), a matrix per point.
+Value transformTiles(OpBuilder &b, Location loc, Value padded, const Matrix &transform, int64_t step,
+                     int64_t tileRows, int64_t tileColumns, bool pointsFirst = false) {
+  ArrayRef<int64_t> in = tensorType(padded).getShape();
+  int64_t n = in[0], height = in[1], c = in[3], a = transform.height();
+  Type element = tensorType(padded).getElementType();
+  // Rows: (N, H, tile columns, nu, C), loops (n, y, x, nu, c).
+  SmallVector<Value> terms, coefficients;
+  for (int64_t j = 0; j < transform.width(); ++j) {
+    terms.push_back(everyNth(b, loc, padded, 2, j, tileColumns, step));
+    coefficients.push_back(matrixColumn(b, loc, transform, j, element));
+  }
+  Value rows = weightedSum(b, loc, {n, height, tileColumns, a, c}, terms, dimsMap(b, 5, {0, 1, 2, 4}), coefficients, 3);
+  // Columns: (N, tile rows, tile columns, xi, nu, C), loops (n, y, x, xi,
+  // nu, c), or points first (xi, nu, N, tile rows, tile columns, C).
+  terms.clear(), coefficients.clear();
+  for (int64_t i = 0; i < transform.width(); ++i) {
+    terms.push_back(everyNth(b, loc, rows, 1, i, tileRows, step));
+    coefficients.push_back(matrixColumn(b, loc, transform, i, element));
+  }
+  int64_t tiles = n * tileRows * tileColumns;
+  if (pointsFirst)
+    return reshapeTo(b, loc,
+                     weightedSum(b, loc, {a, a, n, tileRows, tileColumns, c}, terms, dimsMap(b, 6, {2, 3, 4, 1, 5}),
+                                 coefficients, 0),
+                     {a * a, tiles, c});
+  return reshapeTo(b, loc,
+                   weightedSum(b, loc, {n, tileRows, tileColumns, a, a, c}, terms, dimsMap(b, 6, {0, 1, 2, 4, 5}),
+                               coefficients, 3),
+                   {tiles, a * a, c});
+}
+
 /// B^T d B of every input tile d of the images (N, C, H, W), or (N, H, W,
 /// C) if `channelsLast`, padded by `pad` (and at the end, for the last
 /// tiles' positions past the output's): (N * tiles, (m + 2)^2, C), a row
-/// per tile.
+/// per tile, or points first as transformTiles lays them out.
 Value transformInput(OpBuilder &b, Location loc, Value images, ArrayRef<int64_t> pad, const WinogradMatrices &t,
-                     int64_t tileRows, int64_t tileColumns, bool channelsLast) {
+                     int64_t tileRows, int64_t tileColumns, bool channelsLast, bool pointsFirst = false) {
   RankedTensorType in = tensorType(images);
   unsigned rowDim = channelsLast ? 1 : 2;
-  int64_t n = in.getDimSize(0), c = in.getDimSize(channelsLast ? 3 : 1), a = t.alpha();
-  Type element = in.getElementType();
   int64_t highRows = tileRows * t.m + 2 - in.getDimSize(rowDim) - pad[0],
           highColumns = tileColumns * t.m + 2 - in.getDimSize(rowDim + 1) - pad[1];
   SmallVector<int64_t> low(4, 0), high(4, 0);
@@ -114,31 +159,16 @@ Value transformInput(OpBuilder &b, Location loc, Value images, ArrayRef<int64_t>
   Value padded = padConstant(b, loc, images, low, high, 0.0);
   if (!channelsLast)
     padded = transposeTo(b, loc, padded, {0, 2, 3, 1});
-  int64_t height = tensorType(padded).getDimSize(1);
-  // Rows: (N, H, tile columns, nu, C), loops (n, y, x, nu, c).
-  SmallVector<Value> terms, coefficients;
-  for (int64_t j = 0; j < a; ++j) {
-    terms.push_back(everyNth(b, loc, padded, 2, j, tileColumns, t.m));
-    coefficients.push_back(matrixColumn(b, loc, t.inputT, a, j, element));
-  }
-  Value rows = weightedSum(b, loc, {n, height, tileColumns, a, c}, terms, dimsMap(b, 5, {0, 1, 2, 4}), coefficients, 3);
-  // Columns: (N, tile rows, tile columns, xi, nu, C), loops (n, y, x, xi, nu, c).
-  terms.clear(), coefficients.clear();
-  for (int64_t i = 0; i < a; ++i) {
-    terms.push_back(everyNth(b, loc, rows, 1, i, tileRows, t.m));
-    coefficients.push_back(matrixColumn(b, loc, t.inputT, a, i, element));
-  }
-  Value tiles = weightedSum(b, loc, {n, tileRows, tileColumns, a, a, c}, terms, dimsMap(b, 6, {0, 1, 2, 4, 5}),
-                            coefficients, 3);
-  return reshapeTo(b, loc, tiles, {n * tileRows * tileColumns, a * a, c});
+  return transformTiles(b, loc, padded, t.inputT, t.m, tileRows, tileColumns, pointsFirst);
 }
 
-/// A^T M A of the products M (tiles, (m + 2)^2, F) of the images' tiles:
-/// the output (N, F, H', W'), written channels-first unless `channelsLast`
-/// (N, H', W', F).
-Value transformOutput(OpBuilder &b, Location loc, Value products, const WinogradMatrices &t, RankedTensorType outType,
+/// outT M outT^T of the products M (tiles, alpha^2, F) of the images'
+/// tiles, for the output transform outT of (m, alpha): the output (N, F,
+/// H', W') of m x m tiles, written channels-first unless `channelsLast` (N,
+/// H', W', F).
+Value transformOutput(OpBuilder &b, Location loc, Value products, const Matrix &outT, RankedTensorType outType,
                       bool channelsLast) {
-  int64_t n = outType.getDimSize(0), f = outType.getDimSize(1), a = t.alpha(), m = t.m;
+  int64_t n = outType.getDimSize(0), f = outType.getDimSize(1), a = outT.width(), m = outT.height();
   int64_t tileRows = tilesAlong(outType.getDimSize(2), m), tileColumns = tilesAlong(outType.getDimSize(3), m),
           tiles = n * tileRows * tileColumns;
   Type element = outType.getElementType();
@@ -147,7 +177,7 @@ Value transformOutput(OpBuilder &b, Location loc, Value products, const Winograd
   SmallVector<Value> terms, coefficients;
   for (int64_t nu = 0; nu < a; ++nu) {
     terms.push_back(sliceAt(b, loc, perTap, 2, nu));
-    coefficients.push_back(matrixColumn(b, loc, t.outputT, m, nu, element));
+    coefficients.push_back(matrixColumn(b, loc, outT, nu, element));
   }
   Value half = weightedSum(b, loc, {tiles, a, m, f}, terms, dimsMap(b, 4, {0, 1, 3}), coefficients, 2);
   // Along xi: (N, tile rows, m, tile columns, m, F), loops (n, y, row, x,
@@ -157,7 +187,7 @@ Value transformOutput(OpBuilder &b, Location loc, Value products, const Winograd
   terms.clear(), coefficients.clear();
   for (int64_t xi = 0; xi < a; ++xi) {
     terms.push_back(sliceAt(b, loc, perImage, 3, xi));
-    coefficients.push_back(matrixColumn(b, loc, t.outputT, m, xi, element));
+    coefficients.push_back(matrixColumn(b, loc, outT, xi, element));
   }
   Value rows = weightedSum(b, loc, {n, tileRows, m, tileColumns, m, f}, terms, dimsMap(b, 6, {0, 1, 3, 4, 5}),
                            coefficients, 2);
@@ -205,9 +235,14 @@ std::optional<int64_t> winogradTileSide(RankedTensorType dataType, const Window 
   return std::nullopt;
 }
 
-int64_t winogradImagesPerGemm(int64_t batch, RankedTensorType outType, int64_t tileSide) {
+int64_t winogradImagesPerGemm(int64_t batch, RankedTensorType outType, int64_t tileSide, int64_t channels) {
   int64_t tiles = tilesAlong(outType.getDimSize(2), tileSide) * tilesAlong(outType.getDimSize(3), tileSide);
-  int64_t want = std::max<int64_t>(1, kTilesPerGemm / tiles), group = 1;
+  int64_t wantTiles = kTilesPerGemm;
+  if (channels) {
+    int64_t f = outType.getDimSize(1);
+    wantTiles = std::max(wantTiles, 2 * f * channels / (f + channels));
+  }
+  int64_t want = std::max<int64_t>(1, wantTiles / tiles), group = 1;
   for (int64_t g = 1; g <= std::min(batch, want); ++g)
     if (batch % g == 0)
       group = g;
@@ -224,8 +259,8 @@ Value winogradWeight(OpBuilder &b, Location loc, Value columns, int64_t tileSide
   for (int64_t xi = 0; xi < a; ++xi)
     for (int64_t nu = 0; nu < a; ++nu)
       for (int64_t k = 0; k < 3; ++k) {
-        left.push_back(float(t.filter[xi * 3 + k]));
-        right.push_back(float(t.filter[nu * 3 + k]));
+        left.push_back(float(t.filter.at(xi, k)));
+        right.push_back(float(t.filter.at(nu, k)));
       }
   auto factorType = RankedTensorType::get({a * a, 3}, element);
   Value leftFactor = b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(factorType, ArrayRef<float>(left)));
@@ -271,7 +306,39 @@ Value convolveByWinograd(OpBuilder &b, Location loc, Value images, Value transfo
                                   {map({tile, e, c}), map({e, strip, c, lane}), map({tile, e, strip, lane})},
                                   {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
                                    IteratorType::parallel, IteratorType::reduction});
-  return transformOutput(b, loc, products, t, outType, channelsLast);
+  return transformOutput(b, loc, products, t.outputT, outType, channelsLast);
+}
+
+Value addWinogradWeightGradProducts(OpBuilder &b, Location loc, Value g, Value images, const Window &w,
+                                    int64_t tileSide, Value acc) {
+  WinogradMatrices t = matrices(tileSide);
+  ArrayRef<int64_t> gShape = tensorType(g).getShape();
+  int64_t tileRows = tilesAlong(gShape[1], t.m), tileColumns = tilesAlong(gShape[2], t.m);
+  // Points first: each point's GEMM reads its tiles' rows contiguously
+  // (tile-major, rows (m + 2)^2 * C apart, a power of two that maps them
+  // all to one cache set).
+  Value inputTiles = transformInput(b, loc, images, w.pad, t, tileRows, tileColumns, /*channelsLast=*/true,
+                                    /*pointsFirst=*/true);
+  // The gradient's tiles, zero past its end, by A = (A^T)^T.
+  Value gPadded = padConstant(b, loc, g, {0, 0, 0, 0},
+                              {0, tileRows * t.m - gShape[1], tileColumns * t.m - gShape[2], 0}, 0.0);
+  Value gTiles = transformTiles(b, loc, gPadded, t.outputT.transpose(), t.m, tileRows, tileColumns,
+                                /*pointsFirst=*/true);
+  // acc[f, e, c] += sum over tiles of gTiles[e, tile, f] * inputTiles[e, tile, c].
+  AffineExpr f, e, c, tile;
+  bindDims(b.getContext(), f, e, c, tile);
+  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(4, 0, results, b.getContext()); };
+  return tapContractionInto(b, loc, {gTiles, inputTiles}, acc, {map({e, tile, f}), map({e, tile, c}), map({f, e, c})},
+                            {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+                             IteratorType::reduction});
+}
+
+Value winogradWeightGrad(OpBuilder &b, Location loc, Value products, int64_t tileSide) {
+  ArrayRef<int64_t> shape = tensorType(products).getShape();
+  // The filters stand for transformOutput's tiles, the channels for its
+  // filters, and dW for one 3x3 output tile of each.
+  auto outType = RankedTensorType::get({shape[0], shape[2], 3, 3}, tensorType(products).getElementType());
+  return transformOutput(b, loc, products, matrices(tileSide).filter.transpose(), outType, /*channelsLast=*/true);
 }
 
 } // namespace symc::cpu

@@ -33,3 +33,24 @@ func.func @depthwise_weight_grad(%g: tensor<2x6x6x32xf32>, %x: tensor<2x6x6x32xf
   %dx, %dw = sym._backward_Convolution %g, %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 32 : i64, num_group = 32 : i64, no_bias = true, layout = "NHWC"} : (tensor<2x6x6x32xf32>, tensor<2x6x6x32xf32>, tensor<32x3x3x1xf32>) -> (tensor<2x6x6x32xf32>, tensor<32x3x3x1xf32>)
   return %dw : tensor<32x3x3x1xf32>
 }
+
+// -----
+
+// A channels-last weight gradient by Winograd, F(4x4, 3x3) as its forward:
+// the input's tiles (B^T d B, 6 x 6 points) and the output gradient's (A g
+// A^T, its 4 x 4 tiles), both laid out points first, one GEMM per point over
+// the tiles of both images (filters by channels), then G^T P G per filter
+// and channel.
+// CHECK-LABEL: func @nhwc_winograd_weight_grad
+// CHECK: %[[ACC:.*]] = linalg.fill {{.*}} outs(%{{.*}} : tensor<64x36x32xf32>)
+// CHECK: tensor.pad %arg1 low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<6x6x2x6x6x32xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : {{.*}}) outs(%{{.*}} : tensor<6x6x2x6x6x64xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[G:.*]], #[[D:.*]], #[[P:.*]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.*}}, %{{.*}} : tensor<36x72x64xf32>, tensor<36x72x32xf32>) outs(%[[ACC]] : tensor<64x36x32xf32>) attrs = {symc.tap_contraction}
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<64x6x3x32xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<64x1x3x1x3x32xf32>)
+// CHECK: return %{{.*}} : tensor<64x3x3x32xf32>
+func.func @nhwc_winograd_weight_grad(%g: tensor<2x24x24x64xf32>, %x: tensor<2x24x24x32xf32>, %w: tensor<64x3x3x32xf32>) -> tensor<64x3x3x32xf32> {
+  %dx, %dw = sym._backward_Convolution %g, %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 64 : i64, no_bias = true, layout = "NHWC"} : (tensor<2x24x24x64xf32>, tensor<2x24x24x32xf32>, tensor<64x3x3x32xf32>) -> (tensor<2x24x24x32xf32>, tensor<64x3x3x32xf32>)
+  return %dw : tensor<64x3x3x32xf32>
+}
