@@ -572,6 +572,29 @@ Value rowsTimesStrips(OpBuilder &b, Location loc, Value rows, Value packed) {
                          IteratorType::reduction});
 }
 
+/// rowsTimesStrips of rows given as their columns (K, P), added to `acc`
+/// (P, S, 32): the register tiles' P values of each k broadcast from
+/// contiguous memory, no transposed copy of the columns.
+Value columnsTimesStrips(OpBuilder &b, Location loc, Value columns, Value packed, Value acc) {
+  AffineExpr p, strip, lane, k;
+  bindDims(b.getContext(), p, strip, lane, k);
+  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(4, 0, results, b.getContext()); };
+  return tapContractionInto(b, loc, {columns, packed}, acc, {map({k, p}), map({strip, k, lane}), map({p, strip, lane})},
+                            {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+                             IteratorType::reduction});
+}
+
+/// acc (M, N) plus lhs^T rhs of lhs (K, M) and rhs (K, N), both read along
+/// their rows as they lie: a tap contraction whose register tiles broadcast
+/// M values of each k from contiguous memory, no transposed copy of either.
+Value addTransposedProduct(OpBuilder &b, Location loc, Value lhs, Value rhs, Value acc) {
+  AffineExpr m, n, k;
+  bindDims(b.getContext(), m, n, k);
+  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(3, 0, results, b.getContext()); };
+  return tapContractionInto(b, loc, {lhs, rhs}, acc, {map({k, m}), map({k, n}), map({m, n})},
+                            {IteratorType::parallel, IteratorType::parallel, IteratorType::reduction});
+}
+
 /// One image (1, C, S...) convolved by the packed weight (packWeight): its
 /// patch rows (P, C*K) times each strip (rowsTimesStrips), (P, F / 32, 32),
 /// then transposed to (1, F, O...) by a generic, into which the elementwise
@@ -1734,16 +1757,18 @@ std::optional<Value> weightGradChannelsLastByWinograd(OpBuilder &b, Location loc
   return winogradWeightGrad(b, loc, products, *m);
 }
 
-/// The weight gradient channels-last, dW (F, kh * kw * C): image by image
-/// by taps for a stride-1 window over a large enough map (not a pointwise
-/// one), else g's columns (F, P) times the window rows (P, kh * kw * C) the
-/// forward multiplies, over every output position of a group of images:
-/// a tap contraction on the rows in strips of 32 channels where C is whole
-/// strips (channelsLastPatchStrips: B read contiguously, where a GEMM walks
-/// down an im2col matrix's rows, 9 KiB apart for 3x3 x 256 channels, at
-/// three quarters the speed), else a GEMM of g's rows transposed. A
-/// depthwise one by depthwiseWeightGradChannelsLast, another grouped one
-/// through the channels-first gradient.
+/// The weight gradient channels-last, dW (F, kh * kw * C): by Winograd
+/// where that applies; else image by image by taps for a stride-1 window
+/// over a large enough map (not a pointwise one); else g's columns (F, P),
+/// read from g's rows as they lie, times the window rows (P, kh * kw * C)
+/// the forward multiplies, over every output position of a group of images
+/// (of the batch, pointwise), added to the sum of the groups before: a tap
+/// contraction on the rows in strips of 32 channels where C is whole strips
+/// (channelsLastPatchStrips: B read contiguously, where a GEMM walks down an
+/// im2col matrix's rows, 9 KiB apart for 3x3 x 256 channels, at three
+/// quarters the speed), else on the rows themselves. A depthwise one by
+/// depthwiseWeightGradChannelsLast, another grouped one through the
+/// channels-first gradient.
 Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, const Window &w, int64_t groups,
                              RankedTensorType weightType) {
   if (isDepthwise(groups, tensorType(data).getDimSize(3), weightType.getDimSize(0)))
@@ -1760,31 +1785,31 @@ Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, co
   int64_t n = gType.getDimSize(0), f = gType.getDimSize(3), positions = gType.getDimSize(1) * gType.getDimSize(2);
   bool byTaps = dataGradWindow(w) && !isPointwise(w) && positions >= kMinTapWeightGradPositions;
   bool byStrips = !byTaps && !isPointwise(w) && tensorType(data).getDimSize(3) % kPackedFilters == 0;
-  int64_t group = byTaps ? 1 : imagesPerGemm(n, positions);
+  // Pointwise, every position of the batch is one GEMM's reduction: its rows
+  // are the images' own, no copy.
+  int64_t group = byTaps ? 1 : isPointwise(w) ? n : imagesPerGemm(n, positions);
   SmallVector<int64_t> groupShape(gType.getShape());
   groupShape[0] = group;
   auto groupOut = RankedTensorType::get(groupShape, gType.getElementType());
-  Value sum = zeros(b, loc, {f, weightType.getNumElements() / f}, gType.getElementType());
-  sum = foldImageGroups(b, loc, {g, data}, group, sum,
-                        [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) -> Value {
-                          Value product;
-                          if (byTaps) {
-                            product = reshapeTo(nested, l,
-                                                imageWeightGradChannelsLastByTaps(nested, l, images[0], images[1], w),
-                                                tensorType(acc).getShape());
-                          } else if (byStrips) {
-                            Value gColumns = transposeTo(nested, l, positionRows(nested, l, images[0]), {1, 0});
-                            Value strips = channelsLastPatchStrips(nested, l, images[1], w, groupOut);
-                            product = reshapeTo(nested, l, rowsTimesStrips(nested, l, gColumns, strips),
-                                                tensorType(acc).getShape());
-                          } else {
-                            Value rows = isPointwise(w) ? positionRows(nested, l, images[1])
-                                                        : channelsLastPatchRows(nested, l, images[1], w, groupOut);
-                            product = matmul(nested, l, positionRows(nested, l, images[0]), rows, /*transA=*/true,
-                                             false);
-                          }
-                          return group == n ? product : accumulate(nested, l, acc, product);
-                        });
+  int64_t ck = weightType.getNumElements() / f;
+  Value sum = zeros(b, loc, {f, ck}, gType.getElementType());
+  sum = foldImageGroups(
+      b, loc, {g, data}, group, sum, [&](OpBuilder &nested, Location l, ValueRange images, Value, Value acc) -> Value {
+        if (byTaps) {
+          Value product = reshapeTo(nested, l, imageWeightGradChannelsLastByTaps(nested, l, images[0], images[1], w),
+                                    tensorType(acc).getShape());
+          return group == n ? product : accumulate(nested, l, acc, product);
+        }
+        Value gRows = positionRows(nested, l, images[0]);
+        if (byStrips) {
+          Value strips = channelsLastPatchStrips(nested, l, images[1], w, groupOut);
+          Value stripsAcc = reshapeTo(nested, l, acc, {f, ck / kPackedFilters, kPackedFilters});
+          return reshapeTo(nested, l, columnsTimesStrips(nested, l, gRows, strips, stripsAcc), {f, ck});
+        }
+        Value rows = isPointwise(w) ? positionRows(nested, l, images[1])
+                                    : channelsLastPatchRows(nested, l, images[1], w, groupOut);
+        return addTransposedProduct(nested, l, gRows, rows, acc);
+      });
   return reshapeTo(b, loc, sum, weightType.getShape());
 }
 

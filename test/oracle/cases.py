@@ -219,6 +219,11 @@ def cases():
     yield case("pool_max_channels_last_full", S.Convolution(S.Pooling(S.relu(S.Convolution(
         d, kernel=(1, 1), num_filter=16, name="c0")), kernel=(3, 2), stride=(2, 1), pad=(0, 1), pool_type="max",
         pooling_convention="full"), kernel=(1, 1), num_filter=16, name="c1"), data=(2, 16, 10, 9))
+    # 3x3 convolutions channels-last in training, their weight gradients by
+    # Winograd's F(2x2, 3x3) over 13x13 and 7x7 maps (ragged last tiles).
+    yield case("conv_winograd_channels_last", S.Convolution(S.Pooling(S.relu(S.Convolution(
+        d, kernel=(3, 3), pad=(1, 1), num_filter=32, name="c0")), kernel=(3, 3), stride=(2, 2), pad=(1, 1),
+        pool_type="max"), kernel=(3, 3), pad=(1, 1), num_filter=32, name="c1"), data=(4, 32, 13, 13))
     # A classifier written as a 1x1 convolution over 1x1 images.
     yield case("conv_fully_connected", S.Convolution(d, kernel=(1, 1), num_filter=10, name="fc"),
                data=(3, 16, 1, 1))

@@ -53,8 +53,8 @@ DIFFERENTIABLE = (
     "batch_dot", "batch_dot_t", "shared_input", "cast_roundtrip", "batchnorm", "batchnorm_meanvar",
     "conv2d_full", "conv_depthwise", "conv_depthwise_taps", "conv_depthwise_strided", "conv_stem",
     "conv_pointwise_s2", "conv_strided_dilated", "conv_wide_pad", "conv_grouped_strided", "conv3d_strided",
-    "conv_taps_dilated", "conv1d_taps", "conv_winograd_f2", "conv_winograd_f4", "conv_pointwise_small_map",
-    "conv_stem_taps", "conv_s2_taps",
+    "conv_taps_dilated", "conv1d_taps", "conv_winograd_f2", "conv_winograd_f4", "conv_winograd_channels_last",
+    "conv_pointwise_small_map", "conv_stem_taps", "conv_s2_taps",
     "conv_strided_dilated_taps", "conv_pointwise_s2_taps", "concat_axis0", "cast_float16", "cast_float64", "cast_int32", "sum_keep",
     "sum_exclude", "sum_exclude_keep", "sum_neg", "mean_keep", "mean_exclude", "mean_exclude_keep", "mean_neg",
     "multi_head", "lenet", "zeros_backward", "ones", "lstm_like_state", "slice_axis", "slice_axis_none",
@@ -144,7 +144,7 @@ RELATIVE_L2 = {"model_mobilenet1.0": 5e-2, "model_resnet18_v1": 5e-2}
 # pooling has a workspace output (opaque indices symc has no counterpart
 # for) whose zero gradient its backward node reads.
 MONITOR_DEVIATIONS = ("pool_max_valid", "pool_max_full", "pool_1d", "pool_3d_max", "pool_max_channels_last",
-                      "pool_max_channels_last_full", "lenet", "model_lenet")
+                      "pool_max_channels_last_full", "conv_winograd_channels_last", "lenet", "model_lenet")
 # MXNet 1.9.1 allocates without bound (bad_alloc, or the OOM killer) in a
 # monitored backward of its legacy (OperatorProperty) ops SliceChannel,
 # SwapAxis, MakeLoss, Pad, SequenceMask, SequenceLast, SequenceReverse,

@@ -433,3 +433,28 @@ func.func @taps_image_rows_unchunked(%x: tensor<196x512xf32>, %w: tensor<16x512x
   } : tensor<1x14x14x16x32xf32> to tensor<1x16x16x16x32xf32>
   return %padded : tensor<1x16x16x16x32xf32>
 }
+
+// A contraction that adds to its init (a Winograd weight gradient's sum
+// over groups of images): the init is padded with B's columns (40 -> 64)
+// and tiled as the thread tiles' shared outputs, no zero fill fused in;
+// each register tile's accumulator starts from the init's values. A reads
+// across its rows (e, tile, f): rows f, B's columns c on its last dim.
+// AVX512-LABEL: func @taps_into_init
+// AVX512-DAG: %[[B:.*]] = tensor.pad %arg1 low[0, 0, 0] high[0, 0, 24]
+// AVX512-DAG: %[[ACC:.*]] = tensor.pad %arg2 low[0, 0, 0] high[0, 0, 24]
+// AVX512-NOT: linalg.fill
+// AVX512: scf.forall (%{{.*}}) in (4) shared_outs(%{{.*}} = %[[ACC]]) -> (tensor<16x4x64xf32>)
+// AVX512: %[[START:.*]] = vector.transfer_read {{.*}} : tensor<8x32xf32>, vector<8x32xf32>
+// AVX512: scf.for {{.*}} to %c50 step %c1 iter_args(%{{.*}} = %[[START]]) -> (vector<8x32xf32>)
+// AVX512: tensor.extract_slice %{{.*}}[0, 0, 0] [16, 4, 40] [1, 1, 1] : tensor<16x4x64xf32> to tensor<16x4x40xf32>
+#gtiles = affine_map<(f, e, c, t) -> (e, t, f)>
+#dtiles = affine_map<(f, e, c, t) -> (e, t, c)>
+#points = affine_map<(f, e, c, t) -> (f, e, c)>
+func.func @taps_into_init(%g: tensor<4x50x16xf32>, %d: tensor<4x50x40xf32>, %acc: tensor<16x4x40xf32>) -> tensor<16x4x40xf32> {
+  %r = linalg.generic {indexing_maps = [#gtiles, #dtiles, #points], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%g, %d : tensor<4x50x16xf32>, tensor<4x50x40xf32>) outs(%acc : tensor<16x4x40xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%x: f32, %y: f32, %a: f32):
+    %s = math.fma %x, %y, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<16x4x40xf32>
+  return %r : tensor<16x4x40xf32>
+}
