@@ -96,7 +96,11 @@ def SymFuseElementwise : Pass<"sym-fuse-elementwise", "::mlir::func::FuncOp"> {
     Linalg's elementwise fusion and reshape propagation, restricted so that
     named ops (matmuls, transposes, fills) keep their form: folding a reshape
     into a matmul would turn it into a generic contraction that
-    sym-schedule-matmuls no longer recognizes.
+    sym-schedule-matmuls no longer recognizes. A contraction's columns less
+    the tail of a strip (filters not a multiple of 32), read by elementwise
+    work and a pad that only slices read (a depthwise convolution's), are
+    sliced after the work and the pad instead: the work becomes the
+    contraction's epilogue and the pad's image its tiles' output.
   }];
 }
 
