@@ -162,7 +162,8 @@ def SymDistributeThreads : Pass<"sym-distribute-threads", "::mlir::func::FuncOp"
     slice of the source): a chain runs in one scf.forall, each tile's data
     still in cache for the next op, and forks threads once. An elementwise
     generic cut along the dim sym-vectorize-elementwise will vectorize is cut
-    into multiples of 16 there, whole vectors. A linalg.transpose that moves the input's
+    into multiples of 16 there, whole vectors; over few positions (a 7x7
+    map) of many channels, it is cut along those channels alone. A linalg.transpose that moves the input's
     innermost dim is then tiled by scf.for loops into 16 x 16 squares of the
     two dims it swaps, so that the input lines a square reads serve all of
     its rows. An op of fewer than `min-iterations` iterations (its reduction

@@ -15,6 +15,31 @@ using namespace mlir;
 namespace symc::cpu {
 namespace {
 
+/// Positions (the iterations of the other parallel dims) up to which an
+/// elementwise op over whole vectors of many channels is cut along the
+/// channels alone: a 7x7 map's 49 positions cut in rows and thirds of rows
+/// leave ragged tiles, and a thread reads the positions whose channels
+/// another thread's GEMM tiles computed (strips of filters first).
+constexpr int64_t kMostPositionsCutByChannels = 64;
+
+/// Tile sizes that cut `vectorDim` alone into `chunks` pieces of whole
+/// vectors, where the other parallel dims are few positions (see
+/// kMostPositionsCutByChannels).
+std::optional<SmallVector<int64_t>> vectorDimTiles(ArrayRef<int64_t> ranges, ArrayRef<utils::IteratorType> iterators,
+                                                   std::optional<unsigned> vectorDim, int64_t chunks) {
+  if (!vectorDim || ShapedType::isDynamic(ranges[*vectorDim]) || ranges[*vectorDim] % (chunks * kMaxVectorLanes) != 0)
+    return std::nullopt;
+  int64_t positions = 1;
+  for (auto [i, range] : llvm::enumerate(ranges))
+    if (i != *vectorDim && iterators[i] == utils::IteratorType::parallel)
+      positions *= ShapedType::isDynamic(range) ? kMostPositionsCutByChannels + 1 : range;
+  if (positions > kMostPositionsCutByChannels)
+    return std::nullopt;
+  SmallVector<int64_t> sizes(ranges.size(), 0);
+  sizes[*vectorDim] = ranges[*vectorDim] / chunks;
+  return sizes;
+}
+
 /// Tile sizes that cut the outermost parallel dims into about `chunks` pieces
 /// (0 = untiled); empty when the op has nothing worth splitting or fewer
 /// than `minIterations` iterations.
@@ -35,6 +60,8 @@ SmallVector<int64_t> threadTileSizes(TilingInterface op, int64_t chunks, int64_t
   std::optional<unsigned> vectorDim =
       generic && generic.getNumReductionLoops() == 0 ? elementwiseVectorDim(generic) : std::nullopt;
   SmallVector<int64_t> sizes(ranges.size(), 0);
+  if (std::optional<SmallVector<int64_t>> byVectors = vectorDimTiles(ranges, iterators, vectorDim, chunks))
+    return *byVectors;
   int64_t pieces = 1;
   for (unsigned i = 0; i < ranges.size() && pieces < chunks; ++i) {
     // Reduction dims stay whole within a thread (BatchNorm's per-channel

@@ -259,3 +259,21 @@ func.func @two_level_sum(%x: tensor<32x16x16xf32>) -> tensor<16xf32> {
   } -> tensor<16xf32>
   return %sum : tensor<16xf32>
 }
+
+// Elementwise work over a 7x7 map of 256 channels (a depthwise
+// convolution's, 49 positions) is cut along the channels alone, in whole
+// vectors: no ragged thirds of rows.
+// CHECK-LABEL: func @few_positions_many_channels
+// CHECK: scf.forall (%{{.*}}) = (0) to (256) step (64)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x7x7x64xf32>) outs(%{{.*}} : tensor<1x7x7x64xf32>)
+#nhwc = affine_map<(n, h, w, c) -> (n, h, w, c)>
+func.func @few_positions_many_channels(%x: tensor<1x7x7x256xf32>) -> tensor<1x7x7x256xf32> {
+  %e = tensor.empty() : tensor<1x7x7x256xf32>
+  %r = linalg.generic {indexing_maps = [#nhwc, #nhwc], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x7x7x256xf32>) outs(%e : tensor<1x7x7x256xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  } -> tensor<1x7x7x256xf32>
+  return %r : tensor<1x7x7x256xf32>
+}
