@@ -210,10 +210,17 @@ constexpr int64_t kTilesPerGemm = 196;
 /// Winograd ran 0.95 and 0.98 of their direct convolutions' time (Zen 5).
 constexpr int64_t kMinTilesPerGemm = 16;
 /// Positions computed past the output's, at most, as a share of its own: a
-/// 14x14 map in 4x4 tiles computes 16x16 (1.31), so it goes by F(2x2,
+/// 14x14 map in 4x4 tiles computes 16x16 (1.31), so one image goes by F(2x2,
 /// 3x3); a 7x7 one computes 8x8 either way, still 1.7 times fewer products
 /// than the direct convolution by F(2x2, 3x3).
 constexpr double kMostWasteOfF4 = 1.15, kMostWasteOfF2 = 1.35;
+/// With at least this many tiles per GEMM, F(4x4, 3x3) computes up to
+/// kMostWasteOfF2 of the output too: its 2.25 products per output position
+/// (36 per 16), times 1.31 for a 14x14 map, still fewer than F(2x2, 3x3)'s 4,
+/// once its GEMMs have the rows to use them (batch 16, ResNet-18 and -50:
+/// 0.92 and 0.97 of the time with F(2x2, 3x3) at 14x14; one image's 16
+/// tiles gained nothing).
+constexpr int64_t kMinTilesForWastefulF4 = 64;
 /// Fewer channels give each GEMM too short a reduction for the transforms
 /// to pay off (a stem over 3 colour channels).
 constexpr int64_t kMinWinogradChannels = 32;
@@ -227,9 +234,11 @@ std::optional<int64_t> winogradTileSide(RankedTensorType dataType, const Window 
       dataType.getDimSize(1) < kMinWinogradChannels)
     return std::nullopt;
   int64_t n = outType.getDimSize(0), height = outType.getDimSize(2), width = outType.getDimSize(3);
-  for (auto [m, mostWaste] : {std::pair<int64_t, double>{4, kMostWasteOfF4}, {2, kMostWasteOfF2}}) {
+  for (int64_t m : {4, 2}) {
     int64_t tiles = tilesAlong(height, m) * tilesAlong(width, m);
-    if (tiles * m * m <= mostWaste * height * width && winogradImagesPerGemm(n, outType, m) * tiles >= kMinTilesPerGemm)
+    int64_t tilesPerGemm = winogradImagesPerGemm(n, outType, m) * tiles;
+    double mostWaste = m == 2 || tilesPerGemm >= kMinTilesForWastefulF4 ? kMostWasteOfF2 : kMostWasteOfF4;
+    if (tiles * m * m <= mostWaste * height * width && tilesPerGemm >= kMinTilesPerGemm)
       return m;
   }
   return std::nullopt;

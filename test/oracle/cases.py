@@ -152,6 +152,10 @@ def cases():
                                                  name="c"), data=(2, 32, 12, 12))
     yield case("conv_winograd_f4", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=64, name="c"),
                data=(1, 32, 24, 24))
+    # Four 14x14 images have the tiles for F(4x4, 3x3) over 16x16, the last
+    # row and column of tiles half past the map.
+    yield case("conv_winograd_f4_ragged", S.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=32, no_bias=True,
+                                                        name="c"), data=(4, 32, 14, 14))
     # A 1x1 convolution over a small map: its data gradient goes by packed
     # filters as such a forward does, its weight gradient by one GEMM over
     # the batch.

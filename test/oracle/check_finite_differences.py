@@ -81,7 +81,8 @@ INTEGER_INPUTS = {"embedding", "softmax_length", "sequence_mask", "sequence_mask
 # thousands of forwards, and F(4x4, 3x3)'s float32 rounding over that many
 # outputs exceeds the tolerance times 2e. check_backward compares their
 # gradients with MXNet's.
-WIDE_CONVOLUTIONS = {"conv_winograd_f2", "conv_winograd_f4", "conv_winograd_channels_last", "conv_pointwise_small_map"}
+WIDE_CONVOLUTIONS = {"conv_winograd_f2", "conv_winograd_f4", "conv_winograd_f4_ragged", "conv_winograd_channels_last",
+                     "conv_pointwise_small_map"}
 # Outputs whose head gradient the op's backward ignores, as MXNet's does:
 # their heads are zero here, so that they do not enter the objective.
 # BatchNorm's mean and var, LayerNorm's mean and std.

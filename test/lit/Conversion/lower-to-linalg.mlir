@@ -433,6 +433,26 @@ func.func @winograd_ragged(%x: tensor<8x32x7x7xf32>, %w: tensor<32x32x3x3xf32>) 
 
 // -----
 
+// Four 14x14 images have the tiles (64) for F(4x4, 3x3) over 16x16, 1.31
+// times the map: the input is padded 3 more at its end, the outputs past
+// the map dropped. One image (16 tiles) goes by F(2x2, 3x3).
+// WINOGRAD-LABEL: func @winograd_f4_ragged
+// WINOGRAD: symc.prepare = "Winograd F(4x4, 3x3) filter transform, filter strips of 32"
+// WINOGRAD: tensor.pad %{{.*}} low[0, 0, 1, 1] high[0, 0, 3, 3]
+// WINOGRAD: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [4, 14, 14, 32] [1, 1, 1, 1] : tensor<4x16x16x32xf32> to tensor<4x14x14x32xf32>
+// WINOGRAD-LABEL: func @winograd_f2_one_image
+// WINOGRAD: symc.prepare = "Winograd F(2x2, 3x3) filter transform, filter strips of 32"
+func.func @winograd_f4_ragged(%x: tensor<4x32x14x14xf32>, %w: tensor<32x32x3x3xf32>) -> tensor<4x32x14x14xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 32 : i64, no_bias = true} : (tensor<4x32x14x14xf32>, tensor<32x32x3x3xf32>) -> tensor<4x32x14x14xf32> loc("conv")
+  return %0 : tensor<4x32x14x14xf32>
+}
+func.func @winograd_f2_one_image(%x: tensor<1x32x14x14xf32>, %w: tensor<32x32x3x3xf32>) -> tensor<1x32x14x14xf32> {
+  %0 = sym.Convolution %x, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 32 : i64, no_bias = true} : (tensor<1x32x14x14xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x14x14xf32> loc("conv")
+  return %0 : tensor<1x32x14x14xf32>
+}
+
+// -----
+
 // One 7x7 image (a ResNet's last stage at batch 1) has 16 tiles of F(2x2,
 // 3x3): enough for Winograd's GEMMs, which stream a transformed weight 16/9
 // times the weight's size, still faster than the direct convolution.
