@@ -89,13 +89,14 @@ def SymEmbedManifest : Pass<"sym-embed-manifest", "::mlir::ModuleOp"> {
 def SymMaterializeThroughReshapes : Pass<"sym-materialize-through-reshapes", "::mlir::func::FuncOp"> {
   let summary = "Write a reshaped result through a reshaped view of its output buffer";
   let description = [{
-    A result that is a reshape of a value computed for it alone (a weight
-    gradient computed as a matrix, expanded to the weight's shape) is
+    A result that is a reshape of a value (a weight gradient computed as a
+    matrix, expanded to the weight's shape; a saved activation computed in
+    strips of 32 channels, which the forward goes on to read) is
     materialized as that value into the output memref reshaped the other
     way, created at the function's entry. Empty-tensor elimination then
     computes the value in the caller's buffer instead of in a workspace
     buffer copied out at the end (which would keep every such result live
-    to the end of the function).
+    to the end of the function); the reshape's other readers read it there.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }

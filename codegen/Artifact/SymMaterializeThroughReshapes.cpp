@@ -16,10 +16,12 @@ namespace {
 
 /// Moves one reshape of `write`'s source onto its destination, a memref
 /// defined in the function's entry block (an argument or a view made
-/// here); false when there is none to move.
+/// here); false when there is none to move. A reshape that other ops read
+/// too stays for them (a saved activation the forward goes on to read):
+/// they then read the destination, where its source is computed.
 bool peelReshape(bufferization::MaterializeInDestinationOp write, Block &entry) {
   Value dest = write.getDest(), source = write.getSource();
-  if (dest.getParentBlock() != &entry || !isa<MemRefType>(dest.getType()) || !source.hasOneUse())
+  if (dest.getParentBlock() != &entry || !isa<MemRefType>(dest.getType()))
     return false;
   OpBuilder b(write.getContext());
   b.setInsertionPointAfterValue(dest);
@@ -27,12 +29,14 @@ bool peelReshape(bufferization::MaterializeInDestinationOp write, Block &entry) 
   if (auto expand = source.getDefiningOp<tensor::ExpandShapeOp>()) {
     view = b.create<memref::CollapseShapeOp>(write.getLoc(), dest, expand.getReassociationIndices());
     write.getSourceMutable().assign(expand.getSrc());
-    expand.erase();
+    if (expand->use_empty())
+      expand.erase();
   } else if (auto collapse = source.getDefiningOp<tensor::CollapseShapeOp>()) {
     view = b.create<memref::ExpandShapeOp>(write.getLoc(), collapse.getSrcType().getShape(), dest,
                                            collapse.getReassociationIndices());
     write.getSourceMutable().assign(collapse.getSrc());
-    collapse.erase();
+    if (collapse->use_empty())
+      collapse.erase();
   } else {
     return false;
   }

@@ -28,3 +28,21 @@ func.func @chain(%x: tensor<4x9xf32>, %out: memref<36xf32>) {
   bufferization.materialize_in_destination %flat in restrict writable %out : (tensor<36xf32>, memref<36xf32>) -> ()
   return
 }
+
+// A saved activation that the forward goes on to read through the same
+// reshape: its source is written into the output buffer all the same, the
+// reshape staying for its other reader.
+// CHECK-LABEL: func @reshape_read_on
+// CHECK-NEXT: %[[VIEW:.*]] = memref.expand_shape %arg1 {{\[}}[0], [1, 2]] output_shape [4, 2, 32] : memref<4x64xf32> into memref<4x2x32xf32>
+// CHECK: %[[M:.*]] = linalg.fill
+// CHECK: %[[SAVED:.*]] = tensor.collapse_shape %[[M]]
+// CHECK: bufferization.materialize_in_destination %[[M]] in restrict writable %[[VIEW]] : (tensor<4x2x32xf32>, memref<4x2x32xf32>)
+// CHECK: return %[[SAVED]]
+func.func @reshape_read_on(%x: tensor<4x64xf32>, %out: memref<4x64xf32>) -> tensor<4x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x2x32xf32>
+  %m = linalg.fill ins(%zero : f32) outs(%e : tensor<4x2x32xf32>) -> tensor<4x2x32xf32>
+  %saved = tensor.collapse_shape %m [[0], [1, 2]] : tensor<4x2x32xf32> into tensor<4x64xf32>
+  bufferization.materialize_in_destination %saved in restrict writable %out : (tensor<4x64xf32>, memref<4x64xf32>) -> ()
+  return %saved : tensor<4x64xf32>
+}
