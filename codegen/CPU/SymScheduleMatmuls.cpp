@@ -546,11 +546,53 @@ TapTiling chooseTapTiling(linalg::LinalgOp op, unsigned vectorBits) {
   return t;
 }
 
+/// `value`, built by slices inserted into an empty tensor (a concatenation),
+/// built in one `extra` longer along `dim` instead, the tail filled with
+/// zeros; its other readers read the slice of it that `value` was. Null for
+/// other values. (Every 1x1 convolution that reads an Inception block's
+/// concatenation pads its 289 rows to whole register tiles: each padded a
+/// copy of the whole image.)
+Value growInsertedSlices(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t extra) {
+  SmallVector<tensor::InsertSliceOp> inserts;
+  Value dest = value;
+  while (auto insert = dest.getDefiningOp<tensor::InsertSliceOp>()) {
+    if (!inserts.empty() && !dest.hasOneUse())
+      return {}; // a partial concatenation read elsewhere
+    inserts.push_back(insert);
+    dest = insert.getDest();
+  }
+  auto type = cast<RankedTensorType>(value.getType());
+  if (inserts.empty() || !dest.getDefiningOp<tensor::EmptyOp>() || !type.hasStaticShape())
+    return {};
+  unsigned rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape()), tailOffsets(rank, 0), tailSizes(type.getShape());
+  shape[dim] += extra;
+  tailOffsets[dim] = type.getDimSize(dim);
+  tailSizes[dim] = extra;
+  auto attrs = [&](ArrayRef<int64_t> values) { return getAsIndexOpFoldResult(b.getContext(), values); };
+  SmallVector<int64_t> origin(rank, 0), unit(rank, 1);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(inserts.front());
+  Value grown = b.create<tensor::EmptyOp>(loc, shape, type.getElementType());
+  Value zero = b.create<arith::ConstantOp>(loc, b.getZeroAttr(type.getElementType()));
+  Value tail = b.create<tensor::ExtractSliceOp>(loc, grown, attrs(tailOffsets), attrs(tailSizes), attrs(unit));
+  tail = b.create<linalg::FillOp>(loc, zero, tail).getResult(0);
+  grown = b.create<tensor::InsertSliceOp>(loc, tail, grown, attrs(tailOffsets), attrs(tailSizes), attrs(unit));
+  for (tensor::InsertSliceOp insert : llvm::reverse(inserts))
+    grown = b.create<tensor::InsertSliceOp>(insert.getLoc(), insert.getSource(), grown, insert.getMixedOffsets(),
+                                            insert.getMixedSizes(), insert.getMixedStrides());
+  Value slice = b.create<tensor::ExtractSliceOp>(loc, grown, attrs(origin), attrs(type.getShape()), attrs(unit));
+  value.replaceAllUsesWith(slice);
+  for (tensor::InsertSliceOp insert : inserts)
+    insert->erase();
+  return grown;
+}
+
 /// `value` with `extra` zeros more at the end of dim `dim`. A zero padding
 /// that made `value` (the one a tap-read image gets, maybe flattened) grows
-/// instead, so that the image is copied once, not twice; a slice of a
-/// padded image that reads on past its end (the lowering leaves room there)
-/// just widens.
+/// instead, so that the image is copied once, not twice; so does a
+/// concatenation (growInsertedSlices); a slice of a padded image that reads
+/// on past its end (the lowering leaves room there) just widens.
 Value growEndPadding(OpBuilder &b, Location loc, Value value, unsigned dim, int64_t extra) {
   if (extra == 0)
     return value;
@@ -589,6 +631,8 @@ Value growEndPadding(OpBuilder &b, Location loc, Value value, unsigned dim, int6
                                               getAsIndexOpFoldResult(b.getContext(), strides));
     }
   }
+  if (Value grown = growInsertedSlices(b, loc, value, dim, extra))
+    return grown;
   auto type = cast<RankedTensorType>(value.getType());
   auto pad = value.getDefiningOp<tensor::PadOp>();
   Value padding = pad ? pad.getConstantPaddingValue() : Value();

@@ -458,3 +458,37 @@ func.func @taps_into_init(%g: tensor<4x50x16xf32>, %d: tensor<4x50x40xf32>, %acc
   } -> tensor<16x4x40xf32>
   return %r : tensor<16x4x40xf32>
 }
+
+// A tap contraction whose rows are a concatenation (slices inserted into an
+// empty tensor: an Inception block's output), padded to whole register
+// tiles (9 -> 12 rows): the concatenation is built one image row longer,
+// the row zero-filled, instead of copied into a padded tensor; its other
+// reader reads the slice of it that it was.
+// AVX512-LABEL: func @taps_grow_concatenation
+// AVX512: %[[GROWN:.*]] = tensor.empty() : tensor<1x4x3x16xf32>
+// AVX512: %[[TAIL:.*]] = linalg.fill {{.*}} -> tensor<1x1x3x16xf32>
+// AVX512: %[[ZEROED:.*]] = tensor.insert_slice %[[TAIL]] into %[[GROWN]][0, 3, 0, 0]
+// AVX512: %[[FIRST:.*]] = tensor.insert_slice %arg0 into %[[ZEROED]][0, 0, 0, 0]
+// AVX512: %[[CAT:.*]] = tensor.insert_slice %arg1 into %[[FIRST]][0, 0, 0, 8]
+// AVX512: %[[OTHER:.*]] = tensor.extract_slice %[[CAT]][0, 0, 0, 0] [1, 3, 3, 16]
+// AVX512: tensor.collapse_shape %[[CAT]] {{.*}} into tensor<12x16xf32>
+// AVX512-NOT: tensor.pad
+// AVX512: return %{{.*}}, %[[OTHER]]
+#concatRows = affine_map<(p, s, l, k) -> (p, k)>
+#concatStrips = affine_map<(p, s, l, k) -> (s, k, l)>
+#concatOut = affine_map<(p, s, l, k) -> (p, s, l)>
+func.func @taps_grow_concatenation(%a: tensor<1x3x3x8xf32>, %b: tensor<1x3x3x8xf32>, %w: tensor<1x16x32xf32>) -> (tensor<9x1x32xf32>, tensor<1x3x3x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x3x3x16xf32>
+  %c0 = tensor.insert_slice %a into %e[0, 0, 0, 0] [1, 3, 3, 8] [1, 1, 1, 1] : tensor<1x3x3x8xf32> into tensor<1x3x3x16xf32>
+  %cat = tensor.insert_slice %b into %c0[0, 0, 0, 8] [1, 3, 3, 8] [1, 1, 1, 1] : tensor<1x3x3x8xf32> into tensor<1x3x3x16xf32>
+  %rows = tensor.collapse_shape %cat [[0, 1, 2], [3]] : tensor<1x3x3x16xf32> into tensor<9x16xf32>
+  %o = tensor.empty() : tensor<9x1x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%o : tensor<9x1x32xf32>) -> tensor<9x1x32xf32>
+  %r = linalg.generic {indexing_maps = [#concatRows, #concatStrips, #concatOut], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%rows, %w : tensor<9x16xf32>, tensor<1x16x32xf32>) outs(%init : tensor<9x1x32xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %s = math.fma %x, %y, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<9x1x32xf32>
+  return %r, %cat : tensor<9x1x32xf32>, tensor<1x3x3x16xf32>
+}
