@@ -5,7 +5,9 @@
 // of the (m + 2) x (m + 2) input tile d around it, so that the products per
 // tile and (filter, channel) pair fall from 9 m^2 to (m + 2)^2, a batch of
 // (m + 2)^2 GEMMs over the channels. The filter transform G g G^T runs in
-// the artifact's prepare entry, once per weight.
+// the artifact's prepare entry, once per weight. The weight gradient goes by
+// the same form transposed, G^T [(A g A^T) . (B^T d B)] G, its products
+// summed over the tiles: (m + 2)^2 GEMMs over the tiles.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SYMC_CODEGEN_CPU_WINOGRADCONVOLUTION_H
