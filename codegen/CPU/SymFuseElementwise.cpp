@@ -118,12 +118,12 @@ struct SinkColumnsSliceBelowElementwise : OpRewritePattern<linalg::GenericOp> {
     if (!pad || !slicesAfterPad(pad))
       return failure();
     SmallVector<OpOperand *> operands = op.getDpsInputOperands();
-    auto sliced = llvm::find_if(operands, [&](OpOperand *operand) {
-      return op.getMatchingIndexingMap(operand).isIdentity() && contractionColumnsSlice(operand->get());
-    });
-    if (sliced == operands.end())
+    tensor::ExtractSliceOp slice;
+    for (OpOperand *operand : operands)
+      if (!slice && op.getMatchingIndexingMap(operand).isIdentity())
+        slice = contractionColumnsSlice(operand->get());
+    if (!slice)
       return failure();
-    tensor::ExtractSliceOp slice = contractionColumnsSlice((*sliced)->get());
     RankedTensorType whole = slice.getSourceType();
     unsigned last = whole.getRank() - 1;
     AffineExpr lastLoop = rewriter.getAffineDimExpr(last);
