@@ -558,30 +558,26 @@ Value imagePatchRows(OpBuilder &b, Location loc, Value padded, const Window &w, 
   return reshapeTo(b, loc, rows, {type.getNumElements() / ck, ck});
 }
 
-/// Rows (P, K) of window values times each strip of the packed weight
-/// (packWeight, (S, K, 32)): (P, S, 32), a tap contraction whose register
-/// tiles hold positions by filters, the filters in the vector lanes.
-Value rowsTimesStrips(OpBuilder &b, Location loc, Value rows, Value packed) {
-  int64_t positions = tensorType(rows).getDimSize(0), strips = tensorType(packed).getDimSize(0);
+/// A (rows (P, K), or their columns (K, P) read as they lie where
+/// `columns`) times each strip of the packed weight (packWeight, (S, K,
+/// 32)), added to `init` (P, S, 32): a tap contraction whose register tiles
+/// hold positions by filters, the filters in the vector lanes.
+Value stripsProduct(OpBuilder &b, Location loc, Value a, bool columns, Value packed, Value init) {
   AffineExpr p, strip, lane, k;
   bindDims(b.getContext(), p, strip, lane, k);
   auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(4, 0, results, b.getContext()); };
-  return tapContraction(b, loc, {rows, packed}, {positions, strips, kPackedFilters},
-                        {map({p, k}), map({strip, k, lane}), map({p, strip, lane})},
-                        {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
-                         IteratorType::reduction});
-}
-
-/// rowsTimesStrips of rows given as their columns (K, P), added to `acc`
-/// (P, S, 32): the register tiles' P values of each k broadcast from
-/// contiguous memory, no transposed copy of the columns.
-Value columnsTimesStrips(OpBuilder &b, Location loc, Value columns, Value packed, Value acc) {
-  AffineExpr p, strip, lane, k;
-  bindDims(b.getContext(), p, strip, lane, k);
-  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(4, 0, results, b.getContext()); };
-  return tapContractionInto(b, loc, {columns, packed}, acc, {map({k, p}), map({strip, k, lane}), map({p, strip, lane})},
+  return tapContractionInto(b, loc, {a, packed}, init,
+                            {columns ? map({k, p}) : map({p, k}), map({strip, k, lane}), map({p, strip, lane})},
                             {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
                              IteratorType::reduction});
+}
+
+/// Rows (P, K) of window values times each strip of the packed weight:
+/// (P, S, 32) (stripsProduct).
+Value rowsTimesStrips(OpBuilder &b, Location loc, Value rows, Value packed) {
+  int64_t positions = tensorType(rows).getDimSize(0), strips = tensorType(packed).getDimSize(0);
+  return stripsProduct(b, loc, rows, /*columns=*/false, packed,
+                       zeros(b, loc, {positions, strips, kPackedFilters}, tensorType(rows).getElementType()));
 }
 
 /// acc (M, N) plus lhs^T rhs of lhs (K, M) and rhs (K, N), both read along
@@ -1804,7 +1800,7 @@ Value weightGradChannelsLast(OpBuilder &b, Location loc, Value g, Value data, co
         if (byStrips) {
           Value strips = channelsLastPatchStrips(nested, l, images[1], w, groupOut);
           Value stripsAcc = reshapeTo(nested, l, acc, {f, ck / kPackedFilters, kPackedFilters});
-          return reshapeTo(nested, l, columnsTimesStrips(nested, l, gRows, strips, stripsAcc), {f, ck});
+          return reshapeTo(nested, l, stripsProduct(nested, l, gRows, /*columns=*/true, strips, stripsAcc), {f, ck});
         }
         Value rows = isPointwise(w) ? positionRows(nested, l, images[1])
                                     : channelsLastPatchRows(nested, l, images[1], w, groupOut);
