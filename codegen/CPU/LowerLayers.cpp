@@ -535,21 +535,52 @@ std::pair<SmallVector<int64_t>, int64_t> statisticAxes(RankedTensorType type, in
   return {axes, count};
 }
 
-/// The sum over `axes` in f64 (the input's own type if wider), by adds that
-/// may be reassociated: LLVM vectorizes it (partial sums per lane), where
-/// an f32 sum has to stay sequential.
-Value wideSum(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes) {
-  Type element = tensorType(input).getElementType();
-  Type wide = b.getF64Type();
-  if (element == wide)
-    return reduce(b, loc, input, axes, /*keepDims=*/false, 0.0, addFn);
-  return reduce(
-      b, loc, input, axes, /*keepDims=*/false, 0.0,
-      [&](OpBuilder &b, Location loc, ValueRange a) -> Value {
-        Value term = a[0].getType() == wide ? a[0] : b.create<arith::ExtFOp>(loc, wide, a[0]).getResult();
-        return b.create<arith::AddFOp>(loc, a[1], term, arith::FastMathFlags::reassoc);
-      },
-      wide);
+/// The accumulator type of wideSums: f64, or the input's own type if wider.
+Type wideType(OpBuilder &b, Type element) {
+  return element.getIntOrFloatBitWidth() >= 64 ? element : b.getF64Type();
+}
+
+/// The sums over `axes` of each of `inputs` (one shape), in one pass, in
+/// wideType, by adds that may be reassociated: LLVM vectorizes them
+/// (partial sums per lane), where an f32 sum has to stay sequential. One
+/// pass reads each element once for all the sums: BatchNorm's x and x^2,
+/// its backward's g and g * x^.
+SmallVector<Value> wideSums(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<int64_t> axes) {
+  RankedTensorType type = tensorType(inputs.front());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> keptShape;
+  SmallVector<AffineExpr> keptDims;
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t i = 0; i < rank; ++i) {
+    bool reduced = llvm::is_contained(axes, i);
+    iterators.push_back(reduced ? utils::IteratorType::reduction : utils::IteratorType::parallel);
+    if (!reduced) {
+      keptShape.push_back(type.getDimSize(i));
+      keptDims.push_back(b.getAffineDimExpr(i));
+    }
+  }
+  SmallVector<Value> sums;
+  SmallVector<Type> sumTypes;
+  for (Value input : inputs) {
+    auto sumType = RankedTensorType::get(keptShape, wideType(b, tensorType(input).getElementType()));
+    sums.push_back(filledTensor(b, loc, sumType, 0.0));
+    sumTypes.push_back(sumType);
+  }
+  SmallVector<AffineMap> maps(inputs.size(), b.getMultiDimIdentityMap(rank));
+  maps.append(inputs.size(), AffineMap::get(rank, 0, keptDims, b.getContext()));
+  auto generic = b.create<linalg::GenericOp>(
+      loc, sumTypes, inputs, sums, maps, iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        size_t count = args.size() / 2;
+        SmallVector<Value> added;
+        for (size_t i = 0; i < count; ++i) {
+          Value term = args[i], sum = args[count + i];
+          if (term.getType() != sum.getType())
+            term = nb.create<arith::ExtFOp>(nl, sum.getType(), term);
+          added.push_back(nb.create<arith::AddFOp>(nl, sum, term, arith::FastMathFlags::reassoc));
+        }
+        nb.create<linalg::YieldOp>(nl, added);
+      });
+  return generic.getResults();
 }
 
 /// A sum over every dim but the last (channels-last statistics) goes in
@@ -573,30 +604,51 @@ int64_t blockDims(RankedTensorType type, ArrayRef<int64_t> axes) {
   return 0;
 }
 
-/// The sum over `axes`, accumulated in f64 (wideSum), then rounded to the
-/// input's type: the sum of the f32 terms rounded once, more accurate than
-/// f32 adds in any order. Over every dim but the last, each block (an
+/// The sums over `axes` of each of `inputs`, in wideType (wideSums). Over
+/// every dim but the last (channels-last statistics), each block (an
 /// image, or an image's rows) is summed by one thread along whole rows,
 /// then the blocks' sums are added: split along the channels alone, every
 /// thread would read every row's cache lines for a few channels. The
-/// blocks are leading dims of the input itself, not of a reshaped view, so
-/// that the elementwise op that computes the input (BatchNorm's squares)
-/// fuses into the sum rather than writing a tensor of its own.
-Value sumOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes) {
-  RankedTensorType type = tensorType(input);
-  Value sum;
-  if (int64_t leading = blockDims(type, axes)) {
-    Value partial = wideSum(b, loc, input, axes.drop_front(leading));
-    sum = wideSum(b, loc, partial, axes.take_front(leading));
-  } else {
-    sum = wideSum(b, loc, input, axes);
+/// blocks are leading dims of the inputs themselves, not of reshaped views,
+/// so that the elementwise ops that compute the inputs (BatchNorm's
+/// squares) fuse into the sums rather than writing tensors of their own.
+SmallVector<Value> blockedWideSums(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<int64_t> axes) {
+  // Along a summed innermost dim, LLVM keeps one sum in registers (it
+  // hoists the accumulator's load and store out of the loop) but not two,
+  // whose buffers might alias: those inputs are summed one at a time.
+  int64_t innermost = tensorType(inputs.front()).getRank() - 1;
+  if (inputs.size() > 1 && llvm::is_contained(axes, innermost)) {
+    SmallVector<Value> sums;
+    for (Value input : inputs)
+      sums.push_back(blockedWideSums(b, loc, input, axes).front());
+    return sums;
   }
-  Type element = type.getElementType();
-  if (tensorType(sum).getElementType() == element)
-    return sum;
-  return mapElementwise(b, loc, tensorType(sum).clone(element), sum, [&](OpBuilder &b, Location loc, ValueRange a) {
+  if (int64_t leading = blockDims(tensorType(inputs.front()), axes))
+    return wideSums(b, loc, wideSums(b, loc, inputs, axes.drop_front(leading)), axes.take_front(leading));
+  return wideSums(b, loc, inputs, axes);
+}
+
+/// `wide` rounded to `element`, elementwise.
+Value roundTo(OpBuilder &b, Location loc, Value wide, Type element) {
+  if (tensorType(wide).getElementType() == element)
+    return wide;
+  return mapElementwise(b, loc, tensorType(wide).clone(element), wide, [&](OpBuilder &b, Location loc, ValueRange a) {
     return b.create<arith::TruncFOp>(loc, element, a[0]).getResult();
   });
+}
+
+/// The sums over `axes` of each of `inputs`, accumulated in wideType, then
+/// rounded to the inputs' type: the sum of the terms rounded once, more
+/// accurate than f32 adds in any order.
+SmallVector<Value> sumsOver(OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<int64_t> axes) {
+  SmallVector<Value> sums = blockedWideSums(b, loc, inputs, axes);
+  for (auto [sum, input] : llvm::zip(sums, inputs))
+    sum = roundTo(b, loc, sum, tensorType(input).getElementType());
+  return sums;
+}
+
+Value sumOver(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> axes) {
+  return sumsOver(b, loc, input, axes).front();
 }
 
 Value scaleBy(OpBuilder &b, Location loc, Value vector, double factor) {
@@ -612,16 +664,28 @@ Value inverseStd(OpBuilder &b, Location loc, Value var, double eps) {
   });
 }
 
-/// The batch mean and biased variance per channel, in two passes as MXNet's
-/// CPU kernel computes them.
+/// The batch mean and biased variance per channel, from the sums of x and
+/// x^2 taken in one pass in wideType: the variance's cancellation
+/// (mean(x^2) - mean^2) loses nothing an f32 result keeps unless mean^2
+/// exceeds the variance by about 2^29, where MXNet's two f32 passes lose
+/// more. A rounding below zero is clamped.
 std::pair<Value, Value> batchStatistics(OpBuilder &b, Location loc, Value data, int64_t axis) {
-  auto [axes, count] = statisticAxes(tensorType(data), axis);
-  Value mean = scaleBy(b, loc, sumOver(b, loc, data, axes), 1.0 / count);
-  Value squares = mapAlongAxis(b, loc, data, axis, mean, [](OpBuilder &b, Location loc, ValueRange a) {
-    Value centered = sub(b, loc, a[0], a[1]);
-    return mul(b, loc, centered, centered);
+  RankedTensorType type = tensorType(data);
+  auto [axes, count] = statisticAxes(type, axis);
+  Type wide = wideType(b, type.getElementType());
+  Value squares = mapElementwise(b, loc, type.clone(wide), data, [&](OpBuilder &b, Location loc, ValueRange a) {
+    Value x = a[0].getType() == wide ? a[0] : b.create<arith::ExtFOp>(loc, wide, a[0]).getResult();
+    return mul(b, loc, x, x);
   });
-  return {mean, scaleBy(b, loc, sumOver(b, loc, squares, axes), 1.0 / count)};
+  SmallVector<Value> sums = blockedWideSums(b, loc, {data, squares}, axes);
+  double inverseCount = 1.0 / count;
+  Value mean = scaleBy(b, loc, sums[0], inverseCount);
+  Value var = mapElementwise(b, loc, tensorType(mean), {mean, sums[1]}, [&](OpBuilder &b, Location loc, ValueRange a) {
+    Value meanOfSquares = mul(b, loc, a[1], scalarConstant(b, loc, wide, inverseCount));
+    Value diff = sub(b, loc, meanOfSquares, mul(b, loc, a[0], a[0]));
+    return b.create<arith::MaximumFOp>(loc, diff, scalarConstant(b, loc, wide, 0.0)).getResult();
+  });
+  return {roundTo(b, loc, mean, type.getElementType()), roundTo(b, loc, var, type.getElementType())};
 }
 
 /// Training (sym.is_train) normalizes with the batch statistics, inference
@@ -803,7 +867,8 @@ SmallVector<Value> normalizationGrads(OpBuilder &b, Location loc, Value g, Value
   Value dataGrad = mapWithMaps(b, loc, type, gradInputs, gradMaps, [&](OpBuilder &b, Location loc, ValueRange a) {
     return sub(b, loc, sub(b, loc, scaled(b, loc, a), a[5]), mul(b, loc, normalized(b, loc, a), a[6]));
   });
-  return {dataGrad, sumOver(b, loc, gNormalized, otherAxes), sumOver(b, loc, g, otherAxes)};
+  SmallVector<Value> sums = sumsOver(b, loc, {gNormalized, g}, otherAxes);
+  return {dataGrad, sums[0], sums[1]};
 }
 
 Lowered lowerLayerNormBackward(OpBuilder &b, sym::BackwardLayerNormOp op) {
@@ -841,7 +906,8 @@ Lowered lowerBatchNormBackward(OpBuilder &b, sym::BackwardBatchNormOp op) {
                                    [](OpBuilder &b, Location loc, ValueRange a) {
                                      return mul(b, loc, a[0], mul(b, loc, sub(b, loc, a[1], a[2]), a[3]));
                                    });
-  Value sumG = sumOver(b, loc, g, axes), sumGNormalized = sumOver(b, loc, gNormalized, axes);
+  SmallVector<Value> sums = sumsOver(b, loc, {g, gNormalized}, axes);
+  Value sumG = sums[0], sumGNormalized = sums[1];
   bool fixGamma = op.getFixGamma();
   Value scale = fixGamma ? invStd
                          : mapElementwise(b, loc, tensorType(invStd), {op.getGamma(), invStd},

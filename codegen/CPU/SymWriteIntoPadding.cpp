@@ -256,14 +256,45 @@ LogicalResult writeTilesIntoPadding(RewriterBase &rewriter, tensor::PadOp pad) {
   return success();
 }
 
+/// Whether a linalg op reads `pad`'s result as an operand of its own:
+/// sym-distribute-threads may pad each of its thread tiles' slices (a
+/// pooling's window reduction).
+bool paddedPerTile(tensor::PadOp pad) {
+  return pad->hasOneUse() && isa<linalg::LinalgOp>(*pad->user_begin());
+}
+
+/// An image computed for other readers too (a training forward's saved
+/// activation), or not computed here at all, is copied into the interior
+/// of a buffer whose border alone is filled: a generic that
+/// sym-distribute-threads and sym-vectorize-elementwise run on threads and
+/// vectors. (Tiled whole, a tensor.pad allocates, fills and copies a buffer
+/// per tile, then copies that again into its result.)
+LogicalResult copyIntoPadding(RewriterBase &rewriter, tensor::PadOp pad) {
+  TypedAttr padding = constantPadding(pad, llvm::to_vector(llvm::seq<int64_t>(0, pad.getResultType().getRank())));
+  if (!padding || paddedPerTile(pad))
+    return failure();
+  Location loc = pad.getLoc();
+  rewriter.setInsertionPoint(pad);
+  tensor::ExtractSliceOp interior = interiorOf(rewriter, loc, pad, filledBorder(rewriter, loc, pad, padding));
+  unsigned rank = pad.getResultType().getRank();
+  SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
+  auto copy = rewriter.create<linalg::GenericOp>(
+      loc, interior.getType(), pad.getSource(), interior.getResult(), maps,
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [](OpBuilder &b, Location l, ValueRange args) { b.create<linalg::YieldOp>(l, args[0]); });
+  replaceByInterior(rewriter, pad, interior, copy.getResult(0));
+  return success();
+}
+
 struct SymWriteIntoPaddingPass : impl::SymWriteIntoPaddingBase<SymWriteIntoPaddingPass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     SmallVector<tensor::PadOp> pads;
     getOperation().walk([&](tensor::PadOp pad) { pads.push_back(pad); });
     for (tensor::PadOp pad : pads)
-      if (!readsInteriorAlone(pad) && failed(writeTilesIntoPadding(rewriter, pad)))
-        (void)writeElementwiseIntoPadding(rewriter, pad);
+      if (!readsInteriorAlone(pad) && failed(writeTilesIntoPadding(rewriter, pad)) &&
+          failed(writeElementwiseIntoPadding(rewriter, pad)))
+        (void)copyIntoPadding(rewriter, pad);
   }
 };
 

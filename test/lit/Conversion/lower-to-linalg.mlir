@@ -271,18 +271,24 @@ func.func @batch_norm_training(%x: tensor<2x3x4xf32>, %g: tensor<3xf32>, %b: ten
 // -----
 
 // Channels-last, the statistics go in two levels: each image's sums (one
-// thread's block of rows, read whole), then the images' sums. The squares
-// are read by the first level directly, with no reshape between, so that
-// they fuse into it.
+// thread's block of rows, read whole), then the images' sums. One pass sums
+// x and x^2 (squared in f64): the squares are read by the first level
+// directly, with no reshape between, so that they fuse into it. The
+// variance is mean(x^2) - mean^2, clamped at 0, rounded to f32 once.
 // CHECK-LABEL: func @batch_norm_training_blocks
-// CHECK: %[[MEANS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%arg0 : tensor<16x4x4x8xf32>) outs(%{{.*}} : tensor<16x8xf64>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[MEANS]] : tensor<16x8xf64>) outs(%{{.*}} : tensor<8xf64>)
-// CHECK: %[[SQUARES:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<16x4x4x8xf32>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%[[SQUARES]] : tensor<16x4x4x8xf32>) outs(%{{.*}} : tensor<16x8xf64>)
+// CHECK: %[[SQUARES:.*]] = linalg.generic {{.*}} ins(%arg0 : tensor<16x4x4x8xf32>) outs(%{{.*}} : tensor<16x4x4x8xf64>)
+// CHECK: arith.extf
+// CHECK-NEXT: arith.mulf %{{.*}}, %{{.*}} : f64
+// CHECK: %[[SUMS:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%arg0, %[[SQUARES]] : tensor<16x4x4x8xf32>, tensor<16x4x4x8xf64>) outs(%{{.*}}, %{{.*}} : tensor<16x8xf64>, tensor<16x8xf64>)
+// CHECK: %[[TOTALS:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]} ins(%[[SUMS]]#0, %[[SUMS]]#1 : tensor<16x8xf64>, tensor<16x8xf64>) outs(%{{.*}}, %{{.*}} : tensor<8xf64>, tensor<8xf64>)
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[TOTALS]]#0 : tensor<8xf64>)
+// CHECK: linalg.generic {{.*}} ins(%[[MEAN]], %[[TOTALS]]#1 : tensor<8xf64>, tensor<8xf64>)
+// CHECK: arith.subf
+// CHECK: arith.maximumf
 // A batch of 2 has too few images: the first level takes each image's rows.
 // CHECK-LABEL: func @batch_norm_training_rows
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%arg0 : tensor<2x8x16x8xf32>) outs(%{{.*}} : tensor<2x8x8xf64>)
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "parallel"]} ins(%{{.*}} : tensor<2x8x8xf64>) outs(%{{.*}} : tensor<8xf64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "parallel"]} ins(%arg0, %{{.*}} : tensor<2x8x16x8xf32>, tensor<2x8x16x8xf64>) outs(%{{.*}}, %{{.*}} : tensor<2x8x8xf64>, tensor<2x8x8xf64>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<2x8x8xf64>, tensor<2x8x8xf64>) outs(%{{.*}}, %{{.*}} : tensor<8xf64>, tensor<8xf64>)
 func.func @batch_norm_training_blocks(%x: tensor<16x4x4x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>, %m: tensor<8xf32>, %v: tensor<8xf32>) -> tensor<16x4x4x8xf32> {
   %0:3 = sym.BatchNorm %x, %g, %b, %m, %v {axis = 3 : i64, sym.is_train} : (tensor<16x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<16x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>)
   return %0#0 : tensor<16x4x4x8xf32>
@@ -290,6 +296,20 @@ func.func @batch_norm_training_blocks(%x: tensor<16x4x4x8xf32>, %g: tensor<8xf32
 func.func @batch_norm_training_rows(%x: tensor<2x8x16x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>, %m: tensor<8xf32>, %v: tensor<8xf32>) -> tensor<2x8x16x8xf32> {
   %0:3 = sym.BatchNorm %x, %g, %b, %m, %v {axis = 3 : i64, sym.is_train} : (tensor<2x8x16x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8x16x8xf32>, tensor<8xf32>, tensor<8xf32>)
   return %0#0 : tensor<2x8x16x8xf32>
+}
+
+// -----
+
+// Its backward sums g and g * x^ in one pass (one generic, two sums), then
+// applies them.
+// CHECK-LABEL: func @batch_norm_training_backward
+// CHECK: %[[GX:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1, %arg3, %arg4 : tensor<16x4x4x8xf32>, tensor<16x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "reduction", "parallel"]} ins(%arg0, %[[GX]] : tensor<16x4x4x8xf32>, tensor<16x4x4x8xf32>) outs(%{{.*}}, %{{.*}} : tensor<16x8xf64>, tensor<16x8xf64>)
+// CHECK-NOT: iterator_types = ["parallel", "reduction", "reduction", "parallel"]
+// CHECK: return
+func.func @batch_norm_training_backward(%og: tensor<16x4x4x8xf32>, %x: tensor<16x4x4x8xf32>, %g: tensor<8xf32>, %m: tensor<8xf32>, %s: tensor<8xf32>) -> (tensor<16x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %0:3 = sym._backward_BatchNorm %og, %x, %g, %m, %s {axis = 3 : i64, fix_gamma = false, sym.is_train} : (tensor<16x4x4x8xf32>, tensor<16x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<16x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>)
+  return %0#0, %0#1, %0#2 : tensor<16x4x4x8xf32>, tensor<8xf32>, tensor<8xf32>
 }
 
 // -----

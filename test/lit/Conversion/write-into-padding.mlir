@@ -49,11 +49,19 @@ func.func @tiles(%v: f32) -> tensor<1x6x6x2x8xf32> {
 
 // -----
 
-// Tiles of 8 rows would straddle the image's rows of 4: the pad stays.
+// Tiles of 8 rows would straddle the image's rows of 4: they compute the
+// image as before, which a copy then writes into the padded tensor's
+// interior.
 
 // CHECK-LABEL: func.func @straddling
-// CHECK: scf.forall {{.*}} -> (tensor<16x2x8xf32>)
-// CHECK: tensor.pad
+// CHECK: %[[ROWS:.*]] = scf.forall {{.*}} -> (tensor<16x2x8xf32>)
+// CHECK: %[[IMAGE:.*]] = tensor.expand_shape %[[ROWS]]
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %{{.*}}[0, 1, 1, 0, 0] [1, 4, 4, 2, 8] [1, 1, 1, 1, 1]
+// CHECK: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[IMAGE]] : tensor<1x4x4x2x8xf32>) outs(%[[INTERIOR]] : tensor<1x4x4x2x8xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK-NOT: tensor.pad
+// CHECK: tensor.insert_slice %[[COPY]] into %{{.*}}[0, 1, 1, 0, 0] [1, 4, 4, 2, 8] [1, 1, 1, 1, 1]
 func.func @straddling(%v: f32) -> tensor<1x6x6x2x8xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x2x8xf32>
@@ -156,10 +164,16 @@ func.func @transpose(%x: tensor<1x3x4x4xf32>) -> tensor<1x10x10x3xf32> {
 
 // -----
 
-// The image is read unpadded too: the pad stays.
+// The image is read unpadded too (a training forward saves it): it is
+// computed as before, then copied into the interior.
 
 // CHECK-LABEL: func.func @shared
-// CHECK: tensor.pad
+// CHECK: %[[RELU:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1x3x4x4xf32>)
+// CHECK: %[[INTERIOR:.*]] = tensor.extract_slice %{{.*}}[0, 0, 1, 1] [1, 3, 4, 4] [1, 1, 1, 1]
+// CHECK: %[[COPY:.*]] = linalg.generic {{.*}} ins(%[[RELU]] : tensor<1x3x4x4xf32>) outs(%[[INTERIOR]] : tensor<1x3x4x4xf32>)
+// CHECK-NOT: tensor.pad
+// CHECK: %[[PADDED:.*]] = tensor.insert_slice %[[COPY]] into %{{.*}}[0, 0, 1, 1] [1, 3, 4, 4] [1, 1, 1, 1]
+// CHECK: return %[[PADDED]], %[[RELU]]
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 func.func @shared(%x: tensor<1x3x4x4xf32>) -> (tensor<1x3x6x6xf32>, tensor<1x3x4x4xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -258,4 +272,32 @@ func.func @lowest_padding(%x: tensor<1x4x4x3xf32>) -> tensor<1x6x6x3xf32> {
     tensor.yield %lowest : f32
   } : tensor<1x4x4x3xf32> to tensor<1x6x6x3xf32>
   return %padded : tensor<1x6x6x3xf32>
+}
+
+// -----
+
+// A linalg op that reads the padded tensor itself (a pooling's window
+// reduction) keeps the pad: sym-distribute-threads pads each of its thread
+// tiles' slices.
+
+// CHECK-LABEL: func.func @padded_per_tile
+// CHECK: tensor.pad
+// CHECK-NOT: linalg.fill
+#in3 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d4, d2, d3)>
+#win3 = affine_map<(d0, d1, d2, d3, d4) -> (d4)>
+#out3 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+func.func @padded_per_tile(%x: tensor<1x4x4x3xf32>, %w: tensor<3xf32>) -> tensor<1x4x4x3xf32> {
+  %lowest = arith.constant 0xFF800000 : f32
+  %padded = tensor.pad %x low[0, 1, 0, 0] high[0, 1, 0, 0] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %lowest : f32
+  } : tensor<1x4x4x3xf32> to tensor<1x6x4x3xf32>
+  %e = tensor.empty() : tensor<1x4x4x3xf32>
+  %max = linalg.generic {indexing_maps = [#in3, #win3, #out3], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+      ins(%padded, %w : tensor<1x6x4x3xf32>, tensor<3xf32>) outs(%e : tensor<1x4x4x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.maximumf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<1x4x4x3xf32>
+  return %max : tensor<1x4x4x3xf32>
 }
