@@ -247,19 +247,33 @@ Window::Window(ArrayRef<int64_t> k, ArrayRef<int64_t> s, ArrayRef<int64_t> d, Ar
 }
 
 Value weightedSum(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, ValueRange terms, AffineMap termMap,
-                  ValueRange coefficients, unsigned coefficientDim) {
+                  ValueRange coefficients, unsigned coefficientDim, ArrayRef<unsigned> resultDims) {
+  unsigned rank = shape.size();
   SmallVector<AffineMap> maps(terms.size(), termMap);
-  maps.append(coefficients.size(), AffineMap::get(shape.size(), 0, b.getAffineDimExpr(coefficientDim)));
+  maps.append(coefficients.size(), AffineMap::get(rank, 0, b.getAffineDimExpr(coefficientDim)));
+  SmallVector<unsigned> order(resultDims);
+  if (order.empty())
+    order = llvm::to_vector(llvm::seq<unsigned>(0, rank));
+  SmallVector<AffineExpr> resultExprs;
+  SmallVector<int64_t> resultShape;
+  for (unsigned dim : order) {
+    resultExprs.push_back(b.getAffineDimExpr(dim));
+    resultShape.push_back(shape[dim]);
+  }
+  maps.push_back(AffineMap::get(rank, 0, resultExprs, b.getContext()));
   SmallVector<Value> inputs(terms);
   llvm::append_range(inputs, coefficients);
-  auto type = RankedTensorType::get(shape, tensorType(terms.front()).getElementType());
+  auto type = RankedTensorType::get(resultShape, tensorType(terms.front()).getElementType());
   size_t count = terms.size();
-  return mapWithMaps(b, loc, type, inputs, maps, [count](OpBuilder &nb, Location l, ValueRange args) {
-    Value sum = mul(nb, l, args[0], args[count]);
-    for (size_t k = 1; k < count; ++k)
-      sum = nb.create<math::FmaOp>(l, args[k], args[count + k], sum);
-    return sum;
-  });
+  auto generic = b.create<linalg::GenericOp>(
+      loc, type, inputs, emptyLike(b, loc, type), maps, SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [count](OpBuilder &nb, Location l, ValueRange args) {
+        Value sum = mul(nb, l, args[0], args[count]);
+        for (size_t k = 1; k < count; ++k)
+          sum = nb.create<math::FmaOp>(l, args[k], args[count + k], sum);
+        nb.create<linalg::YieldOp>(l, sum);
+      });
+  return generic.getResult(0);
 }
 
 SmallVector<Value> channelsLastWindowViews(OpBuilder &b, Location loc, Value padded, const Window &w,

@@ -43,12 +43,15 @@ struct Window {
   unsigned rank() const { return kernel.size(); }
 };
 
-/// The tensor of `shape` whose element at loops i is the sum over k of
-/// terms[k][termMap(i)] * coefficients[k][i_coefficientDim]: a weighted sum
-/// of tensors (a pass of a Winograd transform, a depthwise convolution's
-/// taps), each weight a vector along one dim.
+/// The tensor over loops of `shape` whose element at loops i is the sum
+/// over k of terms[k][termMap(i)] * coefficients[k][i_coefficientDim]: a
+/// weighted sum of tensors (a pass of a Winograd transform, a depthwise
+/// convolution's taps), each weight a vector along one dim. The result's
+/// dims are the loops', or the loops `resultDims` in that order (loops
+/// ordered for the reads, the result laid out for its reader).
 Value weightedSum(OpBuilder &b, Location loc, llvm::ArrayRef<int64_t> shape, ValueRange terms,
-                  mlir::AffineMap termMap, ValueRange coefficients, unsigned coefficientDim);
+                  mlir::AffineMap termMap, ValueRange coefficients, unsigned coefficientDim,
+                  llvm::ArrayRef<unsigned> resultDims = {});
 
 /// The strided views of `padded` (N, H, W, C) that the taps (i, j) of a
 /// 2-d window read, row-major, for an output of `outShape`: view (i, j)

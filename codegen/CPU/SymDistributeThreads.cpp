@@ -107,11 +107,29 @@ bool hasUntileableMaps(linalg::LinalgOp op) {
 /// Side of the squares a transpose of the innermost dim walks in.
 constexpr int64_t kTransposeBlock = 16;
 
+/// The side of a transpose's block along a dim of `range`: all of it up to
+/// kTransposeBlock, else the most that divides it, a power of two where one
+/// does (vectors of whole registers), so that every block is whole (static:
+/// sym-vectorize-elementwise transposes those in registers).
+int64_t blockSide(int64_t range) {
+  if (ShapedType::isDynamic(range))
+    return kTransposeBlock;
+  if (range <= kTransposeBlock)
+    return range;
+  for (int64_t side = kTransposeBlock; side > 1; side /= 2)
+    if (range % side == 0)
+      return side;
+  int64_t side = kTransposeBlock;
+  while (range % side != 0)
+    --side;
+  return side;
+}
+
 /// Tile sizes that walk `op`, when it moves the input's innermost dim
-/// elsewhere, in squares of the two innermost dims (of the output and of
+/// elsewhere, in blocks of the two innermost dims (of the output and of
 /// the input); empty otherwise. Row by row, every output row would read a
-/// column of the input, a cache line per element; in squares, the lines a
-/// square reads serve its whole width.
+/// column of the input, a cache line per element; in blocks, the lines a
+/// block reads serve its whole width.
 SmallVector<int64_t> transposeBlockSizes(Operation *op) {
   auto transpose = dyn_cast<linalg::TransposeOp>(op);
   if (!transpose)
@@ -120,9 +138,11 @@ SmallVector<int64_t> transposeBlockSizes(Operation *op) {
   int64_t innermost = permutation.size() - 1;
   if (permutation.back() == innermost)
     return {};
+  SmallVector<int64_t> ranges = cast<linalg::LinalgOp>(op).getStaticLoopRanges();
   SmallVector<int64_t> sizes(permutation.size(), 1);
-  sizes.back() = kTransposeBlock;
-  sizes[llvm::find(permutation, innermost) - permutation.begin()] = kTransposeBlock;
+  sizes.back() = blockSide(ranges.back());
+  int64_t inputInnermost = llvm::find(permutation, innermost) - permutation.begin();
+  sizes[inputInnermost] = blockSide(ranges[inputInnermost]);
   return sizes;
 }
 

@@ -3,9 +3,11 @@
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace symc::cpu {
@@ -103,19 +105,69 @@ SmallVector<int64_t> withSharedRows(linalg::GenericOp op, SmallVector<int64_t> s
   return sizes;
 }
 
+/// `value`, a static memref, as the view of its dims `kept` (the others
+/// unit dims).
+Value keepDims(OpBuilder &b, Location loc, Value value, ArrayRef<int64_t> kept) {
+  auto type = cast<MemRefType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : kept)
+    shape.push_back(type.getDimSize(dim));
+  SmallVector<int64_t> offsets(type.getRank(), 0), strides(type.getRank(), 1);
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(shape, type, offsets, type.getShape(), strides);
+  return b.create<memref::SubViewOp>(loc, cast<MemRefType>(viewType), value, offsets, type.getShape(), strides);
+}
+
+/// Output rows shorter than this (a stem's image going channels-last, 3
+/// channels per row) are written faster element by element than as
+/// vectors shuffled out of a transposed block.
+constexpr int64_t kMinTransposedRow = 4;
+
+/// A block of a transpose on buffers (sym-distribute-threads cuts them so)
+/// whose dims but two are unit ones, as the 2-D transpose of views of those
+/// two: a block that linalg vectorizes into one read, one vector.transpose
+/// and one write. Null where the block has another form.
+linalg::TransposeOp asTwoDimTranspose(IRRewriter &rewriter, linalg::TransposeOp op) {
+  auto inType = dyn_cast<MemRefType>(op.getInput().getType());
+  auto outType = dyn_cast<MemRefType>(op.getInit().getType());
+  if (!inType || !outType || !inType.hasStaticShape() || !inType.getElementType().isIntOrFloat())
+    return {};
+  SmallVector<int64_t> outDims, inDims;
+  for (auto [dim, size] : llvm::enumerate(outType.getShape()))
+    if (size != 1)
+      outDims.push_back(dim);
+  ArrayRef<int64_t> permutation = op.getPermutation();
+  if (outDims.size() != 2 || permutation[outDims[0]] < permutation[outDims[1]] ||
+      outType.getDimSize(outDims[1]) < kMinTransposedRow)
+    return {};
+  inDims = {permutation[outDims[1]], permutation[outDims[0]]};
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value input = keepDims(rewriter, loc, op.getInput(), inDims);
+  Value init = keepDims(rewriter, loc, op.getInit(), outDims);
+  auto flat = rewriter.create<linalg::TransposeOp>(loc, input, init, ArrayRef<int64_t>{1, 0});
+  rewriter.eraseOp(op);
+  return flat;
+}
+
 struct SymVectorizeElementwisePass : impl::SymVectorizeElementwiseBase<SymVectorizeElementwisePass> {
   using SymVectorizeElementwiseBase::SymVectorizeElementwiseBase;
 
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> generics;
-    getOperation().walk([&](linalg::GenericOp op) {
-      if (isElementwiseOnBuffers(op) && widestElementBits(op) > 0)
-        generics.push_back(op);
+    SmallVector<linalg::TransposeOp> transposes;
+    getOperation().walk([&](Operation *op) {
+      if (auto generic = dyn_cast<linalg::GenericOp>(op); generic && isElementwiseOnBuffers(generic) &&
+                                                          widestElementBits(generic) > 0)
+        generics.push_back(generic);
+      if (auto transpose = dyn_cast<linalg::TransposeOp>(op); transpose && transpose.hasPureBufferSemantics())
+        transposes.push_back(transpose);
     });
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp op : generics)
       if (failed(vectorizeInSteps(rewriter, op)))
         return signalPassFailure();
+    if (failed(transposeInRegisters(rewriter, transposes)))
+      return signalPassFailure();
     // Steps are static: their transfers fold to in-bounds ones (no bounds
     // checks), and reads of outputs the body never reads go away.
     RewritePatternSet patterns(&getContext());
@@ -123,6 +175,35 @@ struct SymVectorizeElementwisePass : impl::SymVectorizeElementwiseBase<SymVector
     vector::TransferWriteOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+  }
+
+  /// Each 2-D transpose block (asTwoDimTranspose) read into registers,
+  /// transposed there by shuffles (16 x 16 of 32 bits by AVX-512's two-source
+  /// shuffles in 4 rounds) and written as rows. Left to LLVM, a block's
+  /// loops write its output columns by scatters, element by element.
+  LogicalResult transposeInRegisters(IRRewriter &rewriter, ArrayRef<linalg::TransposeOp> transposes) {
+    SmallVector<Operation *> vectorOps;
+    for (linalg::TransposeOp op : transposes) {
+      linalg::TransposeOp flat = asTwoDimTranspose(rewriter, op);
+      if (!flat)
+        continue;
+      // (The vector ops replace it, erased, where it stood.)
+      Block *block = flat->getBlock();
+      Operation *before = flat->getPrevNode(), *after = flat->getNextNode();
+      if (failed(linalg::vectorize(rewriter, flat)))
+        return flat->emitError("internal error: cannot vectorize this transpose");
+      for (Operation &vectorOp : llvm::make_range(before ? std::next(before->getIterator()) : block->begin(),
+                                                  after->getIterator()))
+        vectorOps.push_back(&vectorOp);
+    }
+    RewritePatternSet patterns(&getContext());
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    vector::populateVectorTransposeLoweringPatterns(
+        patterns, vector::VectorTransformsOptions().setVectorTransposeLowering(
+                      vector::VectorTransposeLowering::Shuffle16x16));
+    GreedyRewriteConfig config;
+    config.strictMode = GreedyRewriteStrictness::ExistingAndNewOps;
+    return applyOpPatternsAndFold(vectorOps, std::move(patterns), config);
   }
 
   LogicalResult vectorizeInSteps(IRRewriter &rewriter, linalg::GenericOp op) {

@@ -263,37 +263,32 @@ Value winogradWeight(OpBuilder &b, Location loc, Value columns, int64_t tileSide
   RankedTensorType type = tensorType(columns);
   int64_t f = type.getDimSize(1), c = type.getDimSize(0) / 9, a = t.alpha();
   Type element = type.getElementType();
-  // left[e, i] = G[e / a, i] and right[e, j] = G[e % a, j] for e = (xi, nu).
-  SmallVector<float> left, right;
-  for (int64_t xi = 0; xi < a; ++xi)
-    for (int64_t nu = 0; nu < a; ++nu)
-      for (int64_t k = 0; k < 3; ++k) {
-        left.push_back(float(t.filter.at(xi, k)));
-        right.push_back(float(t.filter.at(nu, k)));
-      }
-  auto factorType = RankedTensorType::get({a * a, 3}, element);
-  Value leftFactor = b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(factorType, ArrayRef<float>(left)));
-  Value rightFactor = b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(factorType, ArrayRef<float>(right)));
-  // The columns as (i, j, c, F) or (c, i, j, F), read along the filters by
-  // the loops (strip, c, e, i, j, lane): one strip's 3 x 3 taps of a channel
-  // stay in cache while every e reads them.
-  SmallVector<int64_t> tapShape = channelsLast ? SmallVector<int64_t>{3, 3, c, f} : SmallVector<int64_t>{c, 3, 3, f};
+  // The columns as (i, j, c, strip, lane) or (c, i, j, strip, lane): each
+  // tap (i, j) a view (c, strip, lane).
+  int64_t strips = f / kPackedFilters;
+  SmallVector<int64_t> tapShape = channelsLast ? SmallVector<int64_t>{3, 3, c, strips, kPackedFilters}
+                                               : SmallVector<int64_t>{c, 3, 3, strips, kPackedFilters};
   Value taps = reshapeTo(b, loc, columns, tapShape);
-  AffineExpr strip, channel, e, i, j, lane;
-  bindDims(b.getContext(), strip, channel, e, i, j, lane);
-  AffineExpr filter = strip * kPackedFilters + lane;
-  auto map = [&](ArrayRef<AffineExpr> results) { return AffineMap::get(6, 0, results, b.getContext()); };
-  Value result = buildGeneric(
-      b, loc, {leftFactor, rightFactor, taps},
-      zeros(b, loc, {a * a, f / kPackedFilters, c, kPackedFilters}, element),
-      {map({e, i}), map({e, j}),
-       map(channelsLast ? ArrayRef<AffineExpr>{i, j, channel, filter} : ArrayRef<AffineExpr>{channel, i, j, filter}),
-       map({e, strip, channel, lane})},
-      {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel, IteratorType::reduction,
-       IteratorType::reduction, IteratorType::parallel},
-      [](OpBuilder &nb, Location l, ValueRange args) {
-        return nb.create<math::FmaOp>(l, mul(nb, l, args[0], args[1]), args[2], args[3]).getResult();
-      });
+  unsigned tapDim = channelsLast ? 0 : 1;
+  // U[e, strip, c, lane] = sum over taps (i, j) of G[e / a, i] G[e % a, j]
+  // g[i, j, c, filter]: one elementwise op, vectorized along the lanes, each
+  // coefficient (f32, rounded as the product of G's f32 values) a vector
+  // along e.
+  SmallVector<Value> terms, coefficients;
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 3; ++j) {
+      terms.push_back(sliceAt(b, loc, sliceAt(b, loc, taps, tapDim, i), tapDim, j));
+      SmallVector<float> coefficient;
+      for (int64_t e = 0; e < a * a; ++e)
+        coefficient.push_back(float(t.filter.at(e / a, i)) * float(t.filter.at(e % a, j)));
+      auto coefficientType = RankedTensorType::get({a * a}, element);
+      coefficients.push_back(
+          b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(coefficientType, ArrayRef<float>(coefficient))));
+    }
+  // Loops (strip, c, e, lane): the taps of a (strip, c) are read once for
+  // every e.
+  Value result = weightedSum(b, loc, {strips, c, a * a, kPackedFilters}, terms, dimsMap(b, 4, {1, 0, 3}),
+                             coefficients, 2, {2, 0, 1, 3});
   std::string what = "Winograd F(" + std::to_string(tileSide) + "x" + std::to_string(tileSide) +
                      ", 3x3) filter transform, filter strips of 32";
   result.getDefiningOp()->setAttr(kPrepareAttr, b.getStringAttr(what));

@@ -111,6 +111,18 @@ func.func @transpose(%x: tensor<4x64x32xf32>) -> tensor<4x32x64xf32> {
   return %t : tensor<4x32x64xf32>
 }
 
+// Blocks divide the dims they cut, by powers of two where they can: a
+// 56-wide row in 8s (whole blocks, static, rather than 16, 16, 16 and 8),
+// 3 channels whole.
+// CHECK-LABEL: func @transpose_ragged
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<1x3x1x8xf32>) outs(%{{.*}} : tensor<1x1x8x3xf32>) permutation = [0, 2, 3, 1]
+func.func @transpose_ragged(%x: tensor<4x3x2x56xf32>) -> tensor<4x2x56x3xf32> {
+  %e = tensor.empty() : tensor<4x2x56x3xf32>
+  %t = linalg.transpose ins(%x : tensor<4x3x2x56xf32>) outs(%e : tensor<4x2x56x3xf32>) permutation = [0, 2, 3, 1]
+  return %t : tensor<4x2x56x3xf32>
+}
+
 // One that keeps the innermost dim in place copies whole rows: no squares.
 // CHECK-LABEL: func @rows_moved
 // CHECK: scf.forall

@@ -411,7 +411,8 @@ func.func @gather_nd_check(%a: tensor<3x4xf32>, %i: tensor<2x3xf32>, %error: mem
 
 // With weights prepared (CPU code), a 3x3 stride-1 convolution over a map
 // of 24x24 (6 x 6 tiles of F(4 x 4, 3 x 3), 32 channels) goes by Winograd:
-// its filters, as columns (C * 9, F), transformed in filter strips of 32 (marked for the prepare
+// its filters, as columns (C * 9, F), transformed in filter strips of 32 (one
+// elementwise op over the 9 taps' views, marked for the prepare
 // entry), the padded input transposed channels-last and transformed by rows
 // then columns of its tiles, 36 GEMMs of (tiles, channels) by (channels,
 // filters), then the output transform, transposed back channels-first.
@@ -421,7 +422,7 @@ func.func @gather_nd_check(%a: tensor<3x4xf32>, %i: tensor<2x3xf32>, %error: mem
 // CHECK: symc.tap_contraction
 // WINOGRAD-LABEL: func @winograd
 // WINOGRAD: linalg.transpose ins(%{{.*}} : tensor<64x288xf32>) outs(%{{.*}} : tensor<288x64xf32>) permutation = [1, 0]
-// WINOGRAD: %[[U:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<36x3xf32>, tensor<36x3xf32>, tensor<32x3x3x64xf32>) outs(%{{.*}} : tensor<36x2x32x32xf32>) attrs = {{.*}}symc.prepare = "Winograd F(4x4, 3x3) filter transform, filter strips of 32"
+// WINOGRAD: %[[U:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins({{.*}} : tensor<32x2x32xf32>, {{.*}}, tensor<36xf32>) outs(%{{.*}} : tensor<36x2x32x32xf32>) attrs = {{.*}}symc.prepare = "Winograd F(4x4, 3x3) filter transform, filter strips of 32"
 // WINOGRAD: linalg.transpose ins(%{{.*}} : tensor<1x32x26x26xf32>) {{.*}} permutation = [0, 2, 3, 1]
 // WINOGRAD: tensor.extract_slice %{{.*}}[0, 0, 5, 0] [1, 26, 6, 32] [1, 1, 4, 1]
 // WINOGRAD: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x26x6x6x32xf32>)

@@ -184,3 +184,33 @@ func.func @depthwise_rows(%t0: memref<1x7x64xf32>, %t1: memref<1x7x64xf32>, %t2:
   }
   return
 }
+
+// -----
+
+// A transpose block (sym-distribute-threads' 16 x 16 of two dims, the
+// others unit dims) is read into registers as 16 rows, transposed there by
+// shuffles and written as 16 rows: no element-by-element scatter.
+// CHECK-LABEL: func @transpose_block
+// CHECK: %[[IN:.*]] = memref.subview %arg0[0, 0, 0, 0] [1, 16, 1, 16] [1, 1, 1, 1] : memref<1x16x1x16xf32, strided<[4096, 256, 16, 1]>> to memref<16x16xf32, strided<[256, 1]>>
+// CHECK: %[[OUT:.*]] = memref.subview %arg1[0, 0, 0, 0] [1, 1, 16, 16] [1, 1, 1, 1] : memref<1x1x16x16xf32, strided<[4096, 1024, 64, 1]>> to memref<16x16xf32, strided<[64, 1]>>
+// CHECK: %[[ROWS:.*]] = vector.transfer_read %[[IN]]{{.*}} : memref<16x16xf32, strided<[256, 1]>>, vector<16x16xf32>
+// CHECK-NOT: vector.transpose
+// CHECK: vector.shuffle
+// CHECK: vector.transfer_write %{{.*}}, %[[OUT]]{{.*}} : vector<16x16xf32>, memref<16x16xf32, strided<[64, 1]>>
+// CHECK-NOT: linalg.transpose
+func.func @transpose_block(%x: memref<1x16x1x16xf32, strided<[4096, 256, 16, 1]>>, %y: memref<1x1x16x16xf32, strided<[4096, 1024, 64, 1]>>) {
+  linalg.transpose ins(%x : memref<1x16x1x16xf32, strided<[4096, 256, 16, 1]>>) outs(%y : memref<1x1x16x16xf32, strided<[4096, 1024, 64, 1]>>) permutation = [0, 2, 3, 1]
+  return
+}
+
+// -----
+
+// Rows of 3 channels (a stem's image going channels-last) stay scalar.
+// CHECK-LABEL: func @transpose_short_rows
+// CHECK: linalg.transpose
+// CHECK-NOT: vector.
+func.func @transpose_short_rows(%x: memref<1x3x1x16xf32, strided<[150528, 50176, 224, 1]>>, %y: memref<1x1x16x3xf32, strided<[150528, 672, 3, 1]>>) {
+  linalg.transpose ins(%x : memref<1x3x1x16xf32, strided<[150528, 50176, 224, 1]>>) outs(%y : memref<1x1x16x3xf32, strided<[150528, 672, 3, 1]>>) permutation = [0, 2, 3, 1]
+  return
+}
+
