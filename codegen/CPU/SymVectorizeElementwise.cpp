@@ -129,7 +129,10 @@ constexpr int64_t kMinTransposedRow = 4;
 linalg::TransposeOp asTwoDimTranspose(IRRewriter &rewriter, linalg::TransposeOp op) {
   auto inType = dyn_cast<MemRefType>(op.getInput().getType());
   auto outType = dyn_cast<MemRefType>(op.getInit().getType());
-  if (!inType || !outType || !inType.hasStaticShape() || !inType.getElementType().isIntOrFloat())
+  // (Elements of whole bytes: a vector of i1 would load packed bits.)
+  Type element = inType ? inType.getElementType() : Type();
+  if (!inType || !outType || !inType.hasStaticShape() || !outType.hasStaticShape() || !element.isIntOrFloat() ||
+      element.getIntOrFloatBitWidth() % 8 != 0)
     return {};
   SmallVector<int64_t> outDims, inDims;
   for (auto [dim, size] : llvm::enumerate(outType.getShape()))

@@ -214,3 +214,14 @@ func.func @transpose_short_rows(%x: memref<1x3x1x16xf32, strided<[150528, 50176,
   return
 }
 
+// -----
+
+// Nor does a block of i1 (a mask's bytes: a vector of i1 loads packed bits).
+// CHECK-LABEL: func @transpose_mask_block
+// CHECK: linalg.transpose
+// CHECK-NOT: vector.
+func.func @transpose_mask_block(%x: memref<1x16x1x16xi1, strided<[4096, 256, 16, 1]>>, %y: memref<1x1x16x16xi1, strided<[4096, 1024, 64, 1]>>) {
+  linalg.transpose ins(%x : memref<1x16x1x16xi1, strided<[4096, 256, 16, 1]>>) outs(%y : memref<1x1x16x16xi1, strided<[4096, 1024, 64, 1]>>) permutation = [0, 2, 3, 1]
+  return
+}
+
