@@ -58,12 +58,80 @@ bool trains(func::FuncOp function) {
 /// channels-first they go by taps.
 constexpr int64_t kMinTrainingChannels = 16;
 
+/// Whether `op` (a Convolution or its gradient, channels-first) has a
+/// channels-last kernel and static shapes.
+template <typename ConvolutionLike> bool hasChannelsLastForm(ConvolutionLike op, Value output) {
+  return !op.isChannelsLast() && hasChannelsLastKernel(op) && cast<ShapedType>(output.getType()).hasStaticShape();
+}
+
+/// Whether a training step keeps `op` channels-first for its few data
+/// channels (kMinTrainingChannels).
+template <typename ConvolutionLike> bool keptChannelsFirst(ConvolutionLike op, bool training) {
+  return training && cast<ShapedType>(op.getData().getType()).getDimSize(1) < kMinTrainingChannels;
+}
+
 /// Whether `op` (a Convolution or its gradient, channels-first) runs
 /// channels-last.
 template <typename ConvolutionLike> bool convertsToChannelsLast(ConvolutionLike op, Value output, bool training) {
-  auto data = cast<ShapedType>(op.getData().getType());
-  return !op.isChannelsLast() && hasChannelsLastKernel(op) && cast<ShapedType>(output.getType()).hasStaticShape() &&
-         !(training && data.getDimSize(1) < kMinTrainingChannels);
+  return hasChannelsLastForm(op, output) && !keptChannelsFirst(op, training);
+}
+
+/// Whether `op` is a stem that a training step keeps channels-first while
+/// the convolutions after it, over its outputs' channels, run channels-last.
+bool handsOnChannelsLast(sym::ConvolutionOp op, bool training) {
+  auto out = cast<ShapedType>(op.getOutput().getType());
+  return hasChannelsLastForm(op, op.getOutput()) && keptChannelsFirst(op, training) && out.getRank() == 4 &&
+         out.getDimSize(1) >= kMinTrainingChannels;
+}
+
+/// Marks the transpose to channels-last that hands a stem's output on
+/// (handOnChannelsLast): FoldTransposes leaves it until the transpose back
+/// has moved down the layers after the stem.
+constexpr llvm::StringLiteral kHandOnAttr = "symc.hand_on_channels_last";
+
+/// A convolution that a training step keeps channels-first (an RGB stem)
+/// hands its output on channels-last: the output goes through a transpose
+/// to NHWC and one back, and the one back moves down the layers after it
+/// (BatchNorm, relu, a max pooling: channels-first, the pooling and its
+/// gradient read strided windows or scan them element by element) until it
+/// meets the next convolution's transpose to NHWC. The saved output goes
+/// channels-last too (saveChannelsLast).
+void handOnChannelsLast(sym::ConvolutionOp op) {
+  OpBuilder b(op->getContext());
+  b.setInsertionPointAfter(op);
+  Location loc = op.getLoc();
+  Value last = transpose(b, loc, op.getOutput(), kToChannelsLast);
+  last.getDefiningOp()->setAttr(kHandOnAttr, b.getUnitAttr());
+  Value first = transpose(b, loc, last, kToChannelsFirst);
+  op.getOutput().replaceAllUsesExcept(first, last.getDefiningOp());
+}
+
+/// The transposes back of handOnChannelsLast that did not move: a pair of
+/// transposes that cancel, but where a saved value's (a result of the
+/// training forward), whose transpose back saveChannelsLast moves to the
+/// backward.
+void foldIdleHandOns(func::FuncOp function) {
+  auto saved = [&](OpOperand &use) {
+    return isa<func::ReturnOp>(use.getOwner()) &&
+           function.getResultAttr(use.getOperandNumber(), sym::kSavedAttr);
+  };
+  SmallVector<sym::TransposeOp> handOns;
+  function.walk([&](sym::TransposeOp t) {
+    if (t->removeAttr(kHandOnAttr))
+      handOns.push_back(t);
+  });
+  for (sym::TransposeOp last : handOns) {
+    for (Operation *user : llvm::make_early_inc_range(last->getUsers())) {
+      auto first = dyn_cast<sym::TransposeOp>(user);
+      if (!first || !llvm::equal(first.getAxes(), kToChannelsFirst))
+        continue;
+      first.getOutput().replaceUsesWithIf(last.getData(), [&](OpOperand &use) { return !saved(use); });
+      if (first->use_empty())
+        first->erase();
+    }
+    if (last->use_empty())
+      last->erase();
+  }
 }
 
 /// The NCHW convolution `op` as an NHWC one between transposes.
@@ -97,13 +165,22 @@ void convertToChannelsLast(sym::BackwardConvolutionOp op) {
   op.erase();
 }
 
-bool isTransposed(Value value) { return value.getDefiningOp<sym::TransposeOp>() != nullptr; }
+/// The transpose that computes `value`, one the patterns may move or fold:
+/// not a stem's hand-on transpose (handOnChannelsLast), which the layers
+/// after it would otherwise move back above them (through a BatchNorm
+/// that reads it, say) and fold with its transpose back.
+sym::TransposeOp movableTranspose(Value value) {
+  auto t = value.getDefiningOp<sym::TransposeOp>();
+  return t && !t->hasAttr(kHandOnAttr) ? t : sym::TransposeOp();
+}
+
+bool isTransposed(Value value) { return movableTranspose(value) != nullptr; }
 
 /// A transpose of a transpose is one transpose, or none.
 struct FoldTransposes : OpRewritePattern<sym::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(sym::TransposeOp op, PatternRewriter &rewriter) const override {
-    auto inner = op.getData().getDefiningOp<sym::TransposeOp>();
+    auto inner = movableTranspose(op.getData());
     if (!inner || op.getAxes().empty() || inner.getAxes().empty())
       return failure();
     SmallVector<int64_t> axes;
@@ -132,13 +209,13 @@ std::optional<SmallVector<Value>> transposedSources(PatternRewriter &rewriter, L
   auto first = llvm::find_if(operands, isTransposed);
   if (first == operands.end())
     return std::nullopt;
-  axes = SmallVector<int64_t>((*first).getDefiningOp<sym::TransposeOp>().getAxes());
+  axes = SmallVector<int64_t>(movableTranspose(*first).getAxes());
   bool plainOnes = llvm::any_of(operands, [](Value v) { return !isTransposed(v); });
   if (axes.empty() || (plainOnes && !(mixed && llvm::equal(axes, kToChannelsFirst))))
     return std::nullopt;
   SmallVector<Value> sources;
   for (Value operand : operands) {
-    auto t = operand.getDefiningOp<sym::TransposeOp>();
+    auto t = movableTranspose(operand);
     if (t && t.getAxes() != ArrayRef<int64_t>(axes))
       return std::nullopt;
     sources.push_back(t ? t.getData() : Value());
@@ -198,7 +275,7 @@ struct SinkThroughBroadcast : RewritePattern {
     });
     if (transposed == op->operand_end())
       return failure();
-    ArrayRef<int64_t> axes = (*transposed).getDefiningOp<sym::TransposeOp>().getAxes();
+    ArrayRef<int64_t> axes = movableTranspose(*transposed).getAxes();
     if (axes.size() != size_t(resultType.getRank()))
       return failure();
     SmallVector<int64_t> inverse(axes.size());
@@ -206,7 +283,7 @@ struct SinkThroughBroadcast : RewritePattern {
       inverse[axis] = i;
     SmallVector<Value> operands;
     for (Value operand : op->getOperands()) {
-      auto t = operand.getDefiningOp<sym::TransposeOp>();
+      auto t = movableTranspose(operand);
       auto type = dyn_cast<RankedTensorType>(operand.getType());
       if (t && t.getAxes() == axes) {
         operands.push_back(t.getData());
@@ -230,7 +307,7 @@ struct SinkThroughBroadcast : RewritePattern {
 struct SinkThroughBatchNorm : OpRewritePattern<sym::BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(sym::BatchNormOp op, PatternRewriter &rewriter) const override {
-    auto t = op.getData().getDefiningOp<sym::TransposeOp>();
+    auto t = movableTranspose(op.getData());
     auto type = dyn_cast<RankedTensorType>(op.getData().getType());
     if (!t || t.getAxes().empty() || !type)
       return failure();
@@ -282,7 +359,7 @@ struct SinkThroughBatchNormGrad : OpRewritePattern<sym::BackwardBatchNormOp> {
 struct SinkThroughSum : OpRewritePattern<sym::SumOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(sym::SumOp op, PatternRewriter &rewriter) const override {
-    auto t = op.getData().getDefiningOp<sym::TransposeOp>();
+    auto t = movableTranspose(op.getData());
     auto type = dyn_cast<RankedTensorType>(op.getOutput().getType());
     if (!t || t.getAxes().empty() || !op.getAxis() || op.getKeepdims() || op.getExclude() || !type ||
         type.getRank() > 1)
@@ -309,10 +386,10 @@ struct SinkThroughConcat : OpRewritePattern<sym::ConcatOp> {
   LogicalResult matchAndRewrite(sym::ConcatOp op, PatternRewriter &rewriter) const override {
     if (op.getInputs().empty() || !llvm::all_of(op.getInputs(), isTransposed))
       return failure();
-    ArrayRef<int64_t> axes = op.getInputs().front().getDefiningOp<sym::TransposeOp>().getAxes();
+    ArrayRef<int64_t> axes = movableTranspose(op.getInputs().front()).getAxes();
     SmallVector<Value> sources;
     for (Value input : op.getInputs()) {
-      auto t = input.getDefiningOp<sym::TransposeOp>();
+      auto t = movableTranspose(input);
       if (t.getAxes() != axes)
         return failure();
       sources.push_back(t.getData());
@@ -337,7 +414,7 @@ struct SinkThroughConcat : OpRewritePattern<sym::ConcatOp> {
 struct SinkThroughPooling : OpRewritePattern<sym::PoolingOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(sym::PoolingOp op, PatternRewriter &rewriter) const override {
-    auto t = op.getData().getDefiningOp<sym::TransposeOp>();
+    auto t = movableTranspose(op.getData());
     auto type = dyn_cast<RankedTensorType>(op.getOutput().getType());
     if (!t || !llvm::equal(t.getAxes(), kToChannelsFirst) || !type || op.isChannelsLast() ||
         op.getPoolType() == "lp" || op.getPoolingConvention() == "same")
@@ -356,8 +433,8 @@ struct SinkThroughPooling : OpRewritePattern<sym::PoolingOp> {
 struct SinkThroughPoolingGrad : OpRewritePattern<sym::BackwardPoolingOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(sym::BackwardPoolingOp op, PatternRewriter &rewriter) const override {
-    auto data = op.getData().getDefiningOp<sym::TransposeOp>();
-    auto g = op.getOutGrad().getDefiningOp<sym::TransposeOp>();
+    auto data = movableTranspose(op.getData());
+    auto g = movableTranspose(op.getOutGrad());
     auto type = dyn_cast<RankedTensorType>(op.getData().getType());
     auto gType = dyn_cast<RankedTensorType>(op.getOutGrad().getType());
     if (!data || !llvm::equal(data.getAxes(), kToChannelsFirst) || !type || !gType ||
@@ -380,12 +457,15 @@ struct SinkThroughPoolingGrad : OpRewritePattern<sym::BackwardPoolingOp> {
 /// channels-last kernels, then moves the transposes until they meet.
 LogicalResult runChannelsLast(func::FuncOp function, bool training) {
   SmallVector<Operation *> convolutions;
+  SmallVector<sym::ConvolutionOp> stems;
   function.walk([&](Operation *op) {
     auto forward = dyn_cast<sym::ConvolutionOp>(op);
     auto backward = dyn_cast<sym::BackwardConvolutionOp>(op);
     if ((forward && convertsToChannelsLast(forward, forward.getOutput(), training)) ||
         (backward && convertsToChannelsLast(backward, backward.getOutGrad(), training)))
       convolutions.push_back(op);
+    else if (forward && handsOnChannelsLast(forward, training))
+      stems.push_back(forward);
   });
   for (Operation *op : convolutions) {
     if (auto forward = dyn_cast<sym::ConvolutionOp>(op))
@@ -393,12 +473,17 @@ LogicalResult runChannelsLast(func::FuncOp function, bool training) {
     else
       convertToChannelsLast(cast<sym::BackwardConvolutionOp>(op));
   }
+  for (sym::ConvolutionOp stem : stems)
+    handOnChannelsLast(stem);
   MLIRContext *context = function.getContext();
   RewritePatternSet patterns(context);
   patterns.add<FoldTransposes, SinkThroughBroadcast, SinkThroughBatchNorm, SinkThroughSum, SinkThroughConcat,
                SinkThroughPooling, SinkThroughPoolingGrad>(context);
   patterns.add<SinkThroughElementwise, SinkThroughBatchNormGrad>(context, /*mixed=*/training);
-  return applyPatternsAndFoldGreedily(function, std::move(patterns));
+  if (failed(applyPatternsAndFoldGreedily(function, std::move(patterns))))
+    return failure();
+  foldIdleHandOns(function);
+  return success();
 }
 
 /// The activations that the training forward computes channels-last are

@@ -89,15 +89,19 @@ func.func @training(%x: tensor<2x4x6x6xf32>, %w: tensor<8x4x3x3xf32>, %g: tensor
 // relu channels-last and saves the convolution's and the relu's outputs
 // so; @main_backward reads them so, and the gradients of the relu, the
 // BatchNorm and the convolution run channels-last with no transpose
-// between them. The convolution over 4 channels stays channels-first.
+// between them. The convolution over 4 channels stays channels-first and
+// hands its output on channels-last (saved so too).
 // PAIR-LABEL: func @main_train
 // PAIR-SAME: -> (tensor<2x8x6x6xf32>, tensor<2x6x6x8xf32> {sym.saved = "c_output0"}, tensor<2x6x6x8xf32> {sym.saved = "r_output0"}
-// PAIR: sym.Convolution {{.*}}num_filter = 16 : i64{{.*}} -> tensor<2x16x6x6xf32>
-// PAIR: %[[C:.*]] = sym.Convolution {{.*}}layout = "NHWC"{{.*}} -> tensor<2x6x6x8xf32>
+// PAIR-SAME: tensor<2x6x6x16xf32> {sym.saved = "c0_output0"}
+// PAIR: %[[S:.*]] = sym.Convolution {{.*}}num_filter = 16 : i64{{.*}} -> tensor<2x16x6x6xf32>
+// PAIR: %[[SL:.*]] = sym.transpose %[[S]] {axes = array<i64: 0, 2, 3, 1>}
+// PAIR-NOT: symc.hand_on_channels_last
+// PAIR: %[[C:.*]] = sym.Convolution %[[SL]], {{.*}}layout = "NHWC"{{.*}} -> tensor<2x6x6x8xf32>
 // PAIR: %[[BN:.*]], %[[MEAN:.*]], %[[VAR:.*]] = sym.BatchNorm %[[C]], {{.*}}axis = 3 : i64
 // PAIR: %[[R:.*]] = sym.Activation %[[BN]]
 // PAIR: %[[OUT:.*]] = sym.transpose %[[R]] {axes = array<i64: 0, 3, 1, 2>}
-// PAIR: return %[[OUT]], %[[C]], %[[R]], %[[MEAN]], %[[VAR]], %{{.*}} :
+// PAIR: return %[[OUT]], %[[C]], %[[R]], %[[MEAN]], %[[VAR]], %[[SL]] :
 // PAIR-LABEL: func @main_backward
 // PAIR-SAME: %[[HG:[^:]*]]: tensor<2x8x6x6xf32>, %[[SC:[^:]*]]: tensor<2x6x6x8xf32> {sym.saved = "c_output0"}, %[[SR:[^:]*]]: tensor<2x6x6x8xf32> {sym.saved = "r_output0"}
 // PAIR: %[[G:.*]] = sym.transpose %[[HG]] {axes = array<i64: 0, 2, 3, 1>}
@@ -130,4 +134,30 @@ func.func @main_backward(%x: tensor<2x4x6x6xf32>, %w0: tensor<16x4x3x3xf32>, %w:
   %2:2 = sym._backward_Convolution %1#0, %x1, %w {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 8 : i64, no_bias = true} : (tensor<2x8x6x6xf32>, tensor<2x16x6x6xf32>, tensor<8x16x3x3xf32>) -> (tensor<2x16x6x6xf32>, tensor<8x16x3x3xf32>)
   %3:2 = sym._backward_Convolution %2#0, %x, %w0 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 16 : i64, no_bias = true} : (tensor<2x16x6x6xf32>, tensor<2x4x6x6xf32>, tensor<16x4x3x3xf32>) -> (tensor<2x4x6x6xf32>, tensor<16x4x3x3xf32>)
   return %3#0, %3#1, %2#1 : tensor<2x4x6x6xf32>, tensor<16x4x3x3xf32>, tensor<8x16x3x3xf32>
+}
+
+// -----
+
+// A training step's stem (3 channels: channels-first) hands its output on
+// channels-last: its BatchNorm, relu and max pooling run channels-last up
+// to the next convolution, with one transpose after the stem, none after
+// the pooling. A result that is not saved gets no transpose pair.
+// PAIR-LABEL: func @main_train
+// PAIR: %[[S:.*]] = sym.Convolution {{.*}} -> tensor<2x16x8x8xf32>
+// PAIR-NEXT: %[[SL:.*]] = sym.transpose %[[S]] {axes = array<i64: 0, 2, 3, 1>}
+// PAIR-NEXT: %[[BN:.*]], %{{.*}}, %{{.*}} = sym.BatchNorm %[[SL]], {{.*}}axis = 3 : i64
+// PAIR-NEXT: %[[R:.*]] = sym.Activation %[[BN]]
+// PAIR-NEXT: %[[P:.*]] = sym.Pooling %[[R]] {{.*}}layout = "NHWC"
+// PAIR-NOT: sym.transpose %[[P]]
+// PAIR: sym.Convolution %[[P]], {{.*}}layout = "NHWC"
+// PAIR: %[[STEM2:.*]] = sym.Convolution %{{.*}} -> tensor<2x16x4x4xf32>
+// PAIR-NEXT: return %[[STEM2]]
+func.func @main_train(%x: tensor<2x3x8x8xf32>, %w0: tensor<16x3x3x3xf32>, %w: tensor<4x16x1x1xf32>, %w2: tensor<16x4x1x1xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>, %m: tensor<16xf32>, %v: tensor<16xf32>) -> tensor<2x16x4x4xf32> {
+  %0 = sym.Convolution %x, %w0 {kernel = array<i64: 3, 3>, pad = array<i64: 1, 1>, num_filter = 16 : i64, no_bias = true} : (tensor<2x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<2x16x8x8xf32>
+  %1:3 = sym.BatchNorm %0, %g, %b, %m, %v {fix_gamma = false, sym.is_train} : (tensor<2x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<2x16x8x8xf32>, tensor<16xf32>, tensor<16xf32>)
+  %2 = sym.Activation %1#0 {act_type = "relu"} : (tensor<2x16x8x8xf32>) -> tensor<2x16x8x8xf32>
+  %3 = sym.Pooling %2 {kernel = array<i64: 2, 2>, stride = array<i64: 2, 2>, pool_type = "max"} : (tensor<2x16x8x8xf32>) -> tensor<2x16x4x4xf32>
+  %4 = sym.Convolution %3, %w {kernel = array<i64: 1, 1>, num_filter = 4 : i64, no_bias = true} : (tensor<2x16x4x4xf32>, tensor<4x16x1x1xf32>) -> tensor<2x4x4x4xf32>
+  %5 = sym.Convolution %4, %w2 {kernel = array<i64: 1, 1>, num_filter = 16 : i64, no_bias = true} : (tensor<2x4x4x4xf32>, tensor<16x4x1x1xf32>) -> tensor<2x16x4x4xf32>
+  return %5 : tensor<2x16x4x4xf32>
 }
