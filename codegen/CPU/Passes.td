@@ -45,7 +45,12 @@ def SymChannelsLast : Pass<"sym-channels-last", "::mlir::ModuleOp"> {
     (which go channels-last themselves, BatchNorm's axis moved), and a
     transpose of a transpose folds, so that between consecutive such layers
     none is left: transposes remain only where the graph enters and leaves
-    channels-last (the input, a pooling gradient, the outputs). Where
+    channels-last (the input, a pooling gradient, the outputs). A training
+    step keeps a convolution over few data channels (an RGB stem)
+    channels-first, but hands its output on channels-last when the next
+    convolutions run so: one transpose right after it, marked so that the
+    layers between (BatchNorm, relu, max pooling) go channels-last rather
+    than moving it back above them. Where
     @main_train and @main_backward are both converted, the activations the
     first saves for the second are saved channels-last where it computes
     them so: their signatures change, so the CPU pipeline converts those two

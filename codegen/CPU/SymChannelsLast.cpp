@@ -9,7 +9,9 @@
 // the next convolution's, with which they cancel. Training runs so too: the
 // convolutions' gradients go channels-last like the convolutions, the
 // backward's layers between them follow, and the activations the training
-// forward saves for the backward are saved channels-last.
+// forward saves for the backward are saved channels-last. A training step
+// keeps its RGB stem channels-first (kMinTrainingChannels) but hands the
+// stem's output on channels-last (handOnChannelsLast).
 //
 //===----------------------------------------------------------------------===//
 #include "codegen/CPU/OpLowerings.h"
