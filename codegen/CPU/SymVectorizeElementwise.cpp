@@ -134,7 +134,7 @@ linalg::TransposeOp asTwoDimTranspose(IRRewriter &rewriter, linalg::TransposeOp 
   if (!inType || !outType || !inType.hasStaticShape() || !outType.hasStaticShape() || !element.isIntOrFloat() ||
       element.getIntOrFloatBitWidth() % 8 != 0)
     return {};
-  SmallVector<int64_t> outDims, inDims;
+  SmallVector<int64_t> outDims;
   for (auto [dim, size] : llvm::enumerate(outType.getShape()))
     if (size != 1)
       outDims.push_back(dim);
@@ -142,7 +142,7 @@ linalg::TransposeOp asTwoDimTranspose(IRRewriter &rewriter, linalg::TransposeOp 
   if (outDims.size() != 2 || permutation[outDims[0]] < permutation[outDims[1]] ||
       outType.getDimSize(outDims[1]) < kMinTransposedRow)
     return {};
-  inDims = {permutation[outDims[1]], permutation[outDims[0]]};
+  SmallVector<int64_t> inDims{permutation[outDims[1]], permutation[outDims[0]]};
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value input = keepDims(rewriter, loc, op.getInput(), inDims);

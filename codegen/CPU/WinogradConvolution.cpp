@@ -272,19 +272,18 @@ Value winogradWeight(OpBuilder &b, Location loc, Value columns, int64_t tileSide
   unsigned tapDim = channelsLast ? 0 : 1;
   // U[e, strip, c, lane] = sum over taps (i, j) of G[e / a, i] G[e % a, j]
   // g[i, j, c, filter]: one elementwise op, vectorized along the lanes, each
-  // coefficient (f32, rounded as the product of G's f32 values) a vector
-  // along e.
+  // tap's coefficient a vector along e: the product of G's f32 values (exact
+  // in a double, rounded to f32 once by matrixColumn).
+  SmallVector<double> products;
+  for (int64_t e = 0; e < a * a; ++e)
+    for (int64_t tap = 0; tap < 9; ++tap)
+      products.push_back(double(float(t.filter.at(e / a, tap / 3))) * double(float(t.filter.at(e % a, tap % 3))));
+  Matrix coefficientsByTap{products, a * a, 9};
   SmallVector<Value> terms, coefficients;
-  for (int64_t i = 0; i < 3; ++i)
-    for (int64_t j = 0; j < 3; ++j) {
-      terms.push_back(sliceAt(b, loc, sliceAt(b, loc, taps, tapDim, i), tapDim, j));
-      SmallVector<float> coefficient;
-      for (int64_t e = 0; e < a * a; ++e)
-        coefficient.push_back(float(t.filter.at(e / a, i)) * float(t.filter.at(e % a, j)));
-      auto coefficientType = RankedTensorType::get({a * a}, element);
-      coefficients.push_back(
-          b.create<arith::ConstantOp>(loc, DenseElementsAttr::get(coefficientType, ArrayRef<float>(coefficient))));
-    }
+  for (int64_t tap = 0; tap < 9; ++tap) {
+    terms.push_back(sliceAt(b, loc, sliceAt(b, loc, taps, tapDim, tap / 3), tapDim, tap % 3));
+    coefficients.push_back(matrixColumn(b, loc, coefficientsByTap, tap, element));
+  }
   // Loops (strip, c, e, lane): the taps of a (strip, c) are read once for
   // every e.
   Value result = weightedSum(b, loc, {strips, c, a * a, kPackedFilters}, terms, dimsMap(b, 4, {1, 0, 3}),
