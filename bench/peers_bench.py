@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""symc against MXNet 1.9.1 (oneDNN), ONNX Runtime and OpenVINO (f32) on the
-model zoo: forward latency, every engine in the same run.
+"""symc against MXNet 1.9.1 (oneDNN), ONNX Runtime, OpenVINO (f32) and PyTorch
+on the model zoo: forward latency, every engine in the same run.
 
 Runs under the peers' interpreter (bench/requirements-peers.txt):
 
@@ -13,7 +13,9 @@ Each model comes from Gluon's model zoo with random weights, exported as
 HybridBlock.export writes it; MXNet's own ONNX exporter (mx.onnx, opset 13)
 turns it into the file ONNX Runtime and OpenVINO load, its weights as
 initializers only (as a deployed ONNX file has them, so that both engines
-fold and fuse them). Every engine gets SYMC_BENCH_THREADS threads (2), the
+fold and fuse them). PyTorch runs that file too, turned into a module by
+onnx2torch, traced, frozen and optimized for inference (TorchScript's CPU
+path, whose oneDNN fusions beat eager mode and torch.compile here). Every engine gets SYMC_BENCH_THREADS threads (2), the
 same weights and input; each engine's output is checked against MXNet's
 (1e-3) before it is timed. A round times each engine in a fresh process, the
 engines alternating; the table reports the best over --rounds of the median
@@ -36,7 +38,7 @@ from timing import median_ms
 
 THREADS = os.environ.get("SYMC_BENCH_THREADS", "2")
 os.environ["OMP_NUM_THREADS"] = THREADS
-PEERS = ("mxnet", "onnxruntime", "openvino")
+PEERS = ("mxnet", "onnxruntime", "openvino", "pytorch")
 TOLERANCE = 1e-3
 DEFAULT_MODELS = ("resnet18_v1", "resnet50_v1", "resnet34_v2", "vgg16", "mobilenetv2_1.0", "mobilenet0.25",
                   "squeezenet1.1", "densenet121", "inceptionv3")
@@ -112,6 +114,8 @@ def engine_forward(engine, base):
         def forward():
             result["out"] = session.run(None, feed)[0]
         return forward, lambda: result["out"]
+    if engine == "pytorch":
+        return pytorch_forward(base, data, threads)
     import openvino as ov
     compiled = ov.Core().compile_model(base + ".onnx", "CPU", {"INFERENCE_NUM_THREADS": threads,
                                                                 "INFERENCE_PRECISION_HINT": "f32",
@@ -121,6 +125,22 @@ def engine_forward(engine, base):
     def forward():
         request.infer({0: data})
     return forward, lambda: request.get_output_tensor(0).data.copy()
+
+
+def pytorch_forward(base, data, threads):
+    import onnx2torch
+    import torch
+    torch.set_num_threads(threads)
+    data = torch.from_numpy(data)
+    with torch.no_grad():
+        module = onnx2torch.convert(base + ".onnx").eval()
+        traced = torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.trace(module, data).eval()))
+    result = {}
+
+    def forward():
+        with torch.no_grad():
+            result["out"] = traced(data)
+    return forward, lambda: result["out"].numpy()
 
 
 def worker(engine, base, repeat):
@@ -183,7 +203,7 @@ def main():
                                                                  load_average()), flush=True)
     before = ["symc before ms", "symc/before"] if options.baseline else []
     columns = ["model", "batch", "symc compile s", "symc ms"] + before[:1] + [
-        "MXNet ms", "ORT ms", "OpenVINO ms", "symc/MXNet", "symc/ORT", "symc/OpenVINO"] + before[1:] + ["load"]
+        "MXNet ms", "ORT ms", "OpenVINO ms", "PyTorch ms", "symc/MXNet", "symc/ORT", "symc/OpenVINO", "symc/PyTorch"] + before[1:] + ["load"]
     print("| " + " | ".join(columns) + " |", flush=True)
     print("|---|" + "---:|" * (len(columns) - 1), flush=True)
     engines = ("symc",) + (("before",) if options.baseline else ()) + PEERS

@@ -4,8 +4,8 @@
 Forward latency (median of N) for MLP 784-512-512-10 batch 64 and ResNet-18 v1
 224x224 batch 1 and 16, training steps (forward + backward, every gradient
 written) of the MLP and of ResNet-18 v1, ResNet-50 v1 and MobileNet v2 1.0 at
-batch 16 (PyTorch for the models whose weights map onto torchvision's: the
-MLP and ResNet-18), same random weights for every framework, plus
+batch 16 (PyTorch runs the symbol MXNet's ONNX exporter writes, turned into a
+module by onnx2torch; the MLP of torch.nn.Linear), same random weights for every framework, plus
 single-precision GEMMs against OpenBLAS (numpy's). Each measurement runs in
 --rounds rounds that alternate the peers, and the best median counts: on a
 shared machine, noise only ever slows a run down. Prints a table with ratios
@@ -14,6 +14,7 @@ and writes it to --out.
   bench/run_bench.py --symc build/bin/symc --symc-run build/bin/symc-run
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -62,14 +63,6 @@ def workloads():
                                       with_softmax_loss("mobilenetv2_1.0"), {"data": (16, 3, 224, 224)})}
 
 
-# The workloads whose MXNet weights torch_model maps onto a PyTorch model.
-TORCH_MODELS = ("mlp", "resnet18_b1", "resnet18_b16")
-
-
-def has_torch_model(name):
-    return name.replace("_train", "") in TORCH_MODELS
-
-
 def mxnet_worker(name, work, repeat):
     """Saves the workload's symbol and random params, then times MXNet.
 
@@ -112,38 +105,29 @@ def mxnet_model(sym, shapes, rng, train=False):
     return forward, params
 
 
-def torch_model(name, params):
-    """The workload in PyTorch with the MXNet params."""
+def torch_model(name, base, params):
+    """The workload's logits in PyTorch with the MXNet params, and whether the
+    symbol ends in a SoftmaxOutput. A zoo model is the symbol exported by
+    MXNet's own ONNX exporter, turned into a module by onnx2torch; the MLP is
+    built of torch.nn.Linear (the exporter writes each of its FullyConnected
+    layers as a Gemm between shape computations onnx2torch cannot convert)."""
+    import onnx2torch
     import torch
-    import torchvision
-    arrays = {k.split(":", 1)[1]: torch.from_numpy(v.asnumpy()) for k, v in params.items()}
-    if name == "mlp":
+    sym = mx.sym.load(base + "-symbol.json")
+    with_softmax = json.loads(sym.tojson())["nodes"][-1]["op"] == "SoftmaxOutput"
+    weights = {k.split(":", 1)[1]: v for k, v in params.items() if k not in ("arg:data", "arg:softmax_label")}
+    if name.startswith("mlp"):
         layers = []
-        for i, layer in enumerate(("fc0", "fc1", "fc_out")):
-            linear = torch.nn.Linear(*arrays[layer + "_weight"].shape[::-1])
-            linear.weight.data, linear.bias.data = arrays[layer + "_weight"], arrays[layer + "_bias"]
-            layers += [linear, torch.nn.ReLU() if i < 2 else torch.nn.Softmax(dim=1)]
-        return torch.nn.Sequential(*layers).eval()
-    model = torchvision.models.resnet18(num_classes=1000).eval()
-    # Gluon names layers by creation order, which torchvision's module order matches.
-    def creation_order(param):
-        m = re.match(r"resnetv10_(?:stage(\d)_)?(conv|batchnorm|dense)(\d+)_", param)
-        stage = 5 if m.group(2) == "dense" else int(m.group(1) or 0)
-        return stage, int(m.group(3)), m.group(2) != "conv"
-    layers = sorted({re.sub(r"_(weight|gamma|beta|bias|running_mean|running_var)$", "", k)
-                     for k in arrays if k not in ("data", "softmax_label")}, key=lambda l: creation_order(l + "_"))
-    modules = [m for m in model.modules() if isinstance(m, (torch.nn.Conv2d, torch.nn.BatchNorm2d, torch.nn.Linear))]
-    for layer, module in zip(layers, modules):
-        if isinstance(module, torch.nn.BatchNorm2d):
-            module.weight.data, module.bias.data = arrays[layer + "_gamma"], arrays[layer + "_beta"]
-            module.running_mean.data = arrays[layer + "_running_mean"]
-            module.running_var.data = arrays[layer + "_running_var"]
-            module.eps = 1e-5
-        else:
-            module.weight.data = arrays[layer + "_weight"]
-            if module.bias is not None:
-                module.bias.data = arrays[layer + "_bias"]
-    return model
+        for layer in ("fc0", "fc1", "fc_out"):
+            linear = torch.nn.Linear(*weights[layer + "_weight"].shape[::-1])
+            linear.weight.data = torch.from_numpy(weights[layer + "_weight"].asnumpy())
+            linear.bias.data = torch.from_numpy(weights[layer + "_bias"].asnumpy())
+            layers += [linear, torch.nn.ReLU()]
+        return torch.nn.Sequential(*layers[:-1]), with_softmax
+    logits = sym.get_children()[0] if with_softmax else sym
+    mx.onnx.export_model(logits, weights, in_shapes=[params["arg:data"].shape], in_types=[np.float32],
+                         onnx_file_path=base + ".onnx")
+    return onnx2torch.convert(base + ".onnx"), with_softmax
 
 
 def torch_worker(name, work, repeat):
@@ -153,15 +137,16 @@ def torch_worker(name, work, repeat):
     torch.set_num_threads(int(THREADS))
     base = os.path.join(work, name)
     params = mx.nd.load(base + ".params")
-    model = torch_model(name.replace("_train", ""), params)
+    model, with_softmax = torch_model(name, base, params)
     data = torch.from_numpy(params["arg:data"].asnumpy())
     if is_training(name):
         return print("torch_ms %f" % median_ms(torch_training_step(model, data, params), repeat))
+    model = torch.nn.Sequential(model, torch.nn.Softmax(dim=1)) if with_softmax else model
     with torch.inference_mode():
-        out = model(data)
+        out = model.eval()(data)
         error = float(np.abs(out.numpy() - np.load(base + ".mxnet_out.npy")).max())
         if error > 1e-3:
-            raise RuntimeError("PyTorch %s differs from MXNet by %g: weights mapped wrongly" % (name, error))
+            raise RuntimeError("PyTorch %s differs from MXNet by %g" % (name, error))
         print("torch_ms %f" % median_ms(lambda: model(data), repeat))
 
 
@@ -169,8 +154,6 @@ def torch_training_step(model, data, params):
     """forward + backward of the cross-entropy (SoftmaxOutput's gradient), in
     training mode (BatchNorm with batch statistics)."""
     import torch
-    if isinstance(model, torch.nn.Sequential):  # the MLP, without its softmax
-        model = torch.nn.Sequential(*list(model.children())[:-1])
     logits = model.train()
     label = torch.from_numpy(params["arg:softmax_label"].asnumpy().astype("int64").clip(0, 9))
     data.requires_grad_(True)
@@ -185,8 +168,8 @@ def torch_training_step(model, data, params):
 
 def torch_available():
     try:
+        import onnx2torch  # noqa: F401
         import torch  # noqa: F401
-        import torchvision  # noqa: F401
         return True
     except ImportError:
         return False
@@ -234,19 +217,19 @@ def main():
              "| workload | symc ms | MXNet ms | symc/MXNet | PyTorch ms | symc/PyTorch |",
              "|---|---:|---:|---:|---:|---:|"]
     have_torch = torch_available()
-    # Without a weight mapping (ResNet-50 v1 and MobileNet v2 are Gluon's
-    # own), a PyTorch time would be of another model: left out.
     with tempfile.TemporaryDirectory() as work:
         def worker(flag, name, key):
             run = subprocess.run([sys.executable, __file__, "--symc", tools.symc, "--symc-run",
                                   tools.symc_run, flag, name, "--work", work, "--repeat", str(tools.repeat)],
-                                 check=True, capture_output=True, text=True)
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                raise RuntimeError("%s %s: %s" % (flag, name, (run.stdout + run.stderr).strip()[-800:]))
             return float(re.search(key + r" ([0-9.]+)", run.stdout).group(1))
         for name, (title, _, shapes) in workloads().items():
             if tools.only and tools.only not in name:
                 continue
             mx_ms = sy_ms = pt_ms = float("inf")
-            with_torch = have_torch and has_torch_model(name)
+            with_torch = have_torch
             for _ in range(tools.rounds):
                 mx_ms = min(mx_ms, worker("--mxnet-worker", name, "mxnet_ms"))
                 sy_ms = min(sy_ms, symc_ms(tools, os.path.join(work, name), shapes, tools.repeat,
