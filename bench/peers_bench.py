@@ -127,9 +127,21 @@ def engine_forward(engine, base):
     return forward, lambda: request.get_output_tensor(0).data.copy()
 
 
+def onnx2torch_for_opset19():
+    """onnx2torch 1.5.15 converts opsets up to 18; MXNet's exporter (onnx 1.14)
+    writes opset 19, whose AveragePool only adds dilations (which it never
+    sets) and whose Identity only adds types: both converted as before."""
+    from onnx2torch.node_converters import registry
+    for op in ("AveragePool", "Identity"):
+        known = [d for d in registry._CONVERTER_REGISTRY if d.operation_type == op and d.domain == ""]
+        newest = max(known, key=lambda d: d.version)
+        registry._CONVERTER_REGISTRY.setdefault(newest._replace(version=19), registry._CONVERTER_REGISTRY[newest])
+
+
 def pytorch_forward(base, data, threads):
     import onnx2torch
     import torch
+    onnx2torch_for_opset19()
     torch.set_num_threads(threads)
     data = torch.from_numpy(data)
     with torch.no_grad():
