@@ -132,6 +132,32 @@ func.func @taps_columns_first(%rows: tensor<196x256xf32>, %packed: tensor<32x256
   return %r : tensor<196x32x32xf32>
 }
 
+// Winograd's products over a 28x28 map of 128 channels (49 tiles of F(4x4,
+// 3x3), 36 points): A and B vary along the points, B alone along its 4
+// strips of filters (16 KiB each). A thread tile takes a point's 4 strips and
+// walks them inside each 7-row register tile, whose rows of A (a tile's
+// points lie together, its rows far apart) then load into L1 once for all 4.
+// AVX512-LABEL: func @taps_winograd_strips
+// AVX512: scf.forall (%[[E:.*]]) in (36)
+// AVX512: tensor.extract_slice %arg1[%[[E]], 0, 0, 0] [1, 4, 128, 32]
+// AVX512: scf.for %{{.*}} = %c0 to %c49 step %c7
+// AVX512-NEXT: scf.for %{{.*}} = %c0 to %c4 step %c1
+// AVX512: scf.for {{.*}} to %c128 step %c1 {{.*}} -> (vector<7x32xf32>)
+#tilesA = affine_map<(t, e, s, l, c) -> (t, e, c)>
+#stripsB = affine_map<(t, e, s, l, c) -> (e, s, c, l)>
+#products = affine_map<(t, e, s, l, c) -> (t, e, s, l)>
+func.func @taps_winograd_strips(%tiles: tensor<49x36x128xf32>, %u: tensor<36x4x128x32xf32>) -> tensor<49x36x4x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<49x36x4x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<49x36x4x32xf32>) -> tensor<49x36x4x32xf32>
+  %r = linalg.generic {indexing_maps = [#tilesA, #stripsB, #products], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%tiles, %u : tensor<49x36x128xf32>, tensor<36x4x128x32xf32>) outs(%init : tensor<49x36x4x32xf32>) attrs = {symc.tap_contraction} {
+  ^bb0(%x: f32, %w: f32, %acc: f32):
+    %s = math.fma %x, %w, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<49x36x4x32xf32>
+  return %r : tensor<49x36x4x32xf32>
+}
+
 // A convolution's BatchNorm-like epilogue (a per-channel scale, then relu)
 // read through the slices and reshapes back to (1, 10, 30, 30): it moves in
 // place onto the contraction's padded (12, 960) result and runs on each
