@@ -10,13 +10,13 @@ Runs under the peers' interpreter (bench/requirements-peers.txt):
       --symc-run build/bin/symc-run [--models resnet18_v1,vgg16] [--batches 1,16]
 
 Each model comes from Gluon's model zoo with random weights, exported as
-HybridBlock.export writes it; MXNet's own ONNX exporter (mx.onnx, opset 13)
-turns it into the file ONNX Runtime and OpenVINO load, its weights as
-initializers only (as a deployed ONNX file has them, so that both engines
-fold and fuse them). PyTorch runs that file too, turned into a module by
-onnx2torch, traced, frozen and optimized for inference (TorchScript's CPU
-path, whose oneDNN fusions beat eager mode and torch.compile here). Every engine gets SYMC_BENCH_THREADS threads (2), the
-same weights and input; each engine's output is checked against MXNet's
+HybridBlock.export writes it; MXNet's own ONNX exporter (mx.onnx, opset 19
+with onnx 1.14) turns it into the file ONNX Runtime and OpenVINO load, its
+weights as initializers only (as a deployed ONNX file has them, so that both
+engines fold and fuse them). PyTorch runs that file too, turned into a module
+by onnx2torch, traced, frozen and optimized for inference (TorchScript's CPU
+path, whose oneDNN fusions beat eager mode and torch.compile here). Every
+engine gets SYMC_BENCH_THREADS threads (2), the same weights and input; each engine's output is checked against MXNet's
 (1e-3) before it is timed. A round times each engine in a fresh process, the
 engines alternating; the table reports the best over --rounds of the median
 of --repeat forwards, and symc's ratio to each peer. symc's compile time is
@@ -215,7 +215,8 @@ def main():
                                                                  load_average()), flush=True)
     before = ["symc before ms", "symc/before"] if options.baseline else []
     columns = ["model", "batch", "symc compile s", "symc ms"] + before[:1] + [
-        "MXNet ms", "ORT ms", "OpenVINO ms", "PyTorch ms", "symc/MXNet", "symc/ORT", "symc/OpenVINO", "symc/PyTorch"] + before[1:] + ["load"]
+        "MXNet ms", "ORT ms", "OpenVINO ms", "PyTorch ms", "symc/MXNet", "symc/ORT", "symc/OpenVINO",
+        "symc/PyTorch"] + before[1:] + ["load"]
     print("| " + " | ".join(columns) + " |", flush=True)
     print("|---|" + "---:|" * (len(columns) - 1), flush=True)
     engines = ("symc",) + (("before",) if options.baseline else ()) + PEERS

@@ -5,8 +5,8 @@ Forward latency (median of N) for MLP 784-512-512-10 batch 64 and ResNet-18 v1
 224x224 batch 1 and 16, training steps (forward + backward, every gradient
 written) of the MLP and of ResNet-18 v1, ResNet-50 v1 and MobileNet v2 1.0 at
 batch 16 (PyTorch runs the symbol MXNet's ONNX exporter writes, turned into a
-module by onnx2torch; the MLP of torch.nn.Linear), same random weights for every framework, plus
-single-precision GEMMs against OpenBLAS (numpy's). Each measurement runs in
+module by onnx2torch; the MLP of torch.nn.Linear), same random weights for
+every framework, plus single-precision GEMMs against OpenBLAS (numpy's). Each measurement runs in
 --rounds rounds that alternate the peers, and the best median counts: on a
 shared machine, noise only ever slows a run down. Prints a table with ratios
 and writes it to --out.

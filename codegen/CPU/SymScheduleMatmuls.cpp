@@ -418,9 +418,9 @@ linalg::LinalgOp padOperands(linalg::LinalgOp op, MicroKernel kernel) {
 struct TapTiling {
   unsigned parallel, reductions;
   int64_t mt, nt, mr, nr, rows, columns;
-  int64_t kt = 0;       // chunk of the last reduction loop, if any
-  int64_t stripsPerTile = 1; // of Winograd's B strips (dim 2) per thread tile
-  bool zeroInit = true; // else it adds to its init
+  int64_t kt = 0;            // chunk of the last reduction loop, if any
+  int64_t stripsPerTile = 1; // of Winograd's B strips per thread tile (winogradStripsPerTile)
+  bool zeroInit = true;      // else it adds to its init
 };
 
 /// How a tap contraction's rows go: register tiles of `kernel.mr` rows, in
@@ -780,8 +780,9 @@ SmallVector<int64_t> tapThreadOrder(linalg::LinalgOp op, const TapTiling &t) {
 
 /// The script fragment that tiles tap contraction `id`: thread tiles (one
 /// tap each), maybe a chunk of the last reduction, register tiles (j outside
-/// i, Winograd's strips inside i), unit steps over every reduction loop, which then fold away with the
-/// taps' unit dims to leave an MR x NR outer product to vectorize.
+/// i, Winograd's strips inside i), unit steps over every reduction loop,
+/// which then fold away with the taps' unit dims to leave an MR x NR outer
+/// product to vectorize.
 std::string tapTileScript(int64_t id, const TapTiling &t, const std::optional<EpilogueTiling> &epilogue) {
   unsigned loops = t.parallel + t.reductions;
   SmallVector<int64_t> threadSizes = tapThreadSizes(t), registerSizes(t.parallel, 0), steps(t.parallel, 0),
@@ -801,7 +802,8 @@ std::string tapTileScript(int64_t id, const TapTiling &t, const std::optional<Ep
   s += llvm::formatv((std::string(R"(
     %reg{0}, %jloop{0}, %iloop{0}{4} = )") + registerTileOp(!t.kt) + R"( : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op{5})
 )").c_str(),
-                     id, chunk, joined(registerSizes), joined(order), t.stripsPerTile > 1 ? ", %sloop" + std::to_string(id) : "",
+                     id, chunk, joined(registerSizes), joined(order),
+                     t.stripsPerTile > 1 ? ", %sloop" + std::to_string(id) : "",
                      t.stripsPerTile > 1 ? ", !transform.any_op" : "");
   s += llvm::formatv(R"(
     %step{0}, %kloops{0}:{1} = transform.structured.tile_using_for %reg{0} tile_sizes {2} : (!transform.any_op) -> ({3})
