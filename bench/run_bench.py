@@ -30,6 +30,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "test", "oracle"))
 from models import mlp, zoo  # noqa: E402
+from peers_bench import onnx2torch_for_opset19  # noqa: E402
 from timing import median_ms  # noqa: E402
 
 
@@ -127,6 +128,7 @@ def torch_model(name, base, params):
     logits = sym.get_children()[0] if with_softmax else sym
     mx.onnx.export_model(logits, weights, in_shapes=[params["arg:data"].shape], in_types=[np.float32],
                          onnx_file_path=base + ".onnx")
+    onnx2torch_for_opset19()
     return onnx2torch.convert(base + ".onnx"), with_softmax
 
 
